@@ -1,0 +1,114 @@
+//! Fingerprinting throughput, with jieba-rs segmentation alone as the baseline in the same run.
+//!
+//! ```sh
+//! cargo bench --bench fingerprint
+//! ```
+//!
+//! Texts are the English and Chinese documents of `samples/corpus.jsonl`; set
+//! `TANTIVY_DEDUP_BENCH_EN` / `TANTIVY_DEDUP_BENCH_ZH` to JSON-lines files (for example those
+//! `scripts/fetch-corpora.sh` writes) to measure on more text.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use tantivy_dedup::fingerprint::SimHashAccumulator;
+use tantivy_dedup::text::{FeatureKind, TokenizerConfig, Weighting};
+use tantivy_dedup::{FingerprintConfig, SimHasher};
+
+fn texts(env: &str, language: &str) -> Vec<String> {
+    let content = match std::env::var(env) {
+        Ok(path) => std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")),
+        Err(_) => include_str!("../samples/corpus.jsonl").to_owned(),
+    };
+    content
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|doc| {
+            std::env::var(env).is_ok()
+                || doc["tags"].get(0).and_then(|t| t.as_str()) == Some(language)
+        })
+        .filter_map(|doc| doc["text"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn configs() -> Vec<(&'static str, FingerprintConfig)> {
+    let default = FingerprintConfig::default();
+    vec![
+        ("words/tf", default.clone().weighting(Weighting::Tf)),
+        ("words/tfidf", default.clone().weighting(Weighting::TfIdf)),
+        ("words/tfidf-length", default.clone()),
+        (
+            "words/tfidf-length/no-fold",
+            default
+                .clone()
+                .tokenizer(TokenizerConfig::default().fold_traditional(false)),
+        ),
+        (
+            "shingles-2/tfidf-length",
+            default.clone().features(FeatureKind::WordShingles { n: 2 }),
+        ),
+        (
+            "chargrams-4/tf",
+            default
+                .clone()
+                .features(FeatureKind::CharNgrams { n: 4 })
+                .weighting(Weighting::Tf),
+        ),
+    ]
+}
+
+fn bench_corpus(c: &mut Criterion, name: &str, texts: &[String]) {
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let mut group = c.benchmark_group(format!("fingerprint/{name}"));
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(20);
+    let jieba = jieba_rs::Jieba::new();
+    group.bench_function("jieba-cut-only", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| jieba.cut(black_box(t), true).len())
+                .sum::<usize>()
+        })
+    });
+    for (label, config) in configs() {
+        let hasher = SimHasher::new(&config).expect("valid config");
+        let _ = hasher.fingerprint("预热 warm-up 預熱");
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                texts
+                    .iter()
+                    .filter_map(|t| hasher.fingerprint(black_box(t)))
+                    .fold(0u64, |acc, f| acc ^ f.bits())
+            })
+        });
+    }
+    group.finish();
+}
+
+fn fingerprints(c: &mut Criterion) {
+    bench_corpus(c, "english", &texts("TANTIVY_DEDUP_BENCH_EN", "en"));
+    bench_corpus(c, "chinese", &texts("TANTIVY_DEDUP_BENCH_ZH", "zh"));
+}
+
+/// The hot loop alone: 1,000 feature hashes into one accumulator.
+fn accumulator(c: &mut Criterion) {
+    let hashes: Vec<u64> = (0..1000u64)
+        .map(|i| xxhash_rust::xxh3::xxh3_64(&i.to_le_bytes()))
+        .collect();
+    let mut group = c.benchmark_group("accumulator");
+    group.throughput(Throughput::Elements(hashes.len() as u64));
+    group.bench_function("add-1000-features", |b| {
+        b.iter(|| {
+            let mut acc = SimHashAccumulator::new();
+            for &h in &hashes {
+                acc.add(black_box(h), 1.5);
+            }
+            acc.finish()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, fingerprints, accumulator);
+criterion_main!(benches);

@@ -1,0 +1,373 @@
+//! Measures `FingerprintIndex` against the brute-force `LinearScan` on the same queries and
+//! prints a Markdown table (the one in `docs/BENCHMARKS-lookup.md`).
+//!
+//! ```text
+//! cargo run --release --example lookup_compare                 # N = 1M and 10M
+//! cargo run --release --example lookup_compare -- --n 2000000  # one size
+//! cargo run --release --example lookup_compare -- --two-level  # also Manku's 16 tables
+//! ```
+//!
+//! Other flags: `--queries Q` (default 10000), `--scan-queries S` (default 100),
+//! `--inserts I` (one-by-one inserts into the largest index, default 200000),
+//! `--no-adversarial`.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use tantivy_dedup::lookup::{FingerprintIndex, LinearScan, LookupOptions, Match, TablePlan};
+use tantivy_dedup::Fingerprint;
+
+const K: u32 = 3;
+
+struct Args {
+    sizes: Vec<usize>,
+    queries: usize,
+    scan_queries: usize,
+    inserts: usize,
+    two_level: bool,
+    adversarial: bool,
+}
+
+fn parse_args() -> anyhow::Result<Args> {
+    let mut args = Args {
+        sizes: vec![1_000_000, 10_000_000],
+        queries: 10_000,
+        scan_queries: 100,
+        inserts: 200_000,
+        two_level: false,
+        adversarial: true,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = |name: &str| -> anyhow::Result<usize> {
+            let v = it.next().with_context(|| format!("{name} needs a value"))?;
+            v.replace('_', "")
+                .parse()
+                .with_context(|| format!("{name}: not a number: {v}"))
+        };
+        match flag.as_str() {
+            "--n" => args.sizes = vec![value("--n")?],
+            "--queries" => args.queries = value("--queries")?,
+            "--scan-queries" => args.scan_queries = value("--scan-queries")?.max(1),
+            "--inserts" => args.inserts = value("--inserts")?,
+            "--two-level" => args.two_level = true,
+            "--no-adversarial" => args.adversarial = false,
+            other => bail!("unknown flag {other}"),
+        }
+    }
+    Ok(args)
+}
+
+/// splitmix64: deterministic, so every run measures the same data.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// `fp` with `flips` distinct random bits flipped.
+    fn flip(&mut self, fp: u64, flips: u32) -> u64 {
+        let mut mask = 0u64;
+        while mask.count_ones() < flips {
+            mask |= 1 << self.below(64);
+        }
+        fp ^ mask
+    }
+}
+
+/// The data sets: random, clustered, and the adversarial ones.
+fn random(n: usize, rng: &mut Rng) -> Vec<u64> {
+    (0..n).map(|_| rng.next()).collect()
+}
+
+/// Groups of 1 to 15 near-duplicates (8 on average): a random base, each member with 0 to 3
+/// of its bits flipped, so members are within 6 bits of each other.
+fn clustered(n: usize, rng: &mut Rng) -> Vec<u64> {
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let base = rng.next();
+        let size = 1 + rng.below(15) as usize;
+        for _ in 0..size.min(n - out.len()) {
+            let flips = rng.below(4) as u32;
+            out.push(rng.flip(base, flips));
+        }
+    }
+    out
+}
+
+/// Every fingerprint has the same lowest 16-bit block; the other 48 bits are random.
+fn shared_block(n: usize, rng: &mut Rng) -> Vec<u64> {
+    (0..n).map(|_| (rng.next() & !0xffff) | 0xbeef).collect()
+}
+
+/// `cluster` near-identical fingerprints (within 2 bits of one base) among random ones.
+fn big_cluster(n: usize, cluster: usize, rng: &mut Rng) -> Vec<u64> {
+    let base = rng.next();
+    (0..n)
+        .map(|i| {
+            if i < cluster {
+                let flips = rng.below(3) as u32;
+                rng.flip(base, flips)
+            } else {
+                rng.next()
+            }
+        })
+        .collect()
+}
+
+/// Half planted near neighbours (a stored fingerprint with 0 to 3 bits flipped), half random.
+fn make_queries(data: &[u64], count: usize, rng: &mut Rng) -> Vec<u64> {
+    (0..count)
+        .map(|i| {
+            if i % 2 == 0 {
+                let fp = data[rng.below(data.len() as u64) as usize];
+                let flips = rng.below(4) as u32;
+                rng.flip(fp, flips)
+            } else {
+                rng.next()
+            }
+        })
+        .collect()
+}
+
+struct Timings {
+    median: Duration,
+    p99: Duration,
+    max: Duration,
+    mean_matches: f64,
+}
+
+fn time_queries(queries: &[u64], mut run: impl FnMut(u64, &mut Vec<Match>)) -> Timings {
+    let mut out = Vec::new();
+    let mut times = Vec::with_capacity(queries.len());
+    let mut matches = 0usize;
+    // Warm-up: page in the index and train the branch predictors.
+    for &q in queries.iter().take(100) {
+        run(q, &mut out);
+    }
+    for &q in queries {
+        let start = Instant::now();
+        run(q, &mut out);
+        times.push(start.elapsed());
+        matches += out.len();
+    }
+    times.sort_unstable();
+    let at = |p: f64| times[((times.len() as f64 * p) as usize).min(times.len() - 1)];
+    Timings {
+        median: at(0.5),
+        p99: at(0.99),
+        max: *times.last().expect("at least one query"),
+        mean_matches: matches as f64 / queries.len() as f64,
+    }
+}
+
+struct Row {
+    data: String,
+    n: usize,
+    plan: &'static str,
+    build: Duration,
+    bytes_per_fp: f64,
+    index: Timings,
+    scan_median: Duration,
+    worst_case: usize,
+}
+
+fn us(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1e6)
+}
+
+fn measure(
+    name: &str,
+    data: &[u64],
+    plan: TablePlan,
+    args: &Args,
+    rng: &mut Rng,
+) -> (Row, FingerprintIndex) {
+    let entries = data
+        .iter()
+        .enumerate()
+        .map(|(i, &fp)| (i as u32, Fingerprint(fp)));
+    let start = Instant::now();
+    let index = LookupOptions::new()
+        .plan(plan)
+        .build_from(entries)
+        .expect("default options are valid");
+    let build = start.elapsed();
+    let queries = make_queries(data, args.queries, rng);
+    let timings = time_queries(&queries, |q, out| index.query_into(Fingerprint(q), K, out));
+
+    // The scan, on the first queries of the same list, on the same data.
+    let scan: LinearScan = data
+        .iter()
+        .enumerate()
+        .map(|(i, &fp)| (i as u32, Fingerprint(fp)))
+        .collect();
+    let scan_queries = &queries[..args.scan_queries.min(queries.len())];
+    let scan_timings = time_queries(scan_queries, |q, out| {
+        scan.query_into(Fingerprint(q), K, out)
+    });
+    for &q in scan_queries.iter().take(20) {
+        assert_eq!(
+            index.query(Fingerprint(q), K),
+            scan.query(Fingerprint(q), K),
+            "index and scan disagree on {q:016x}"
+        );
+    }
+    let row = Row {
+        data: name.to_owned(),
+        n: data.len(),
+        plan: match plan {
+            TablePlan::TwoLevel => "two-level (16 tables)",
+            _ => "flat (4 tables)",
+        },
+        build,
+        bytes_per_fp: index.memory_usage().bytes_per_fingerprint,
+        index: timings,
+        scan_median: scan_timings.median,
+        worst_case: index.stats().worst_case_candidates,
+    };
+    eprintln!(
+        "{name} n={} {}: median {} us, p99 {} us, scan {} us, {:.1} B/fp, stats {:?}",
+        row.n,
+        row.plan,
+        us(row.index.median),
+        us(row.index.p99),
+        us(row.scan_median),
+        row.bytes_per_fp,
+        index.stats()
+    );
+    (row, index)
+}
+
+/// Inserts `count` fresh fingerprints one at a time into `index`, querying before each
+/// insert as an ingesting writer does; returns (mean insert, max insert, query timings).
+fn ingest(
+    index: &mut FingerprintIndex,
+    count: usize,
+    rng: &mut Rng,
+) -> (Duration, Duration, Timings) {
+    let first_id = index.len() as u32;
+    let mut out = Vec::new();
+    let mut query_times = Vec::with_capacity(count);
+    let mut insert_total = Duration::ZERO;
+    let mut insert_max = Duration::ZERO;
+    for i in 0..count {
+        let fp = Fingerprint(rng.next());
+        let start = Instant::now();
+        index.query_into(fp, K, &mut out);
+        let queried = Instant::now();
+        index.insert(first_id + i as u32, fp);
+        let inserted = queried.elapsed();
+        query_times.push(queried - start);
+        insert_total += inserted;
+        insert_max = insert_max.max(inserted);
+    }
+    query_times.sort_unstable();
+    let at =
+        |p: f64| query_times[((query_times.len() as f64 * p) as usize).min(query_times.len() - 1)];
+    let timings = Timings {
+        median: at(0.5),
+        p99: at(0.99),
+        max: *query_times.last().unwrap_or(&Duration::ZERO),
+        mean_matches: 0.0,
+    };
+    (insert_total / count.max(1) as u32, insert_max, timings)
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = parse_args()?;
+    let mut rng = Rng(0x5eed);
+    let mut rows = Vec::new();
+    let mut largest: Option<FingerprintIndex> = None;
+    let plans: &[TablePlan] = if args.two_level {
+        &[TablePlan::Flat, TablePlan::TwoLevel]
+    } else {
+        &[TablePlan::Flat]
+    };
+    for &n in &args.sizes {
+        let data = random(n, &mut rng);
+        for &plan in plans {
+            let (row, index) = measure("random", &data, plan, &args, &mut rng);
+            rows.push(row);
+            if plan == TablePlan::Flat {
+                largest = Some(index);
+            }
+        }
+        drop(data);
+        let data = clustered(n, &mut rng);
+        let (row, _) = measure("clustered", &data, TablePlan::Flat, &args, &mut rng);
+        rows.push(row);
+    }
+    if args.adversarial {
+        let n = 1_000_000;
+        let data = shared_block(n, &mut rng);
+        rows.push(
+            measure(
+                "1M share one 16-bit block",
+                &data,
+                TablePlan::Flat,
+                &args,
+                &mut rng,
+            )
+            .0,
+        );
+        let data = big_cluster(n, 100_000, &mut rng);
+        rows.push(
+            measure(
+                "100k within 2 bits of one base + 900k random",
+                &data,
+                TablePlan::Flat,
+                &args,
+                &mut rng,
+            )
+            .0,
+        );
+    }
+
+    println!("| data | N | tables | build (s) | bytes/fp | median (µs) | p99 (µs) | max (µs) | matches/query | scan median (µs) | scan / index | worst-case candidates |");
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        println!(
+            "| {} | {} | {} | {:.2} | {:.1} | {} | {} | {} | {:.1} | {} | {:.0}x | {} |",
+            r.data,
+            r.n,
+            r.plan,
+            r.build.as_secs_f64(),
+            r.bytes_per_fp,
+            us(r.index.median),
+            us(r.index.p99),
+            us(r.index.max),
+            r.index.mean_matches,
+            us(r.scan_median),
+            r.scan_median.as_secs_f64() / r.index.median.as_secs_f64(),
+            r.worst_case,
+        );
+    }
+
+    if let Some(mut index) = largest.filter(|_| args.inserts > 0) {
+        let n = index.len();
+        let (mean, max, queries) = ingest(&mut index, args.inserts, &mut rng);
+        println!();
+        println!("| ingest into random N = {n} | inserts | mean insert (µs) | max insert (ms) | query median (µs) | query p99 (µs) | runs after |");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        println!(
+            "| query, then insert, one at a time | {} | {} | {:.1} | {} | {} | {} |",
+            args.inserts,
+            us(mean),
+            max.as_secs_f64() * 1e3,
+            us(queries.median),
+            us(queries.p99),
+            index.stats().runs,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! The library's error type.
+
+use std::path::PathBuf;
+
+/// The result type of every fallible operation in this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in `tantivy-dedup`.
+///
+/// Each variant says what failed at this crate's level; an underlying cause, where there is
+/// one, is available through [`std::error::Error::source`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A string that should hold a fingerprint did not: fingerprints are written as exactly
+    /// 16 hexadecimal digits.
+    #[error("invalid fingerprint {0:?}: expected 16 hexadecimal digits")]
+    InvalidFingerprint(String),
+
+    /// A setting is outside the range it accepts. The message names the setting and the range.
+    #[error("invalid setting {name}: {reason}")]
+    InvalidSetting {
+        /// The setting, as named in the configuration.
+        name: &'static str,
+        /// What is wrong and what is accepted.
+        reason: String,
+    },
+
+    /// Bytes given to a strict text API were not valid UTF-8. Use the lossy API to replace
+    /// invalid sequences with U+FFFD instead.
+    #[error("input is not valid UTF-8 (first invalid byte at offset {valid_up_to})")]
+    InvalidUtf8 {
+        /// Length of the longest valid UTF-8 prefix, in bytes.
+        valid_up_to: usize,
+    },
+
+    /// A user dictionary for jieba could not be read or parsed.
+    #[error("cannot load the jieba user dictionary")]
+    UserDictionary(#[source] jieba_rs::Error),
+
+    /// The Traditional-to-Simplified converter could not be set up.
+    #[error("cannot set up Chinese script folding: {0}")]
+    ScriptFolding(String),
+
+    /// Reading or writing a file failed.
+    #[error("cannot access {path}")]
+    Io {
+        /// The file involved.
+        path: PathBuf,
+        /// The underlying I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A serialized table or configuration could not be decoded.
+    #[error("cannot decode {what}")]
+    Decode {
+        /// What was being decoded.
+        what: &'static str,
+        /// The underlying decoding error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+
+    /// A query against a tantivy index (for example for document frequencies) failed.
+    #[error("tantivy query failed")]
+    Tantivy(#[from] tantivy::TantivyError),
+}

@@ -1,0 +1,287 @@
+//! MinHash signatures of sets (Broder 1997) and the combined SimHash + MinHash similarity.
+//!
+//! The probability that two sets have the same minimum under a random hash function is their
+//! Jaccard similarity `|A ∩ B| / |A ∪ B|`. A signature keeps that minimum for `k` hash
+//! functions ([`MinHashVariant::KHashes`]), or the `k` smallest values of one hash function
+//! ([`MinHashVariant::BottomK`], cheaper to compute: one hash per element instead of `k`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Default weight of the SimHash part in [`combined_similarity`], in the middle of the 0.8 to
+/// 0.9 the "improved SimHash" paper recommends.
+pub const DEFAULT_MU: f64 = 0.85;
+
+/// The similarity of two documents from the Hamming distance of their SimHash fingerprints and
+/// the Jaccard similarity of their metadata sets, as the "improved SimHash" paper defines it:
+/// `mu / (hamming + 1) + (1 - mu) * jaccard`. The content dominates for `mu` near 1; the `+ 1`
+/// keeps equal fingerprints (distance 0) at a finite score of `mu`.
+#[must_use]
+pub fn combined_similarity(hamming: u32, jaccard: f64, mu: f64) -> f64 {
+    mu / (f64::from(hamming) + 1.0) + (1.0 - mu) * jaccard
+}
+
+/// Which MinHash construction a [`MinHasher`] uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MinHashVariant {
+    /// `k` hash functions, the minimum of each.
+    KHashes,
+    /// One hash function, its `k` smallest distinct values.
+    BottomK,
+}
+
+/// Computes [`MinHashSignature`]s of sets of strings.
+///
+/// ```
+/// use tantivy_dedup::fingerprint::MinHasher;
+///
+/// let hasher = MinHasher::new(256, 42)?;
+/// let a = hasher.signature(["rust", "search", "tantivy", "simhash"]);
+/// let b = hasher.signature(["rust", "search", "tantivy", "minhash"]);
+/// let j = a.jaccard(&b)?; // true Jaccard: 3 / 5
+/// assert!((j - 0.6).abs() < 0.15);
+/// # Ok::<(), tantivy_dedup::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MinHasher {
+    variant: MinHashVariant,
+    k: usize,
+    seed: u64,
+    /// One salt per hash function of [`MinHashVariant::KHashes`].
+    salts: Vec<u64>,
+}
+
+/// The MinHash summary of one set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MinHashSignature {
+    variant: MinHashVariant,
+    seed: u64,
+    /// `KHashes`: the minimum per function (`u64::MAX` for an empty set). `BottomK`: the
+    /// smallest distinct values, ascending, at most `k`.
+    values: Vec<u64>,
+    k: usize,
+}
+
+/// A 64-bit finalizer (splitmix64): turns one well-mixed hash into independent-looking
+/// others, so that `k` hash functions cost one xxh3 plus `k` multiplications per element.
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+impl MinHasher {
+    /// `k` hash functions, derived from `seed`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for `k = 0`.
+    pub fn new(k: usize, seed: u64) -> Result<Self> {
+        Self::with_variant(MinHashVariant::KHashes, k, seed)
+    }
+
+    /// The bottom-`k` variant: one hash function, the `k` smallest values.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for `k = 0`.
+    pub fn bottom_k(k: usize, seed: u64) -> Result<Self> {
+        Self::with_variant(MinHashVariant::BottomK, k, seed)
+    }
+
+    /// A hasher of the given variant.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for `k = 0`.
+    pub fn with_variant(variant: MinHashVariant, k: usize, seed: u64) -> Result<Self> {
+        if k == 0 {
+            return Err(Error::InvalidSetting {
+                name: "minhash.k",
+                reason: "must be at least 1".to_owned(),
+            });
+        }
+        let salts = match variant {
+            MinHashVariant::KHashes => (0..k as u64).map(|i| mix(seed ^ mix(i + 1))).collect(),
+            MinHashVariant::BottomK => Vec::new(),
+        };
+        Ok(MinHasher {
+            variant,
+            k,
+            seed,
+            salts,
+        })
+    }
+
+    /// The signature of a set. Repeated elements count once, as in a set.
+    #[must_use]
+    pub fn signature<I, S>(&self, set: I) -> MinHashSignature
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let hashes = set
+            .into_iter()
+            .map(|s| xxhash_rust::xxh3::xxh3_64_with_seed(s.as_ref().as_bytes(), self.seed));
+        let values = match self.variant {
+            MinHashVariant::KHashes => {
+                let mut minima = vec![u64::MAX; self.k];
+                for hash in hashes {
+                    for (min, salt) in minima.iter_mut().zip(&self.salts) {
+                        *min = (*min).min(mix(hash ^ salt));
+                    }
+                }
+                minima
+            }
+            MinHashVariant::BottomK => {
+                let mut all: Vec<u64> = hashes.map(mix).collect();
+                all.sort_unstable();
+                all.dedup();
+                all.truncate(self.k);
+                all
+            }
+        };
+        MinHashSignature {
+            variant: self.variant,
+            seed: self.seed,
+            values,
+            k: self.k,
+        }
+    }
+}
+
+impl MinHashSignature {
+    /// True when the set was empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        match self.variant {
+            MinHashVariant::KHashes => self.values.iter().all(|&v| v == u64::MAX),
+            MinHashVariant::BottomK => self.values.is_empty(),
+        }
+    }
+
+    /// The raw values (see the variant for their meaning).
+    #[must_use]
+    pub fn values(&self) -> &[u64] {
+        &self.values
+    }
+
+    /// The estimated Jaccard similarity of the two sets, in `[0, 1]`. When either set is
+    /// empty the estimate is 0: an absent set of tags is no evidence of similarity.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when the signatures come from different hashers (variant,
+    /// `k` or seed), which makes them incomparable.
+    pub fn jaccard(&self, other: &MinHashSignature) -> Result<f64> {
+        if (self.variant, self.k, self.seed) != (other.variant, other.k, other.seed) {
+            return Err(Error::InvalidSetting {
+                name: "minhash",
+                reason:
+                    "signatures from different MinHashers (variant, k or seed) cannot be compared"
+                        .to_owned(),
+            });
+        }
+        if self.is_empty() || other.is_empty() {
+            return Ok(0.0);
+        }
+        Ok(match self.variant {
+            MinHashVariant::KHashes => {
+                let equal = self
+                    .values
+                    .iter()
+                    .zip(&other.values)
+                    .filter(|(a, b)| a == b)
+                    .count();
+                equal as f64 / self.k as f64
+            }
+            MinHashVariant::BottomK => {
+                // The k smallest of the union are a uniform sample of the union; the fraction
+                // of them in both sets estimates the Jaccard similarity.
+                let (a, b) = (&self.values, &other.values);
+                let (mut i, mut j, mut taken, mut shared) = (0, 0, 0, 0);
+                while taken < self.k && (i < a.len() || j < b.len()) {
+                    match (a.get(i), b.get(j)) {
+                        (Some(x), Some(y)) if x == y => {
+                            shared += 1;
+                            i += 1;
+                            j += 1;
+                        }
+                        (Some(x), Some(y)) if x < y => i += 1,
+                        (Some(_), None) => i += 1,
+                        _ => j += 1,
+                    }
+                    taken += 1;
+                }
+                shared as f64 / taken as f64
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn exact_jaccard(a: &[String], b: &[String]) -> f64 {
+        let a: HashSet<_> = a.iter().collect();
+        let b: HashSet<_> = b.iter().collect();
+        a.intersection(&b).count() as f64 / a.union(&b).count() as f64
+    }
+
+    fn words(range: std::ops::Range<usize>) -> Vec<String> {
+        range.map(|i| format!("w{i}")).collect()
+    }
+
+    #[test]
+    fn estimates_are_close_to_exact_jaccard() {
+        for hasher in [
+            MinHasher::new(512, 7).unwrap(),
+            MinHasher::bottom_k(512, 7).unwrap(),
+        ] {
+            for (a, b) in [
+                (0..1000, 500..1500),
+                (0..1000, 0..900),
+                (0..1000, 990..2000),
+                (0..100, 0..100),
+            ] {
+                let (a, b) = (words(a), words(b));
+                let estimate = hasher.signature(&a).jaccard(&hasher.signature(&b)).unwrap();
+                let exact = exact_jaccard(&a, &b);
+                assert!(
+                    (estimate - exact).abs() < 0.08,
+                    "{hasher:?}: {estimate} vs {exact}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn small_sets_in_bottom_k_are_exact() {
+        let hasher = MinHasher::bottom_k(64, 1).unwrap();
+        let a = hasher.signature(["a", "b", "c", "d"]);
+        let b = hasher.signature(["c", "d", "e", "a", "a"]);
+        assert!((a.jaccard(&b).unwrap() - 3.0 / 5.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn empty_sets_and_mismatched_hashers() {
+        let hasher = MinHasher::new(16, 1).unwrap();
+        let empty = hasher.signature(Vec::<String>::new());
+        let some = hasher.signature(["x"]);
+        assert!(empty.is_empty());
+        assert_eq!(empty.jaccard(&some).unwrap(), 0.0);
+        assert_eq!(some.jaccard(&some).unwrap(), 1.0);
+        let other = MinHasher::new(16, 2).unwrap().signature(["x"]);
+        assert!(some.jaccard(&other).is_err());
+        assert!(MinHasher::new(0, 1).is_err());
+        assert!(MinHasher::bottom_k(0, 1).is_err());
+    }
+
+    #[test]
+    fn combined_similarity_follows_the_paper() {
+        assert!((combined_similarity(0, 1.0, DEFAULT_MU) - 1.0).abs() < 1e-12);
+        assert!((combined_similarity(3, 0.5, 0.8) - (0.8 / 4.0 + 0.2 * 0.5)).abs() < 1e-12);
+        assert!(combined_similarity(1, 0.0, 0.85) < combined_similarity(0, 0.0, 0.85));
+    }
+}

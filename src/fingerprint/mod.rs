@@ -1,0 +1,19 @@
+//! 64-bit SimHash fingerprints (Charikar 2002) and MinHash signatures (Broder 1997).
+//!
+//! A [`SimHasher`] turns a text into a [`Fingerprint`] under a [`FingerprintConfig`]; two
+//! texts are near-duplicates when their fingerprints differ in few bits (3 of 64 by default,
+//! as Manku et al. found for web pages). A [`MinHasher`] summarizes a set of strings (tags,
+//! keywords, references) so that the Jaccard similarity of two sets can be estimated, and
+//! [`combined_similarity`] mixes both as the "improved SimHash" paper does.
+
+mod accumulator;
+mod config;
+mod minhash;
+mod simhasher;
+mod value;
+
+pub use accumulator::SimHashAccumulator;
+pub use config::{ConfigDifference, FingerprintConfig, DEFAULT_MAX_TEXT_BYTES, FORMAT_VERSION};
+pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
+pub use simhasher::{SimHasher, SimHasherBuilder, Utf8Policy};
+pub use value::{Fingerprint, FINGERPRINT_BITS};

@@ -1,0 +1,308 @@
+//! `SimHasher`: text in, 64-bit SimHash fingerprint out.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::fingerprint::{Fingerprint, FingerprintConfig, SimHashAccumulator};
+use crate::text::{
+    ChineseDictionary, FeatureExtractor, IdfSource, IdfTable, MixedTokenizer, JIEBA_IDF_IDENTITY,
+};
+
+/// What to do with bytes that are not valid UTF-8.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Utf8Policy {
+    /// Refuse them with [`Error::InvalidUtf8`].
+    #[default]
+    Strict,
+    /// Replace each invalid sequence with U+FFFD and go on.
+    Lossy,
+}
+
+/// Computes SimHash fingerprints (Charikar 2002) under one [`FingerprintConfig`].
+///
+/// Each feature of the text is hashed with xxh3 (seeded with the config's seed) and its
+/// weight is added to the bit positions its hash sets; a bit of the fingerprint is 1 when the
+/// features setting it outweigh the others. Share one `SimHasher` across threads: it is
+/// `Send + Sync` and cheap to clone.
+///
+/// ```
+/// use tantivy_dedup::{FingerprintConfig, SimHasher};
+///
+/// let hasher = SimHasher::new(&FingerprintConfig::default())?;
+/// let a = hasher.fingerprint("The quick brown fox jumps over the lazy dog near the river bank").unwrap();
+/// let b = hasher.fingerprint("The quick brown fox jumped over the lazy dog near the river bank").unwrap();
+/// let c = hasher.fingerprint("Completely different words about tantivy search engines").unwrap();
+/// assert!(a.distance(b) < a.distance(c));
+/// assert_eq!(hasher.fingerprint(" ,.; "), None); // no features, no fingerprint
+/// # Ok::<(), tantivy_dedup::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct SimHasher {
+    config: FingerprintConfig,
+    extractor: FeatureExtractor,
+}
+
+/// Builds a [`SimHasher`] with a user dictionary or an IDF source of one's own.
+#[derive(Clone, Debug)]
+pub struct SimHasherBuilder {
+    config: FingerprintConfig,
+    dictionary: Option<ChineseDictionary>,
+    idf: Option<Arc<dyn IdfSource>>,
+}
+
+impl SimHasherBuilder {
+    /// The jieba dictionary to segment with. Default: the built-in one. Its digest must be
+    /// the one the config's tokenizer settings name.
+    #[must_use]
+    pub fn dictionary(mut self, dictionary: ChineseDictionary) -> Self {
+        self.dictionary = Some(dictionary);
+        self
+    }
+
+    /// The IDF source. Default: jieba's table when the config names it. Its
+    /// [identity](IdfSource::identity) must be the config's [`idf`](FingerprintConfig::idf).
+    #[must_use]
+    pub fn idf(mut self, idf: Arc<dyn IdfSource>) -> Self {
+        self.idf = Some(idf);
+        self
+    }
+
+    /// The hasher. Can be called again.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when the config is invalid, or when the dictionary or the IDF
+    /// source is not the one the config names (the fingerprints would not be the config's).
+    pub fn build(&self) -> Result<SimHasher> {
+        let config = &self.config;
+        config.validate()?;
+        let dictionary = self.dictionary.clone().unwrap_or_default();
+        let tokenizer = MixedTokenizer::with_dictionary(config.get_tokenizer(), dictionary)?;
+        let weighting = config.get_weighting();
+        let idf = if weighting.uses_idf() {
+            let idf = match &self.idf {
+                Some(idf) => Arc::clone(idf),
+                None if config.get_idf() == JIEBA_IDF_IDENTITY => {
+                    IdfTable::jieba() as Arc<dyn IdfSource>
+                }
+                None => {
+                    return Err(Error::InvalidSetting {
+                        name: "idf",
+                        reason: format!(
+                            "the config names IDF source {:?}; pass it to the builder",
+                            config.get_idf()
+                        ),
+                    })
+                }
+            };
+            if idf.identity() != config.get_idf() {
+                return Err(Error::InvalidSetting {
+                    name: "idf",
+                    reason: format!(
+                        "the config names IDF source {:?} but the source given is {:?}",
+                        config.get_idf(),
+                        idf.identity()
+                    ),
+                });
+            }
+            Some(idf)
+        } else {
+            None
+        };
+        let extractor = FeatureExtractor::new(tokenizer, config.get_features(), weighting, idf)?;
+        Ok(SimHasher {
+            config: config.clone(),
+            extractor,
+        })
+    }
+}
+
+impl SimHasher {
+    /// A hasher for `config` with jieba's built-in dictionary and, where the weighting needs
+    /// one, jieba's IDF table.
+    ///
+    /// # Errors
+    /// As [`SimHasherBuilder::build`]; use [`SimHasher::builder`] for other dictionaries and
+    /// IDF sources.
+    pub fn new(config: &FingerprintConfig) -> Result<Self> {
+        Self::builder(config.clone()).build()
+    }
+
+    /// A builder, for a user dictionary or another IDF source.
+    #[must_use]
+    pub fn builder(config: FingerprintConfig) -> SimHasherBuilder {
+        SimHasherBuilder {
+            config,
+            dictionary: None,
+            idf: None,
+        }
+    }
+
+    /// The config this hasher computes fingerprints under.
+    #[must_use]
+    pub fn config(&self) -> &FingerprintConfig {
+        &self.config
+    }
+
+    /// The feature extractor (tokenizer, features, weights) this hasher uses.
+    #[must_use]
+    pub fn extractor(&self) -> &FeatureExtractor {
+        &self.extractor
+    }
+
+    /// The fingerprint of `text`, or `None` when it has no features (empty, or only
+    /// whitespace and punctuation). Only the first
+    /// [`max_text_bytes`](FingerprintConfig::max_text_bytes) are read.
+    #[must_use]
+    pub fn fingerprint(&self, text: &str) -> Option<Fingerprint> {
+        let text = bounded_prefix(text, self.config.get_max_text_bytes());
+        let seed = self.config.get_seed();
+        let mut accumulator = SimHashAccumulator::new();
+        self.extractor.for_each_feature(text, |feature, weight| {
+            accumulator.add(
+                xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), seed),
+                weight,
+            );
+        });
+        accumulator.finish()
+    }
+
+    /// The fingerprint of bytes that should be UTF-8, with an explicit policy for those that
+    /// are not.
+    ///
+    /// # Errors
+    /// [`Error::InvalidUtf8`] under [`Utf8Policy::Strict`] when `bytes` is not valid UTF-8.
+    pub fn fingerprint_bytes(
+        &self,
+        bytes: &[u8],
+        policy: Utf8Policy,
+    ) -> Result<Option<Fingerprint>> {
+        let text = match (std::str::from_utf8(bytes), policy) {
+            (Ok(text), _) => Cow::Borrowed(text),
+            (Err(e), Utf8Policy::Strict) => {
+                return Err(Error::InvalidUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                })
+            }
+            (Err(_), Utf8Policy::Lossy) => String::from_utf8_lossy(bytes),
+        };
+        Ok(self.fingerprint(&text))
+    }
+
+    /// The fingerprint of features weighted by the caller, hashed with this hasher's seed;
+    /// `None` when no feature has a positive weight.
+    #[must_use]
+    pub fn fingerprint_weighted<'a>(
+        &self,
+        features: impl IntoIterator<Item = (&'a str, f32)>,
+    ) -> Option<Fingerprint> {
+        let seed = self.config.get_seed();
+        let mut accumulator = SimHashAccumulator::new();
+        for (feature, weight) in features {
+            accumulator.add(
+                xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), seed),
+                weight,
+            );
+        }
+        accumulator.finish()
+    }
+}
+
+/// The longest prefix of `text` of at most `max_bytes` bytes that ends on a character
+/// boundary.
+fn bounded_prefix(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{FeatureKind, IdfTableBuilder, Weighting};
+
+    #[test]
+    fn prefix_is_cut_on_a_char_boundary() {
+        assert_eq!(bounded_prefix("北京abc", 4), "北");
+        assert_eq!(bounded_prefix("北京abc", 100), "北京abc");
+        assert_eq!(bounded_prefix("北京", 2), "");
+    }
+
+    #[test]
+    fn huge_texts_are_fingerprinted_on_their_prefix() {
+        let hasher = SimHasher::new(&FingerprintConfig::default().max_text_bytes(64)).unwrap();
+        let head = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
+        let a = format!("{head} one two three four");
+        let b = format!("{head} five six seven eight");
+        assert_eq!(hasher.fingerprint(&a), hasher.fingerprint(&b));
+    }
+
+    #[test]
+    fn invalid_utf8_has_an_explicit_policy() {
+        let hasher = SimHasher::new(&FingerprintConfig::default()).unwrap();
+        let bytes = b"hello \xff world";
+        assert!(matches!(
+            hasher.fingerprint_bytes(bytes, Utf8Policy::Strict),
+            Err(Error::InvalidUtf8 { valid_up_to: 6 })
+        ));
+        let lossy = hasher.fingerprint_bytes(bytes, Utf8Policy::Lossy).unwrap();
+        assert_eq!(lossy, hasher.fingerprint("hello world"));
+    }
+
+    #[test]
+    fn seed_changes_the_bits() {
+        let text = "我爱北京天安门 and Beijing's 2008 Olympics";
+        let a = SimHasher::new(&FingerprintConfig::default())
+            .unwrap()
+            .fingerprint(text);
+        let b = SimHasher::new(&FingerprintConfig::default().seed(1))
+            .unwrap()
+            .fingerprint(text);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn idf_source_must_match_the_config() {
+        let mut builder = IdfTableBuilder::new(MixedTokenizer::new(), FeatureKind::Words);
+        builder.add_document("some words");
+        let table: Arc<dyn IdfSource> = Arc::new(builder.build());
+        let config = FingerprintConfig::default();
+        let mismatch = SimHasher::builder(config.clone())
+            .idf(Arc::clone(&table))
+            .build();
+        assert!(matches!(
+            mismatch,
+            Err(Error::InvalidSetting { name: "idf", .. })
+        ));
+        let unnamed = SimHasher::new(&config.clone().idf(table.identity()));
+        assert!(matches!(
+            unnamed,
+            Err(Error::InvalidSetting { name: "idf", .. })
+        ));
+        let ok = SimHasher::builder(config.idf(table.identity()))
+            .idf(table)
+            .build();
+        assert!(ok.is_ok());
+        // Term counts need no IDF at all.
+        assert!(SimHasher::new(
+            &FingerprintConfig::default()
+                .weighting(Weighting::Tf)
+                .idf("anything")
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn weighted_features_match_text_features() {
+        let hasher = SimHasher::new(&FingerprintConfig::default()).unwrap();
+        let text = "北京 天安门 北京 olympics";
+        let features = hasher.extractor().features(text);
+        let weighted = hasher.fingerprint_weighted(features.iter().map(|(f, w)| (f.as_str(), *w)));
+        assert_eq!(weighted, hasher.fingerprint(text));
+    }
+}

@@ -1,0 +1,88 @@
+//! The tokenizer's settings, as recorded in a fingerprint configuration.
+
+use serde::{Deserialize, Serialize};
+
+/// Settings of [`MixedTokenizer`](crate::text::MixedTokenizer) that change which tokens it
+/// emits, and so the fingerprints built from them.
+///
+/// Every field has a documented default; build one with [`TokenizerConfig::default`] and the
+/// by-value setters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenizerConfig {
+    hmm: bool,
+    stop_words: bool,
+    fold_traditional: bool,
+    user_dictionary: Option<String>,
+}
+
+impl Default for TokenizerConfig {
+    fn default() -> Self {
+        TokenizerConfig {
+            hmm: true,
+            stop_words: false,
+            fold_traditional: true,
+            user_dictionary: None,
+        }
+    }
+}
+
+impl TokenizerConfig {
+    /// Whether jieba's HMM guesses words missing from its dictionary (names, new terms).
+    /// Default: `true`, as in jieba itself. Without it, unknown words fall apart into
+    /// single characters.
+    #[must_use]
+    pub fn hmm(mut self, yes: bool) -> Self {
+        self.hmm = yes;
+        self
+    }
+
+    /// Whether the built-in Chinese and English stop words are dropped. Default: `false`:
+    /// phrase queries need them, and IDF weighting already gives them little weight.
+    #[must_use]
+    pub fn stop_words(mut self, yes: bool) -> Self {
+        self.stop_words = yes;
+        self
+    }
+
+    /// Whether Traditional Chinese is folded to Simplified (with Taiwan phrases) before
+    /// segmentation. Default: `true`; `docs/PARAMETERS.md` gives the measurement.
+    #[must_use]
+    pub fn fold_traditional(mut self, yes: bool) -> Self {
+        self.fold_traditional = yes;
+        self
+    }
+
+    /// The digest of the user dictionary in use, if any
+    /// ([`ChineseDictionary::digest`](crate::text::ChineseDictionary::digest)).
+    /// Set by [`MixedTokenizer::with_dictionary`](crate::text::MixedTokenizer::with_dictionary).
+    #[must_use]
+    pub fn user_dictionary(mut self, digest: Option<String>) -> Self {
+        self.user_dictionary = digest;
+        self
+    }
+
+    /// See [`TokenizerConfig::hmm`](Self::hmm()).
+    #[must_use]
+    pub fn get_hmm(&self) -> bool {
+        self.hmm
+    }
+
+    /// See [`TokenizerConfig::stop_words`](Self::stop_words()).
+    #[must_use]
+    pub fn get_stop_words(&self) -> bool {
+        self.stop_words
+    }
+
+    /// See [`TokenizerConfig::fold_traditional`](Self::fold_traditional()).
+    #[must_use]
+    pub fn get_fold_traditional(&self) -> bool {
+        self.fold_traditional
+    }
+
+    /// See [`TokenizerConfig::user_dictionary`](Self::user_dictionary()).
+    #[must_use]
+    pub fn get_user_dictionary(&self) -> Option<&str> {
+        self.user_dictionary.as_deref()
+    }
+}

@@ -1,0 +1,332 @@
+//! Features: the pieces of a text that its fingerprint is made of.
+//!
+//! Three kinds, all over the output of [`MixedTokenizer`]:
+//! - **words**: each token. Robust to reordering, blind to it.
+//! - **word shingles** of `n`: each run of `n` consecutive tokens (Broder's shingles); they
+//!   keep local word order, so two texts with the same vocabulary but different sentences
+//!   differ more.
+//! - **character n-grams** of `n`: each run of `n` consecutive letters or digits of the
+//!   normalized text (lowercased, folded, whitespace and punctuation skipped); no segmentation
+//!   is needed, so they are fast on Chinese and indifferent to segmentation errors.
+//!
+//! A text shorter than one shingle or one n-gram yields a single feature of all it has, so
+//! that short texts still get a fingerprint.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::text::idf::IdfSource;
+use crate::text::weighting::{length_relevance, Weighting};
+use crate::text::MixedTokenizer;
+
+/// The largest `n` accepted for shingles and n-grams.
+pub const MAX_FEATURE_N: usize = 16;
+
+/// What a text's features are. See the [module documentation](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FeatureKind {
+    /// Every token.
+    Words,
+    /// Every run of `n` consecutive tokens.
+    WordShingles {
+        /// Tokens per shingle, in `1..=16`.
+        n: usize,
+    },
+    /// Every run of `n` consecutive letters or digits.
+    CharNgrams {
+        /// Characters per n-gram, in `1..=16`.
+        n: usize,
+    },
+}
+
+impl FeatureKind {
+    /// Checks that `n` is in range.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for `n = 0` or `n > 16`.
+    pub fn validate(self) -> Result<()> {
+        match self {
+            FeatureKind::Words => Ok(()),
+            FeatureKind::WordShingles { n } | FeatureKind::CharNgrams { n } => {
+                if (1..=MAX_FEATURE_N).contains(&n) {
+                    Ok(())
+                } else {
+                    Err(Error::InvalidSetting {
+                        name: "features.n",
+                        reason: format!("{n} is outside 1..={MAX_FEATURE_N}"),
+                    })
+                }
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for FeatureKind {
+    /// `words`, `shingles-N` or `chargrams-N`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FeatureKind::Words => f.write_str("words"),
+            FeatureKind::WordShingles { n } => write!(f, "shingles-{n}"),
+            FeatureKind::CharNgrams { n } => write!(f, "chargrams-{n}"),
+        }
+    }
+}
+
+/// Calls `emit` with every IDF unit of `text`: each word for word and shingle features, each
+/// n-gram for n-gram features.
+pub(crate) fn for_each_unit(
+    tokenizer: &MixedTokenizer,
+    kind: FeatureKind,
+    text: &str,
+    mut emit: impl FnMut(&str),
+) {
+    match kind {
+        FeatureKind::Words | FeatureKind::WordShingles { .. } => {
+            tokenizer.for_each_token(text, |word, _| emit(word))
+        }
+        FeatureKind::CharNgrams { n } => for_each_char_ngram(tokenizer, n, text, emit),
+    }
+}
+
+fn for_each_char_ngram(
+    tokenizer: &MixedTokenizer,
+    n: usize,
+    text: &str,
+    mut emit: impl FnMut(&str),
+) {
+    let mut window = String::new();
+    let mut lengths = VecDeque::with_capacity(n);
+    let mut emitted = false;
+    tokenizer.for_each_normalized_char(text, |c| {
+        if lengths.len() == n {
+            let first = lengths.pop_front().unwrap_or(0);
+            window.drain(..first);
+        }
+        window.push(c);
+        lengths.push_back(c.len_utf8());
+        if lengths.len() == n {
+            emit(&window);
+            emitted = true;
+        }
+    });
+    if !emitted && !window.is_empty() {
+        emit(&window);
+    }
+}
+
+/// Turns text into weighted features: the tokenizer, the feature kind and the weighting
+/// together.
+#[derive(Clone, Debug)]
+pub struct FeatureExtractor {
+    tokenizer: MixedTokenizer,
+    kind: FeatureKind,
+    weighting: Weighting,
+    idf: Option<Arc<dyn IdfSource>>,
+}
+
+impl FeatureExtractor {
+    /// An extractor; `idf` is required when `weighting` [uses IDF](Weighting::uses_idf).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when `kind` is out of range or the weighting needs an IDF
+    /// source and none is given.
+    pub fn new(
+        tokenizer: MixedTokenizer,
+        kind: FeatureKind,
+        weighting: Weighting,
+        idf: Option<Arc<dyn IdfSource>>,
+    ) -> Result<Self> {
+        kind.validate()?;
+        if weighting.uses_idf() && idf.is_none() {
+            return Err(Error::InvalidSetting {
+                name: "weighting",
+                reason: format!("{weighting:?} needs an IDF source"),
+            });
+        }
+        Ok(FeatureExtractor {
+            tokenizer,
+            kind,
+            weighting,
+            idf: if weighting.uses_idf() { idf } else { None },
+        })
+    }
+
+    /// The tokenizer features are made from.
+    #[must_use]
+    pub fn tokenizer(&self) -> &MixedTokenizer {
+        &self.tokenizer
+    }
+
+    /// Calls `emit(feature, weight)` for every feature occurrence of `text`, in text order.
+    /// A feature occurring three times is emitted three times: that is its term frequency.
+    pub fn for_each_feature(&self, text: &str, mut emit: impl FnMut(&str, f32)) {
+        match self.kind {
+            FeatureKind::Words => self
+                .tokenizer
+                .for_each_token(text, |word, _| emit(word, self.unit_weight(word))),
+            FeatureKind::WordShingles { n } => self.for_each_shingle(n, text, emit),
+            FeatureKind::CharNgrams { n } => {
+                for_each_char_ngram(&self.tokenizer, n, text, |gram| {
+                    emit(gram, self.idf_weight(gram))
+                });
+            }
+        }
+    }
+
+    /// The features of `text` with their summed weights, in order of first occurrence: for
+    /// inspection and tests (fingerprinting uses [`for_each_feature`](Self::for_each_feature)).
+    #[must_use]
+    pub fn features(&self, text: &str) -> Vec<(String, f32)> {
+        let mut out: Vec<(String, f32)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        self.for_each_feature(text, |feature, weight| match index.get(feature) {
+            Some(&i) => out[i].1 += weight,
+            None => {
+                index.insert(feature.to_owned(), out.len());
+                out.push((feature.to_owned(), weight));
+            }
+        });
+        out
+    }
+
+    fn for_each_shingle(&self, n: usize, text: &str, mut emit: impl FnMut(&str, f32)) {
+        // The window holds the last n tokens joined by single spaces (tokens never contain
+        // whitespace), with each token's byte length and weight beside it.
+        let mut window = String::new();
+        let mut parts: VecDeque<(usize, f32)> = VecDeque::with_capacity(n);
+        let mut emitted = false;
+        let mean = |parts: &VecDeque<(usize, f32)>| {
+            parts.iter().map(|p| p.1).sum::<f32>() / parts.len() as f32
+        };
+        self.tokenizer.for_each_token(text, |word, _| {
+            if parts.len() == n {
+                let (first, _) = parts.pop_front().unwrap_or_default();
+                window.drain(..(first + 1).min(window.len()));
+            }
+            if !window.is_empty() {
+                window.push(' ');
+            }
+            window.push_str(word);
+            parts.push_back((word.len(), self.unit_weight(word)));
+            if parts.len() == n {
+                emit(&window, mean(&parts));
+                emitted = true;
+            }
+        });
+        if !emitted && !parts.is_empty() {
+            emit(&window, mean(&parts));
+        }
+    }
+
+    /// The weight of one word: its IDF and length relevance as the weighting asks.
+    #[inline]
+    fn unit_weight(&self, word: &str) -> f32 {
+        let mut weight = self.idf_weight(word);
+        if self.weighting.uses_length() {
+            weight *= length_relevance(word.chars().count());
+        }
+        weight
+    }
+
+    #[inline]
+    fn idf_weight(&self, unit: &str) -> f32 {
+        self.idf
+            .as_ref()
+            .map_or(1.0, |idf| idf.idf_or_default(unit))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::IdfTable;
+
+    fn extractor(kind: FeatureKind, weighting: Weighting) -> FeatureExtractor {
+        let idf: Arc<dyn IdfSource> = IdfTable::jieba();
+        FeatureExtractor::new(MixedTokenizer::new(), kind, weighting, Some(idf)).unwrap()
+    }
+
+    fn names(features: Vec<(String, f32)>) -> Vec<String> {
+        features.into_iter().map(|f| f.0).collect()
+    }
+
+    #[test]
+    fn words_count_each_occurrence() {
+        let features = extractor(FeatureKind::Words, Weighting::Tf).features("a b a, A!");
+        assert_eq!(features, vec![("a".to_owned(), 3.0), ("b".to_owned(), 1.0)]);
+    }
+
+    #[test]
+    fn shingles_slide_over_tokens() {
+        let e = extractor(FeatureKind::WordShingles { n: 2 }, Weighting::Tf);
+        assert_eq!(
+            names(e.features("One two, three four")),
+            ["one two", "two three", "three four"]
+        );
+        assert_eq!(names(e.features("alone")), ["alone"]);
+        assert!(e.features("  ,, ").is_empty());
+        let e3 = extractor(FeatureKind::WordShingles { n: 3 }, Weighting::Tf);
+        assert_eq!(
+            names(e3.features("我爱北京天安门")),
+            ["我 爱 北京", "爱 北京 天安门"]
+        );
+    }
+
+    #[test]
+    fn char_ngrams_skip_punctuation_and_fold() {
+        let e = extractor(FeatureKind::CharNgrams { n: 3 }, Weighting::Tf);
+        assert_eq!(names(e.features("Ab, c-D!")), ["abc", "bcd"]);
+        assert_eq!(names(e.features("門門")), ["门门"]);
+        assert_eq!(names(e.features("我愛北京")), ["我爱北", "爱北京"]);
+    }
+
+    #[test]
+    fn idf_weights_rare_words_higher() {
+        let e = extractor(FeatureKind::Words, Weighting::TfIdf);
+        let features = e.features("中国 劳动防护");
+        assert_eq!(features.len(), 2);
+        assert!(features[1].1 > features[0].1);
+    }
+
+    #[test]
+    fn length_weight_multiplies_idf() {
+        let tfidf = extractor(FeatureKind::Words, Weighting::TfIdf).features("劳动防护 a");
+        let length = extractor(FeatureKind::Words, Weighting::TfIdfLength).features("劳动防护 a");
+        assert!((length[0].1 - tfidf[0].1 * length_relevance(4)).abs() < 1e-5);
+        assert!((length[1].1 - tfidf[1].1 * length_relevance(1)).abs() < 1e-5);
+    }
+
+    #[test]
+    fn out_of_range_n_and_missing_idf_are_refused() {
+        for kind in [
+            FeatureKind::WordShingles { n: 0 },
+            FeatureKind::CharNgrams { n: 17 },
+        ] {
+            assert!(matches!(kind.validate(), Err(Error::InvalidSetting { .. })));
+        }
+        let missing = FeatureExtractor::new(
+            MixedTokenizer::new(),
+            FeatureKind::Words,
+            Weighting::TfIdf,
+            None,
+        );
+        assert!(matches!(
+            missing,
+            Err(Error::InvalidSetting {
+                name: "weighting",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn serde_form_is_tagged() {
+        let json = serde_json::to_string(&FeatureKind::WordShingles { n: 2 }).unwrap();
+        assert_eq!(json, r#"{"kind":"word-shingles","n":2}"#);
+        assert_eq!(FeatureKind::CharNgrams { n: 4 }.to_string(), "chargrams-4");
+    }
+}

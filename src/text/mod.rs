@@ -1,0 +1,25 @@
+//! Turning text into weighted features: the tokenizer, the feature kinds and the weights.
+//!
+//! [`MixedTokenizer`] is a tantivy tokenizer for Chinese mixed with other scripts (jieba for
+//! Han runs, Unicode word boundaries for the rest); [`FeatureExtractor`] turns its tokens into
+//! weighted [features](FeatureKind) with a [`Weighting`] and an [`IdfSource`].
+
+mod config;
+mod dictionary;
+mod features;
+mod fold;
+mod idf;
+mod script;
+mod stopwords;
+mod tokenizer;
+mod weighting;
+
+pub use config::TokenizerConfig;
+pub use dictionary::ChineseDictionary;
+pub use features::{FeatureExtractor, FeatureKind, MAX_FEATURE_N};
+pub use fold::ScriptFolder;
+pub use idf::{IdfSource, IdfTable, IdfTableBuilder, IDF_TABLE_VERSION, JIEBA_IDF_IDENTITY};
+pub use script::is_han;
+pub use stopwords::StopWords;
+pub use tokenizer::{MixedTokenStream, MixedTokenizer, TOKENIZER_NAME};
+pub use weighting::{length_relevance, Weighting, LENGTH_RELEVANCE_MEAN, LENGTH_RELEVANCE_STD_DEV};

@@ -1,0 +1,79 @@
+//! Which characters go to the Chinese segmenter.
+//!
+//! The tokenizer splits its input into runs of Han characters (segmented by jieba) and runs
+//! of everything else (segmented by Unicode word boundaries, UAX #29). UAX #29 alone would
+//! make every ideograph a word of its own; jieba alone does not know other scripts' rules.
+
+/// True for Han ideographs: the CJK Unified Ideographs blocks and their extensions, the
+/// compatibility ideographs, and U+3007 (〇, the ideographic zero).
+#[inline]
+#[must_use]
+pub fn is_han(c: char) -> bool {
+    matches!(c,
+        '\u{3007}'
+        | '\u{3400}'..='\u{4DBF}'    // Extension A
+        | '\u{4E00}'..='\u{9FFF}'    // Unified Ideographs
+        | '\u{F900}'..='\u{FAFF}'    // Compatibility Ideographs
+        | '\u{20000}'..='\u{2EBEF}'  // Extensions B to F, I
+        | '\u{2F800}'..='\u{2FA1F}'  // Compatibility Ideographs Supplement
+        | '\u{30000}'..='\u{323AF}'  // Extensions G and H
+    )
+}
+
+/// Splits `text` into maximal runs that are all Han or all non-Han, calling
+/// `emit(byte_offset, run, is_han)` for each, in order.
+pub(crate) fn for_each_run<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str, bool)) {
+    let mut start = 0;
+    let mut current: Option<bool> = None;
+    for (offset, c) in text.char_indices() {
+        let han = is_han(c);
+        match current {
+            Some(kind) if kind != han => {
+                emit(start, &text[start..offset], kind);
+                start = offset;
+                current = Some(han);
+            }
+            None => current = Some(han),
+            Some(_) => {}
+        }
+    }
+    if let Some(kind) = current {
+        emit(start, &text[start..], kind);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn han_ranges() {
+        assert!(is_han('我'));
+        assert!(is_han('〇'));
+        assert!(is_han('\u{20000}'));
+        assert!(!is_han('a'));
+        assert!(!is_han('，'));
+        assert!(!is_han('の'));
+        assert!(!is_han('한'));
+    }
+
+    #[test]
+    fn runs_alternate_and_cover_the_text() {
+        let mut runs = Vec::new();
+        for_each_run("我爱Rust和tantivy!", |offset, run, han| {
+            runs.push((offset, run, han))
+        });
+        assert_eq!(
+            runs,
+            vec![
+                (0, "我爱", true),
+                (6, "Rust", false),
+                (10, "和", true),
+                (13, "tantivy!", false)
+            ]
+        );
+        let mut none = 0;
+        for_each_run("", |_, _, _| none += 1);
+        assert_eq!(none, 0);
+    }
+}

@@ -1,0 +1,397 @@
+//! `MixedTokenizer`: Chinese and other scripts in one token stream.
+//!
+//! Runs of Han characters are segmented by jieba (its default mode: search mode's overlapping
+//! sub-words would count the same text twice as features); everything else by Unicode word
+//! boundaries (UAX #29). Tokens are lowercased; whitespace and punctuation emit nothing.
+//! Offsets are bytes into the original text, positions are token ordinals.
+
+use std::ops::Range;
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::error::{Error, Result};
+use crate::text::dictionary::ChineseDictionary;
+use crate::text::fold::ScriptFolder;
+use crate::text::script::for_each_run;
+use crate::text::stopwords::StopWords;
+use crate::text::TokenizerConfig;
+
+/// The name under which [`MixedTokenizer`] is registered on a tantivy index.
+pub const TOKENIZER_NAME: &str = "tantivy_dedup_mixed";
+
+/// A tantivy [`Tokenizer`] for Chinese mixed with other scripts.
+///
+/// Cloning is cheap: the jieba dictionary, the stop words and the script converter are shared
+/// (tantivy clones the tokenizer for every segment writer).
+///
+/// ```
+/// use tantivy::tokenizer::{TokenStream, Tokenizer};
+/// use tantivy_dedup::text::MixedTokenizer;
+///
+/// let mut tokenizer = MixedTokenizer::new();
+/// let mut stream = tokenizer.token_stream("我爱北京天安门 and Beijing's 2008 Olympics");
+/// let mut words = Vec::new();
+/// while let Some(token) = stream.next() {
+///     words.push(token.text.clone());
+/// }
+/// assert_eq!(words, ["我", "爱", "北京", "天安门", "and", "beijing's", "2008", "olympics"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct MixedTokenizer {
+    config: TokenizerConfig,
+    dictionary: ChineseDictionary,
+    stop_words: Option<StopWords>,
+    folder: Option<ScriptFolder>,
+    tokens: Vec<Token>,
+}
+
+impl Default for MixedTokenizer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MixedTokenizer {
+    /// A tokenizer with the default [`TokenizerConfig`] and jieba's built-in dictionary.
+    ///
+    /// # Panics
+    /// Only if the OpenCC tables embedded in the binary are corrupt; use
+    /// [`MixedTokenizer::from_config`] to get that as an error instead.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::from_config(&TokenizerConfig::default())
+            .expect("the embedded Traditional-to-Simplified tables load")
+    }
+
+    /// A tokenizer with the given settings and jieba's built-in dictionary.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] if the config names a user dictionary (use
+    /// [`MixedTokenizer::with_dictionary`]); [`Error::ScriptFolding`] if folding is on and
+    /// its tables cannot be loaded.
+    pub fn from_config(config: &TokenizerConfig) -> Result<Self> {
+        Self::with_dictionary(config, ChineseDictionary::default())
+    }
+
+    /// A tokenizer with the given settings and dictionary.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] if the config's user dictionary digest is not the
+    /// dictionary's (fingerprints would silently change); [`Error::ScriptFolding`] as in
+    /// [`MixedTokenizer::from_config`].
+    pub fn with_dictionary(
+        config: &TokenizerConfig,
+        dictionary: ChineseDictionary,
+    ) -> Result<Self> {
+        if config.get_user_dictionary() != dictionary.digest() {
+            return Err(Error::InvalidSetting {
+                name: "user_dictionary",
+                reason: format!(
+                    "the configuration expects user dictionary {:?} but the dictionary given is {:?}",
+                    config.get_user_dictionary(),
+                    dictionary.digest()
+                ),
+            });
+        }
+        let folder = if config.get_fold_traditional() {
+            Some(ScriptFolder::traditional_to_simplified()?)
+        } else {
+            None
+        };
+        Ok(MixedTokenizer {
+            config: config.clone(),
+            dictionary,
+            stop_words: config.get_stop_words().then(StopWords::built_in),
+            folder,
+            tokens: Vec::new(),
+        })
+    }
+
+    /// The settings this tokenizer was built with.
+    #[must_use]
+    pub fn config(&self) -> &TokenizerConfig {
+        &self.config
+    }
+
+    /// Calls `emit(token, byte_range)` for every token of `text`, in order: the non-allocating
+    /// core that both the tantivy token stream and fingerprinting use. `token` is lowercased
+    /// (and folded to Simplified when folding is on); `byte_range` is its place in `text`.
+    pub fn for_each_token(&self, text: &str, mut emit: impl FnMut(&str, Range<usize>)) {
+        let mut lowered = String::new();
+        for_each_run(text, |run_start, run, han| {
+            if han {
+                self.segment_han(run_start, run, &mut emit);
+            } else {
+                for (offset, word) in run.unicode_word_indices() {
+                    lowercase_into(word, &mut lowered);
+                    if !self.is_stop_word(&lowered) {
+                        let start = run_start + offset;
+                        emit(&lowered, start..start + word.len());
+                    }
+                }
+            }
+        });
+    }
+
+    /// Calls `emit` for every character of `text` that character n-grams are made of:
+    /// letters and digits of any script, lowercased, folded to Simplified when folding is on;
+    /// whitespace, punctuation and symbols are skipped. Stop words are not removed here.
+    pub fn for_each_normalized_char(&self, text: &str, mut emit: impl FnMut(char)) {
+        // Folding goes run by run, as in `for_each_token`, so that n-grams and words see the
+        // same folded text.
+        for_each_run(text, |_, run, han| {
+            let folded = match &self.folder {
+                Some(folder) if han => folder.fold(run),
+                _ => std::borrow::Cow::Borrowed(run),
+            };
+            for c in folded.chars().filter(|c| c.is_alphanumeric()) {
+                if c.is_lowercase() || !c.is_alphabetic() {
+                    emit(c);
+                } else {
+                    c.to_lowercase().for_each(&mut emit);
+                }
+            }
+        });
+    }
+
+    fn segment_han(&self, run_start: usize, run: &str, emit: &mut impl FnMut(&str, Range<usize>)) {
+        let hmm = self.config.get_hmm();
+        let jieba = self.dictionary.jieba();
+        let folded = match &self.folder {
+            Some(folder) => folder.fold(run),
+            None => std::borrow::Cow::Borrowed(run),
+        };
+        let std::borrow::Cow::Owned(folded) = folded else {
+            for token in jieba.cut(run, hmm) {
+                if !self.is_stop_word(token.word) {
+                    emit(
+                        token.word,
+                        run_start + token.byte_start..run_start + token.byte_end,
+                    );
+                }
+            }
+            return;
+        };
+        // Folding maps characters one to one except for some regional phrases. Where the
+        // character counts agree, offsets map through character indices; where they do not,
+        // every token of the run points at the whole run.
+        let char_starts: Vec<usize> = run.char_indices().map(|(i, _)| i).collect();
+        let same_shape = folded.chars().count() == char_starts.len();
+        for token in jieba.cut(&folded, hmm) {
+            if self.is_stop_word(token.word) {
+                continue;
+            }
+            let range = if same_shape {
+                let from = char_starts[token.start];
+                let to = char_starts.get(token.end).copied().unwrap_or(run.len());
+                run_start + from..run_start + to
+            } else {
+                run_start..run_start + run.len()
+            };
+            emit(token.word, range);
+        }
+    }
+
+    #[inline]
+    fn is_stop_word(&self, word: &str) -> bool {
+        self.stop_words.as_ref().is_some_and(|s| s.contains(word))
+    }
+}
+
+/// Lowercases `word` into `out`, replacing its content; ASCII takes the fast path.
+fn lowercase_into(word: &str, out: &mut String) {
+    out.clear();
+    if word.is_ascii() {
+        out.push_str(word);
+        out.make_ascii_lowercase();
+    } else {
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+}
+
+impl Tokenizer for MixedTokenizer {
+    type TokenStream<'a> = MixedTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> MixedTokenStream<'a> {
+        let mut tokens = std::mem::take(&mut self.tokens);
+        tokens.clear();
+        self.for_each_token(text, |word, range| {
+            tokens.push(Token {
+                offset_from: range.start,
+                offset_to: range.end,
+                position: tokens.len(),
+                text: word.to_owned(),
+                position_length: 1,
+            });
+        });
+        self.tokens = tokens;
+        MixedTokenStream {
+            tokens: &mut self.tokens,
+            index: None,
+        }
+    }
+}
+
+/// The [`TokenStream`] of a [`MixedTokenizer`]: the text's tokens, segmented up front.
+#[derive(Debug)]
+pub struct MixedTokenStream<'a> {
+    tokens: &'a mut Vec<Token>,
+    index: Option<usize>,
+}
+
+impl TokenStream for MixedTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        let next = self.index.map_or(0, |i| i + 1);
+        self.index = Some(next);
+        next < self.tokens.len()
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.index.expect("advance() is called before token()")]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.index.expect("advance() is called before token_mut()")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Offsets are bytes into the input; positions are token ordinals.
+    fn assert_tokens(
+        tokenizer: &mut MixedTokenizer,
+        text: &str,
+        expected: &[(&str, usize, usize)],
+    ) {
+        let mut stream = tokenizer.token_stream(text);
+        for (position, &(word, from, to)) in expected.iter().enumerate() {
+            assert!(stream.advance(), "missing token {word:?}");
+            let token = stream.token();
+            assert_eq!(
+                (
+                    token.text.as_str(),
+                    token.offset_from,
+                    token.offset_to,
+                    token.position
+                ),
+                (word, from, to, position),
+                "in {text:?}"
+            );
+            assert_eq!(
+                &text[from..to].to_lowercase(),
+                &token.text,
+                "offsets point at the token"
+            );
+        }
+        assert!(
+            !stream.advance(),
+            "unexpected token {:?}",
+            stream.token().text
+        );
+    }
+
+    #[test]
+    fn mixed_text_offsets_and_positions() {
+        let mut tokenizer = MixedTokenizer::new();
+        assert_tokens(
+            &mut tokenizer,
+            "我爱北京天安门 and Beijing's 2008 Olympics",
+            &[
+                ("我", 0, 3),
+                ("爱", 3, 6),
+                ("北京", 6, 12),
+                ("天安门", 12, 21),
+                ("and", 22, 25),
+                ("beijing's", 26, 35),
+                ("2008", 36, 40),
+                ("olympics", 41, 49),
+            ],
+        );
+    }
+
+    #[test]
+    fn punctuation_and_whitespace_emit_nothing() {
+        let mut tokenizer = MixedTokenizer::new();
+        assert_tokens(&mut tokenizer, "  ，。!? -- \n\t…", &[]);
+        assert_tokens(&mut tokenizer, "", &[]);
+        assert_tokens(
+            &mut tokenizer,
+            "你好，世界！",
+            &[("你好", 0, 6), ("世界", 9, 15)],
+        );
+    }
+
+    #[test]
+    fn traditional_is_folded_with_original_offsets() {
+        let mut tokenizer = MixedTokenizer::new();
+        let mut stream = tokenizer.token_stream("我愛北京天安門");
+        let mut words = Vec::new();
+        while let Some(token) = stream.next() {
+            words.push((token.text.clone(), token.offset_from, token.offset_to));
+        }
+        assert_eq!(
+            words,
+            [
+                ("我".to_owned(), 0, 3),
+                ("爱".to_owned(), 3, 6),
+                ("北京".to_owned(), 6, 12),
+                ("天安门".to_owned(), 12, 21)
+            ]
+        );
+    }
+
+    #[test]
+    fn folding_can_be_turned_off() {
+        let config = TokenizerConfig::default().fold_traditional(false);
+        let mut tokenizer = MixedTokenizer::from_config(&config).unwrap();
+        let mut stream = tokenizer.token_stream("天安門");
+        let mut words = Vec::new();
+        while let Some(token) = stream.next() {
+            words.push(token.text.clone());
+        }
+        assert!(words.concat().contains('門'));
+    }
+
+    #[test]
+    fn stop_words_are_dropped_when_asked() {
+        let config = TokenizerConfig::default().stop_words(true);
+        let mut tokenizer = MixedTokenizer::from_config(&config).unwrap();
+        assert_tokens(&mut tokenizer, "The cat 的", &[("cat", 4, 7)]);
+    }
+
+    #[test]
+    fn uppercase_non_ascii_is_lowercased() {
+        let mut tokenizer = MixedTokenizer::new();
+        assert_tokens(
+            &mut tokenizer,
+            "ÉCOLE Straße",
+            &[("école", 0, 6), ("straße", 7, 14)],
+        );
+    }
+
+    #[test]
+    fn user_dictionary_must_match_the_config() {
+        let dictionary = ChineseDictionary::with_user_words("区块链 1000 n\n".as_bytes()).unwrap();
+        let err = MixedTokenizer::with_dictionary(&TokenizerConfig::default(), dictionary.clone());
+        assert!(matches!(
+            err,
+            Err(Error::InvalidSetting {
+                name: "user_dictionary",
+                ..
+            })
+        ));
+        let config =
+            TokenizerConfig::default().user_dictionary(dictionary.digest().map(str::to_owned));
+        assert!(MixedTokenizer::with_dictionary(&config, dictionary).is_ok());
+    }
+
+    #[test]
+    fn clones_share_the_dictionary() {
+        let a = MixedTokenizer::new();
+        let b = a.clone();
+        assert!(std::ptr::eq(a.dictionary.jieba(), b.dictionary.jieba()));
+    }
+}
