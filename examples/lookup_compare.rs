@@ -8,7 +8,8 @@
 //! ```
 //!
 //! Other flags: `--queries Q` (default 10000), `--scan-queries S` (default 100),
-//! `--inserts I` (one-by-one inserts into the largest index, default 200000),
+//! `--inserts I` (one-by-one inserts into the largest random index, default 200000; at
+//! least 1M are also inserted into an empty index; 0 skips both),
 //! `--no-adversarial`.
 
 use std::time::{Duration, Instant};
@@ -109,10 +110,11 @@ fn shared_block(n: usize, rng: &mut Rng) -> Vec<u64> {
     (0..n).map(|_| (rng.next() & !0xffff) | 0xbeef).collect()
 }
 
-/// `cluster` near-identical fingerprints (within 2 bits of one base) among random ones.
-fn big_cluster(n: usize, cluster: usize, rng: &mut Rng) -> Vec<u64> {
+/// `cluster` near-identical fingerprints (within 2 bits of one base) among random ones;
+/// returns them and the base.
+fn big_cluster(n: usize, cluster: usize, rng: &mut Rng) -> (Vec<u64>, u64) {
     let base = rng.next();
-    (0..n)
+    let data = (0..n)
         .map(|i| {
             if i < cluster {
                 let flips = rng.below(3) as u32;
@@ -121,7 +123,8 @@ fn big_cluster(n: usize, cluster: usize, rng: &mut Rng) -> Vec<u64> {
                 rng.next()
             }
         })
-        .collect()
+        .collect();
+    (data, base)
 }
 
 /// Half planted near neighbours (a stored fingerprint with 0 to 3 bits flipped), half random.
@@ -185,12 +188,15 @@ fn us(d: Duration) -> String {
     format!("{:.2}", d.as_secs_f64() * 1e6)
 }
 
+/// Builds the index over `data`, times `queries` (by default half planted near neighbours,
+/// half random) on it and on a scan of the same data.
 fn measure(
     name: &str,
     data: &[u64],
     plan: TablePlan,
     args: &Args,
     rng: &mut Rng,
+    queries: Option<Vec<u64>>,
 ) -> (Row, FingerprintIndex) {
     let entries = data
         .iter()
@@ -202,7 +208,7 @@ fn measure(
         .build_from(entries)
         .expect("default options are valid");
     let build = start.elapsed();
-    let queries = make_queries(data, args.queries, rng);
+    let queries = queries.unwrap_or_else(|| make_queries(data, args.queries, rng));
     let timings = time_queries(&queries, |q, out| index.query_into(Fingerprint(q), K, out));
 
     // The scan, on the first queries of the same list, on the same data.
@@ -296,7 +302,7 @@ fn main() -> anyhow::Result<()> {
     for &n in &args.sizes {
         let data = random(n, &mut rng);
         for &plan in plans {
-            let (row, index) = measure("random", &data, plan, &args, &mut rng);
+            let (row, index) = measure("random", &data, plan, &args, &mut rng, None);
             rows.push(row);
             if plan == TablePlan::Flat {
                 largest = Some(index);
@@ -304,30 +310,29 @@ fn main() -> anyhow::Result<()> {
         }
         drop(data);
         let data = clustered(n, &mut rng);
-        let (row, _) = measure("clustered", &data, TablePlan::Flat, &args, &mut rng);
+        let (row, _) = measure("clustered", &data, TablePlan::Flat, &args, &mut rng, None);
         rows.push(row);
     }
     if args.adversarial {
         let n = 1_000_000;
         let data = shared_block(n, &mut rng);
+        let name = "1M share one 16-bit block";
+        rows.push(measure(name, &data, TablePlan::Flat, &args, &mut rng, None).0);
+        let (data, base) = big_cluster(n, 100_000, &mut rng);
+        let name = "100k within 2 bits of one base + 900k random";
+        rows.push(measure(name, &data, TablePlan::Flat, &args, &mut rng, None).0);
+        // Queries 6 bits from the base: at least 4 from every cluster member, so no answer
+        // comes from the cluster, but the cluster fills the buckets they probe.
+        let near_misses = (0..args.queries).map(|_| rng.flip(base, 6)).collect();
+        let name = "same, queries 6 bits from the base (near misses)";
         rows.push(
             measure(
-                "1M share one 16-bit block",
+                name,
                 &data,
                 TablePlan::Flat,
                 &args,
                 &mut rng,
-            )
-            .0,
-        );
-        let data = big_cluster(n, 100_000, &mut rng);
-        rows.push(
-            measure(
-                "100k within 2 bits of one base + 900k random",
-                &data,
-                TablePlan::Flat,
-                &args,
-                &mut rng,
+                Some(near_misses),
             )
             .0,
         );
@@ -353,21 +358,33 @@ fn main() -> anyhow::Result<()> {
         );
     }
 
-    if let Some(mut index) = largest.filter(|_| args.inserts > 0) {
-        let n = index.len();
-        let (mean, max, queries) = ingest(&mut index, args.inserts, &mut rng);
+    if args.inserts > 0 {
         println!();
-        println!("| ingest into random N = {n} | inserts | mean insert (µs) | max insert (ms) | query median (µs) | query p99 (µs) | runs after |");
-        println!("|---|---:|---:|---:|---:|---:|---:|");
-        println!(
-            "| query, then insert, one at a time | {} | {} | {:.1} | {} | {} | {} |",
-            args.inserts,
-            us(mean),
-            max.as_secs_f64() * 1e3,
-            us(queries.median),
-            us(queries.p99),
-            index.stats().runs,
+        println!("| ingest: query, then insert, one at a time | inserts | mean insert (µs) | max insert (ms) | query median (µs) | query p99 (µs) | runs after | bytes/fp after |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+        let mut report = |name: String, index: &mut FingerprintIndex, count: usize| {
+            let (mean, max, queries) = ingest(index, count, &mut rng);
+            println!(
+                "| {name} | {count} | {} | {:.1} | {} | {} | {} | {:.1} |",
+                us(mean),
+                max.as_secs_f64() * 1e3,
+                us(queries.median),
+                us(queries.p99),
+                index.stats().runs,
+                index.memory_usage().bytes_per_fingerprint,
+            );
+        };
+        let mut empty = FingerprintIndex::new();
+        report(
+            "into an empty index".to_owned(),
+            &mut empty,
+            args.inserts.max(1_000_000),
         );
+        drop(empty);
+        if let Some(mut index) = largest {
+            let name = format!("into the random index of {}", index.len());
+            report(name, &mut index, args.inserts);
+        }
     }
     Ok(())
 }

@@ -1,1 +1,38 @@
-fn main() {}
+//! `tantivy-dedup`: near-duplicate detection from the command line.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Near-duplicate detection for Chinese and Latin text with 64-bit SimHash fingerprints.
+///
+/// Exit codes: 0 when every record was processed, 1 when some record was an error (each is
+/// reported with its file and line), 2 for a usage or setup error.
+#[derive(Parser, Debug)]
+#[command(name = "tantivy-dedup", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Fingerprint(cli::fingerprint::FingerprintCommand),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match &cli.command {
+        Command::Fingerprint(command) => command.run(),
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -308,14 +308,16 @@ impl Table {
         let key_fn = KeyFn::new(spec.block, dir_bits);
         let buckets = 1usize << dir_bits;
 
-        // Sort the entries by key. Keys and windows are computed reading the fingerprints
-        // in slot order (sequential at the root), then `(key, position)` words are radix
-        // sorted, and the entries gathered in key order.
-        let mut words: Vec<u64> = slots
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| (key_fn.key(fps[s as usize]) as u64) << 32 | i as u64)
-            .collect();
+        // Sort the entries by key: `(key, slot)` words and their windows, computed reading
+        // the fingerprints in slot order (sequential at the root), are radix sorted together,
+        // so that nothing is gathered from random places afterwards.
+        let mut words = Vec::with_capacity(n);
+        let mut windows = Vec::with_capacity(n);
+        for &slot in slots {
+            let fp = fps[slot as usize];
+            words.push((key_fn.key(fp) as u64) << 32 | u64::from(slot));
+            windows.push(spec.window(fp));
+        }
         let mut offsets = vec![0u32; buckets + 1];
         for &word in &words {
             offsets[(word >> 32) as usize + 1] += 1;
@@ -323,14 +325,9 @@ impl Table {
         for b in 0..buckets {
             offsets[b + 1] += offsets[b];
         }
-        radix_sort_high(&mut words, dir_bits);
-        let sorted: Vec<u32> = words.iter().map(|&w| slots[w as u32 as usize]).collect();
+        radix_sort_high(&mut words, &mut windows, dir_bits);
+        let mut sorted: Vec<u32> = words.iter().map(|&w| w as u32).collect();
         drop(words);
-        let mut windows: Vec<u32> = sorted
-            .iter()
-            .map(|&s| spec.window(fps[s as usize]))
-            .collect();
-        let mut sorted = sorted;
         let bucket = |b: usize| offsets[b] as usize..offsets[b + 1] as usize;
 
         // Overflowing buckets become child nodes, if that makes them cheaper to search.
@@ -434,19 +431,20 @@ impl Table {
     }
 }
 
-/// Sorts `words` by their high 32 bits, of which only the low `bits` may be set: a stable
-/// LSD radix sort of at most 11 bits a pass.
+/// Sorts `words` by their high 32 bits, of which only the low `bits` may be set, moving
+/// `payload[i]` along with `words[i]`: a stable LSD radix sort of at most 11 bits a pass.
 ///
 /// One counting sort over all 2^16 keys would be simpler, but its scatter writes to 65,536
-/// places at once, which misses the TLB on every write: at 10M entries it made the build 3
-/// times slower than two passes over 256 places each.
-fn radix_sort_high(words: &mut Vec<u64>, bits: u32) {
+/// places at once, which misses the TLB on every write: at 10M entries it made the build
+/// several times slower than two passes over 256 places each.
+fn radix_sort_high(words: &mut Vec<u64>, payload: &mut Vec<u32>, bits: u32) {
     if bits == 0 {
         return;
     }
     let passes = bits.div_ceil(11);
     let width = bits.div_ceil(passes);
-    let mut scratch = vec![0u64; words.len()];
+    let mut scratch_words = vec![0u64; words.len()];
+    let mut scratch_payload = vec![0u32; payload.len()];
     for pass in 0..passes {
         let shift = 32 + pass * width;
         let mask = low_bits(width);
@@ -458,12 +456,14 @@ fn radix_sort_high(words: &mut Vec<u64>, bits: u32) {
         for d in 0..1 << width {
             starts[d + 1] += starts[d];
         }
-        for &w in words.iter() {
+        for (&w, &p) in words.iter().zip(payload.iter()) {
             let at = &mut starts[digit(w)];
-            scratch[*at] = w;
+            scratch_words[*at] = w;
+            scratch_payload[*at] = p;
             *at += 1;
         }
-        std::mem::swap(words, &mut scratch);
+        std::mem::swap(words, &mut scratch_words);
+        std::mem::swap(payload, &mut scratch_payload);
     }
 }
 
@@ -606,10 +606,15 @@ mod tests {
             let mut words: Vec<u64> = (0..5000u64)
                 .map(|i| ((i.wrapping_mul(0x9E37_79B9) % (1 << bits)) << 32) | i)
                 .collect();
+            let mut payload: Vec<u32> = words.iter().map(|&w| w as u32 ^ 0xabc).collect();
             let mut expected = words.clone();
             expected.sort_by_key(|w| w >> 32);
-            radix_sort_high(&mut words, bits);
+            radix_sort_high(&mut words, &mut payload, bits);
             assert_eq!(words, expected, "bits {bits}");
+            assert!(words
+                .iter()
+                .zip(&payload)
+                .all(|(&w, &p)| p == w as u32 ^ 0xabc));
         }
     }
 

@@ -1,0 +1,216 @@
+//! Reading documents: JSON lines, plain-text files, folders of these, or standard input.
+//!
+//! Every record read ends as a document or as an error that says where it was, so that one
+//! bad line never stops a batch.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// One document to fingerprint or index.
+#[derive(Debug)]
+pub struct Document {
+    /// The `id` of its JSON line, else `FILE:LINE`; a plain-text file's path.
+    pub id: String,
+    /// Its text (`text`, else `body`, of a JSON line; a plain-text file's content).
+    pub text: String,
+}
+
+/// A record that could not be read.
+#[derive(Debug)]
+pub struct RecordError {
+    /// Where: `FILE` or `FILE:LINE` (`-` is standard input).
+    pub place: String,
+    /// What is wrong, for a person.
+    pub reason: String,
+}
+
+/// What reading one record gives.
+pub type Record = Result<Document, RecordError>;
+
+#[derive(Deserialize)]
+struct JsonLine {
+    id: Option<serde_json::Value>,
+    text: Option<String>,
+    body: Option<String>,
+}
+
+/// True for the extensions read as JSON lines.
+fn is_json_lines(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("jsonl" | "ndjson" | "json")
+    )
+}
+
+/// Calls `emit` with every record of `inputs`, in order; folders are walked recursively in
+/// name order. `-` reads standard input as JSON lines when its first non-blank byte is `{`,
+/// else as one plain-text document.
+pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)) {
+    for input in inputs {
+        if input.as_os_str() == "-" {
+            let mut bytes = Vec::new();
+            match io::stdin().lock().read_to_end(&mut bytes) {
+                Ok(_) if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => {
+                    read_json_lines(io::Cursor::new(bytes), "-", lossy, emit)
+                }
+                Ok(_) => emit(plain_text(bytes, "-", lossy)),
+                Err(e) => emit(Err(error("-", format!("cannot read standard input: {e}")))),
+            }
+        } else {
+            read_path(input, lossy, emit);
+        }
+    }
+}
+
+fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
+    let place = path.display().to_string();
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
+            Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+            Err(e) => return emit(Err(error(&place, format!("cannot list folder: {e}")))),
+        };
+        entries.sort();
+        for entry in entries {
+            read_path(&entry, lossy, emit);
+        }
+        return;
+    }
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) => return emit(Err(error(&place, format!("cannot open: {e}")))),
+    };
+    if is_json_lines(path) {
+        read_json_lines(BufReader::new(file), &place, lossy, emit);
+    } else {
+        let mut bytes = Vec::new();
+        match BufReader::new(file).read_to_end(&mut bytes) {
+            Ok(_) => emit(plain_text(bytes, &place, lossy)),
+            Err(e) => emit(Err(error(&place, format!("cannot read: {e}")))),
+        }
+    }
+}
+
+fn error(place: &str, reason: String) -> RecordError {
+    RecordError {
+        place: place.to_owned(),
+        reason,
+    }
+}
+
+fn decode(bytes: Vec<u8>, lossy: bool) -> Result<String, String> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) if lossy => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        Err(e) => Err(format!(
+            "invalid UTF-8 at byte {} (use --lossy-utf8 to replace invalid bytes)",
+            e.utf8_error().valid_up_to()
+        )),
+    }
+}
+
+fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
+    let text = decode(bytes, lossy).map_err(|reason| error(place, reason))?;
+    Ok(Document {
+        id: place.to_owned(),
+        text,
+    })
+}
+
+fn read_json_lines(
+    mut reader: impl BufRead,
+    place: &str,
+    lossy: bool,
+    emit: &mut dyn FnMut(Record),
+) {
+    let mut number = 0usize;
+    loop {
+        let mut bytes = Vec::new();
+        match reader.read_until(b'\n', &mut bytes) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) => {
+                return emit(Err(error(
+                    &format!("{place}:{}", number + 1),
+                    format!("cannot read: {e}"),
+                )));
+            }
+        }
+        number += 1;
+        let here = format!("{place}:{number}");
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        emit(json_line(bytes, &here, lossy).map_err(|reason| error(&here, reason)));
+    }
+}
+
+fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String> {
+    let line = decode(bytes, lossy)?;
+    let record: JsonLine =
+        serde_json::from_str(&line).map_err(|e| format!("malformed JSON line: {e}"))?;
+    let id = match record.id {
+        None | Some(serde_json::Value::Null) => here.to_owned(),
+        Some(serde_json::Value::String(id)) => id,
+        Some(serde_json::Value::Number(id)) => id.to_string(),
+        Some(other) => return Err(format!("`id` must be a string, not {other}")),
+    };
+    let text = record
+        .text
+        .or(record.body)
+        .ok_or_else(|| "no `text` or `body` field".to_owned())?;
+    Ok(Document { id, text })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<Result<(String, String), String>> {
+        let mut out = Vec::new();
+        read_json_lines(
+            io::Cursor::new(input.to_vec()),
+            "f.jsonl",
+            false,
+            &mut |r| {
+                out.push(
+                    r.map(|d| (d.id, d.text))
+                        .map_err(|e| format!("{}: {}", e.place, e.reason)),
+                );
+            },
+        );
+        out
+    }
+
+    #[test]
+    fn json_lines_with_and_without_ids() {
+        let got =
+            lines(b"{\"id\":\"a\",\"text\":\"x\"}\n\n{\"body\":\"y\"}\n{\"id\":7,\"text\":\"z\"}");
+        assert_eq!(
+            got,
+            vec![
+                Ok(("a".into(), "x".into())),
+                Ok(("f.jsonl:3".into(), "y".into())),
+                Ok(("7".into(), "z".into()))
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_lines_are_reported_with_their_place_and_do_not_stop_the_file() {
+        let got = lines(b"{\"id\":\"a\",\"text\":\"x\"\n[1,2]\n{\"id\":\"b\"}\n{\"id\":\"c\",\"text\":\"\xff\"}\n{\"id\":\"d\",\"text\":\"ok\"}\n");
+        assert!(got[0]
+            .as_ref()
+            .unwrap_err()
+            .starts_with("f.jsonl:1: malformed JSON line"));
+        assert!(got[1]
+            .as_ref()
+            .unwrap_err()
+            .starts_with("f.jsonl:2: malformed JSON line"));
+        assert!(got[2].as_ref().unwrap_err().contains("no `text` or `body`"));
+        assert!(got[3].as_ref().unwrap_err().contains("invalid UTF-8"));
+        assert_eq!(got[4], Ok(("d".into(), "ok".into())));
+    }
+}

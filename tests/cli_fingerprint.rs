@@ -1,0 +1,118 @@
+//! `tantivy-dedup fingerprint` end to end: inputs, the output format, exit codes, bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn lines(output: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every output line is JSON"))
+        .collect()
+}
+
+#[test]
+fn sample_corpus_gets_one_line_per_document() {
+    let output = run(&["fingerprint", "samples/corpus.jsonl"], b"");
+    assert!(output.status.success());
+    let lines = lines(&output);
+    assert_eq!(lines.len(), 65);
+    for line in &lines {
+        let fingerprint = line["fingerprint"].as_str().unwrap();
+        assert_eq!(fingerprint.len(), 16);
+        assert!(fingerprint.bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+    assert_eq!(lines[0]["id"], "en-license-gpl1-nowarranty");
+}
+
+#[test]
+fn folders_and_plain_text_files_use_their_path_as_id() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("a.txt"), "我爱北京天安门").unwrap();
+    std::fs::write(dir.path().join("sub/b.txt"), "我愛北京天安門").unwrap();
+    let output = run(&["fingerprint", dir.path().to_str().unwrap()], b"");
+    assert!(output.status.success());
+    let lines = lines(&output);
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0]["id"].as_str().unwrap().ends_with("a.txt"));
+    assert!(lines[1]["id"].as_str().unwrap().ends_with("sub/b.txt"));
+    assert_eq!(
+        lines[0]["fingerprint"], lines[1]["fingerprint"],
+        "folded scripts agree"
+    );
+}
+
+#[test]
+fn bad_records_are_reported_and_the_rest_goes_on() {
+    let input = b"{\"id\":\"a\",\"text\":\"first document\"}\n{broken\n{\"text\":\"\xff\xfe\"}\n{\"id\":\"empty\",\"text\":\" ,. \"}\n{\"id\":\"b\",\"text\":\"last document\"}\n";
+    let output = run(&["fingerprint", "-"], input);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "record errors give exit code 1"
+    );
+    let lines = lines(&output);
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["id"], "a");
+    assert_eq!(lines[1]["id"], "-:2");
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("malformed JSON"));
+    assert!(lines[2]["error"]
+        .as_str()
+        .unwrap()
+        .contains("invalid UTF-8"));
+    assert_eq!(lines[3]["fingerprint"], serde_json::Value::Null);
+    assert_eq!(lines[4]["id"], "b");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("-:2"));
+}
+
+#[test]
+fn lossy_utf8_replaces_instead_of_failing() {
+    let output = run(&["fingerprint", "--lossy-utf8", "-"], b"plain \xff text");
+    assert!(output.status.success());
+    assert_eq!(lines(&output)[0]["id"], "-");
+}
+
+#[test]
+fn missing_files_and_bad_options_are_clear_errors() {
+    let output = run(&["fingerprint", "no/such/file.jsonl"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(lines(&output)[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("cannot open"));
+    let output = run(&["fingerprint", "--n", "0", "-"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8(output.stderr).unwrap().contains("1..=16"));
+    let output = run(&["fingerprint", "--features", "sentences", "-"], b"");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn options_change_the_fingerprint() {
+    let text = b"The quick brown fox jumps over the lazy dog near the river bank";
+    let a = lines(&run(&["fingerprint", "-"], text));
+    let b = lines(&run(
+        &["fingerprint", "--features", "chargrams", "--n", "4", "-"],
+        text,
+    ));
+    let c = lines(&run(&["fingerprint", "--seed", "1", "-"], text));
+    assert_ne!(a[0]["fingerprint"], b[0]["fingerprint"]);
+    assert_ne!(a[0]["fingerprint"], c[0]["fingerprint"]);
+}
