@@ -23,19 +23,35 @@ pub fn is_han(c: char) -> bool {
 /// Splits `text` into maximal runs that are all Han or all non-Han, calling
 /// `emit(byte_offset, run, is_han)` for each, in order.
 pub(crate) fn for_each_run<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str, bool)) {
+    let bytes = text.as_bytes();
     let mut start = 0;
     let mut current: Option<bool> = None;
-    for (offset, c) in text.char_indices() {
-        let han = is_han(c);
-        match current {
-            Some(kind) if kind != han => {
-                emit(start, &text[start..offset], kind);
-                start = offset;
-                current = Some(han);
-            }
-            None => current = Some(han),
-            Some(_) => {}
+    let mut switch_to = |kind: bool, at: usize, current: &mut Option<bool>| match *current {
+        Some(previous) if previous != kind => {
+            emit(start, &text[start..at], previous);
+            start = at;
+            *current = Some(kind);
         }
+        None => *current = Some(kind),
+        Some(_) => {}
+    };
+    let mut offset = 0;
+    while offset < bytes.len() {
+        // ASCII is never Han and is most non-Han text: jump over a stretch of it at once,
+        // and decode characters only between such stretches.
+        let ascii = bytes[offset].is_ascii();
+        let end = bytes[offset..]
+            .iter()
+            .position(|b| b.is_ascii() != ascii)
+            .map_or(bytes.len(), |length| offset + length);
+        if ascii {
+            switch_to(false, offset, &mut current);
+        } else {
+            for (i, c) in text[offset..end].char_indices() {
+                switch_to(is_han(c), offset + i, &mut current);
+            }
+        }
+        offset = end;
     }
     if let Some(kind) = current {
         emit(start, &text[start..], kind);

@@ -124,10 +124,10 @@ impl MixedTokenizer {
                 self.segment_han(run_start, run, &mut emit);
             } else {
                 for (offset, word) in run.unicode_word_indices() {
-                    lowercase_into(word, &mut lowered);
-                    if !self.is_stop_word(&lowered) {
+                    let word_lowered = lowercase(word, &mut lowered);
+                    if !self.is_stop_word(word_lowered) {
                         let start = run_start + offset;
-                        emit(&lowered, start..start + word.len());
+                        emit(word_lowered, start..start + word.len());
                     }
                 }
             }
@@ -199,15 +199,21 @@ impl MixedTokenizer {
     }
 }
 
-/// Lowercases `word` into `out`, replacing its content; ASCII takes the fast path.
-fn lowercase_into(word: &str, out: &mut String) {
-    out.clear();
+/// `word` lowercased: `word` itself when it has nothing to lowercase (most words), else its
+/// lowercase form written into `buffer`.
+fn lowercase<'a>(word: &'a str, buffer: &'a mut String) -> &'a str {
     if word.is_ascii() {
-        out.push_str(word);
-        out.make_ascii_lowercase();
+        if !word.bytes().any(|b| b.is_ascii_uppercase()) {
+            return word;
+        }
+        buffer.clear();
+        buffer.push_str(word);
+        buffer.make_ascii_lowercase();
     } else {
-        out.extend(word.chars().flat_map(char::to_lowercase));
+        buffer.clear();
+        buffer.extend(word.chars().flat_map(char::to_lowercase));
     }
+    buffer
 }
 
 impl Tokenizer for MixedTokenizer {

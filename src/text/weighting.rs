@@ -45,11 +45,20 @@ impl Weighting {
 
 /// The length-relevance weight of a word of `chars` characters: a normal curve with mean
 /// [`LENGTH_RELEVANCE_MEAN`] and standard deviation [`LENGTH_RELEVANCE_STD_DEV`], scaled so
-/// that its peak (at the mean) is 1.
+/// that its peak (at the mean) is 1. Long tokens (URLs, base64) get ~0, which is what the
+/// curve means.
 #[must_use]
 pub fn length_relevance(chars: usize) -> f32 {
-    // Lengths are small integers: a table would save a few nanoseconds, the formula says what
-    // the weight is. Long tokens (URLs, base64) get ~0, which is what the curve means.
+    // Words are short: their weights come from a table, filled once from the formula.
+    static TABLE: std::sync::LazyLock<[f32; 64]> =
+        std::sync::LazyLock::new(|| std::array::from_fn(length_relevance_formula));
+    TABLE
+        .get(chars)
+        .copied()
+        .unwrap_or_else(|| length_relevance_formula(chars))
+}
+
+fn length_relevance_formula(chars: usize) -> f32 {
     let z = (chars as f32 - LENGTH_RELEVANCE_MEAN) / LENGTH_RELEVANCE_STD_DEV;
     (-0.5 * z * z).exp()
 }
@@ -66,6 +75,8 @@ mod tests {
         assert!(at(1) < at(2) && at(2) < at(3) && at(3) < at(4));
         assert!(at(6) > at(7) && at(7) > at(10));
         assert!(at(30) < 1e-10);
+        assert_eq!(at(100), length_relevance_formula(100));
+        assert_eq!(at(63), length_relevance_formula(63));
         let z = |n: usize| (n as f32 - LENGTH_RELEVANCE_MEAN) / LENGTH_RELEVANCE_STD_DEV;
         assert!((at(7) - (-0.5 * z(7) * z(7)).exp()).abs() < 1e-6);
         // 7 characters is 1.13 standard deviations above the mean: just under exp(-1/2).
