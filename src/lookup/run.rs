@@ -2,7 +2,7 @@
 //!
 //! [`FingerprintIndex`](super::FingerprintIndex) keeps its fingerprints in a few runs of
 //! geometrically different sizes (the logarithmic method of Bentley and Saxe 1980, the shape
-//! of an LSM tree): tables are built in bulk, by counting sort, never updated in place, and an
+//! of an LSM tree): tables are built in bulk, by radix sort, never updated in place, and an
 //! insert costs a few amortized merges instead of a rebuild. A run stores each fingerprint
 //! once, in slot order (slots sorted by id, so an id is found by binary search), and its
 //! tables refer to slots.

@@ -1,16 +1,5 @@
-//! Features: the pieces of a text that its fingerprint is made of.
-//!
-//! Three kinds, all over the output of [`MixedTokenizer`]:
-//! - **words**: each token. Robust to reordering, blind to it.
-//! - **word shingles** of `n`: each run of `n` consecutive tokens (Broder's shingles); they
-//!   keep local word order, so two texts with the same vocabulary but different sentences
-//!   differ more.
-//! - **character n-grams** of `n`: each run of `n` consecutive letters or digits of the
-//!   normalized text (lowercased, folded, whitespace and punctuation skipped); no segmentation
-//!   is needed, so they are fast on Chinese and indifferent to segmentation errors.
-//!
-//! A text shorter than one shingle or one n-gram yields a single feature of all it has, so
-//! that short texts still get a fingerprint.
+//! Features: the pieces of a text that its fingerprint is made of ([`FeatureKind`]), and
+//! [`FeatureExtractor`], which weighs them.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -25,7 +14,18 @@ use crate::text::MixedTokenizer;
 /// The largest `n` accepted for shingles and n-grams.
 pub const MAX_FEATURE_N: usize = 16;
 
-/// What a text's features are. See the [module documentation](self).
+/// What a text's features are.
+///
+/// - **words**: each token. Robust to reordering, blind to it.
+/// - **word shingles** of `n`: each run of `n` consecutive tokens (Broder's shingles); they keep
+///   local word order, so two texts with the same vocabulary but different sentences differ
+///   more.
+/// - **character n-grams** of `n`: each run of `n` consecutive letters or digits of the
+///   normalized text (lowercased, folded, whitespace and punctuation skipped); no segmentation
+///   is needed, so they are indifferent to segmentation errors.
+///
+/// A text shorter than one shingle or one n-gram yields a single feature of all it has, so that
+/// short texts still get a fingerprint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum FeatureKind {

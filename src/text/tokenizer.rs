@@ -124,6 +124,14 @@ impl MixedTokenizer {
                 self.segment_han(run_start, run, &mut emit);
             } else {
                 for (offset, word) in run.unicode_word_indices() {
+                    // UAX #29 attaches a combining mark to whatever precedes it, even a space
+                    // (" \u{16ff0}" is one "word"): tokens never hold whitespace.
+                    let trimmed = word.trim_start();
+                    let offset = offset + (word.len() - trimmed.len());
+                    let word = trimmed.trim_end();
+                    if word.is_empty() {
+                        continue;
+                    }
                     let word_lowered = lowercase(word, &mut lowered);
                     if !self.is_stop_word(word_lowered) {
                         let start = run_start + offset;
@@ -366,6 +374,16 @@ mod tests {
         let config = TokenizerConfig::default().stop_words(true);
         let mut tokenizer = MixedTokenizer::from_config(&config).unwrap();
         assert_tokens(&mut tokenizer, "The cat 的", &[("cat", 4, 7)]);
+    }
+
+    #[test]
+    fn combining_marks_after_spaces_do_not_make_whitespace_tokens() {
+        let mut tokenizer = MixedTokenizer::new();
+        assert_tokens(
+            &mut tokenizer,
+            "a \u{16ff0}",
+            &[("a", 0, 1), ("\u{16ff0}", 2, 6)],
+        );
     }
 
     #[test]
