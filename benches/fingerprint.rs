@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tantivy_dedup::fingerprint::SimHashAccumulator;
-use tantivy_dedup::text::{FeatureKind, TokenizerConfig, Weighting};
+use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 fn texts(env: &str, language: &str) -> Vec<String> {
@@ -38,10 +38,16 @@ fn configs() -> Vec<(&'static str, FingerprintConfig)> {
         ("words/tfidf", default.clone().weighting(Weighting::TfIdf)),
         ("words/tfidf-length", default.clone()),
         (
-            "words/tfidf-length/no-fold",
+            "words/tfidf-length/fold-off",
             default
                 .clone()
-                .tokenizer(TokenizerConfig::default().fold_traditional(false)),
+                .tokenizer(TokenizerConfig::default().folding(ScriptFolding::Off)),
+        ),
+        (
+            "words/tfidf-length/fold-regional",
+            default
+                .clone()
+                .tokenizer(TokenizerConfig::default().folding(ScriptFolding::Regional)),
         ),
         (
             "shingles-2/tfidf-length",

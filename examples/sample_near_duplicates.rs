@@ -3,7 +3,7 @@
 //! compare the groups with the known near-duplicate groups of `samples/groups.json`.
 //!
 //! ```sh
-//! cargo run --release --example sample_near_duplicates [-- --distance 3 --features words|shingles-N|chargrams-N --weighting tf|tf-idf|tf-idf-length --fold true|false]
+//! cargo run --release --example sample_near_duplicates [-- --distance 3 --features words|shingles-N|chargrams-N --weighting tf|tf-idf|tf-idf-length --fold off|characters|regional]
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -84,7 +84,7 @@ fn main() -> anyhow::Result<()> {
                 let tokenizer = config
                     .get_tokenizer()
                     .clone()
-                    .fold_traditional(value.parse()?);
+                    .folding(serde_json::from_value(value.into())?);
                 config = config.tokenizer(tokenizer);
             }
             _ => bail!("unknown option {arg}"),

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use tantivy_dedup::text::{FeatureKind, TokenizerConfig, Weighting};
+use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 const RUNS: usize = 3;
@@ -68,7 +68,8 @@ fn main() -> anyhow::Result<()> {
     let paths: Vec<String> = std::env::args().skip(1).collect();
     anyhow::ensure!(!paths.is_empty(), "usage: throughput FILE.jsonl...");
     let default = FingerprintConfig::default();
-    let no_fold = TokenizerConfig::default().fold_traditional(false);
+    let no_fold = TokenizerConfig::default().folding(ScriptFolding::Off);
+    let regional = TokenizerConfig::default().folding(ScriptFolding::Regional);
     let configs = [
         ("words/tf", default.clone().weighting(Weighting::Tf)),
         ("words/tfidf", default.clone().weighting(Weighting::TfIdf)),
@@ -77,8 +78,12 @@ fn main() -> anyhow::Result<()> {
             default.clone().weighting(Weighting::TfIdfLength),
         ),
         (
-            "words/tfidf/no-fold",
+            "words/tfidf-length/fold-off",
             default.clone().tokenizer(no_fold.clone()),
+        ),
+        (
+            "words/tfidf-length/fold-regional",
+            default.clone().tokenizer(regional),
         ),
         (
             "words/tfidf/no-hmm",
@@ -112,7 +117,7 @@ fn main() -> anyhow::Result<()> {
                 .weighting(Weighting::Tf),
         ),
         (
-            "chargrams-4/tf/no-fold",
+            "chargrams-4/tf/fold-off",
             default
                 .clone()
                 .features(FeatureKind::CharNgrams { n: 4 })

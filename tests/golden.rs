@@ -2,7 +2,7 @@
 //! change by accident, across versions and platforms. A change here is a change of
 //! `FORMAT_VERSION`: every stored fingerprint would become incomparable.
 
-use tantivy_dedup::text::{FeatureKind, TokenizerConfig, Weighting};
+use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 const TEXTS: [&str; 4] = [
@@ -18,7 +18,7 @@ fn configs() -> Vec<(&'static str, FingerprintConfig)> {
         .tokenizer(
             TokenizerConfig::default()
                 .hmm(true)
-                .fold_traditional(true)
+                .folding(ScriptFolding::Regional)
                 .stop_words(false),
         )
         .features(FeatureKind::Words)
@@ -45,11 +45,17 @@ fn configs() -> Vec<(&'static str, FingerprintConfig)> {
         ),
         ("seed-42", default.clone().seed(42)),
         (
+            "fold-characters",
+            default
+                .clone()
+                .tokenizer(TokenizerConfig::default().folding(ScriptFolding::Characters)),
+        ),
+        (
             "no-hmm/no-fold/stop-words",
             default.tokenizer(
                 TokenizerConfig::default()
                     .hmm(false)
-                    .fold_traditional(false)
+                    .folding(ScriptFolding::Off)
                     .stop_words(true),
             ),
         ),
@@ -76,6 +82,7 @@ const GOLDEN: &[&str] = &[
     "shingles-2/tf-idf-length: dc0c9b2618320b54 36bfda624aa13d42 b4004c57b2e141a3 a628bd6abbbe6e17",
     "chargrams-3/tf: cf5926288e3013d1 cb1f8160449337ff 513f956227644600 daf2d0421ed0ce80",
     "seed-42: 2a1300dda0d7538e cef50c6694d80a85 502ccdb796c2a734 423d928a029aa301",
+    "fold-characters: 78a318a8a5f2bef7 8200868318d23077 6ddda7dcd04393c2 68655e74a5b600de",
     "no-hmm/no-fold/stop-words: 7a839aa845d33ee6 84ac9e8291dab2e7 7b9ccbc893d210eb 686d3e74a5b608ce",
 ];
 

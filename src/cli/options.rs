@@ -1,7 +1,7 @@
 //! Feature, weighting and tokenizer options shared by every command.
 
 use clap::{Args, ValueEnum};
-use tantivy_dedup::text::{FeatureKind, TokenizerConfig, Weighting};
+use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::FingerprintConfig;
 
 /// What the features of a text are (see docs/PARAMETERS.md).
@@ -26,6 +26,17 @@ pub enum WeightingArg {
     TfIdfLength,
 }
 
+/// How Chinese script is folded.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FoldingArg {
+    /// No folding.
+    Off,
+    /// Character by character.
+    Characters,
+    /// Characters and Taiwan vocabulary (OpenCC tw2sp).
+    Regional,
+}
+
 /// The fingerprint settings; the defaults are the library's (docs/PARAMETERS.md).
 #[derive(Args, Debug, Clone)]
 pub struct FingerprintOptions {
@@ -38,9 +49,10 @@ pub struct FingerprintOptions {
     /// Feature weighting.
     #[arg(long, value_enum, default_value_t = WeightingArg::TfIdfLength, help_heading = "Fingerprint")]
     weighting: WeightingArg,
-    /// Do not fold Traditional Chinese to Simplified before segmenting.
-    #[arg(long, help_heading = "Fingerprint")]
-    no_fold: bool,
+    /// Traditional to Simplified Chinese before segmenting: off, characters (門 -> 门) or
+    /// regional (also Taiwan vocabulary: 軟體 -> 软件; slower).
+    #[arg(long, value_enum, default_value_t = FoldingArg::Regional, help_heading = "Fingerprint")]
+    folding: FoldingArg,
     /// Do not let jieba's HMM guess words missing from its dictionary.
     #[arg(long, help_heading = "Fingerprint")]
     no_hmm: bool,
@@ -67,7 +79,11 @@ impl FingerprintOptions {
             WeightingArg::TfIdfLength => Weighting::TfIdfLength,
         };
         let tokenizer = TokenizerConfig::default()
-            .fold_traditional(!self.no_fold)
+            .folding(match self.folding {
+                FoldingArg::Off => ScriptFolding::Off,
+                FoldingArg::Characters => ScriptFolding::Characters,
+                FoldingArg::Regional => ScriptFolding::Regional,
+            })
             .hmm(!self.no_hmm)
             .stop_words(self.stop_words);
         FingerprintConfig::default()

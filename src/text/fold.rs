@@ -2,10 +2,15 @@
 //!
 //! Mirrors and regional sites publish one page in both scripts; folding makes both spell the
 //! same words, so the page fingerprints as a near-duplicate of itself and a query in one
-//! script finds documents in the other. The conversion is OpenCC's (through the pure-Rust
-//! `ferrous-opencc`), with Taiwan phrases (`tw2sp`: 軟體 -> 软件, 滑鼠 -> 鼠标): regional
-//! vocabulary, not only characters.
+//! script finds documents in the other. Two depths ([`ScriptFolding`]):
+//!
+//! - **characters**: each Traditional character becomes its Simplified form (門 -> 门), from
+//!   a table of single characters: fast.
+//! - **regional**: OpenCC's Taiwan-phrase conversion (`tw2sp`, through the pure-Rust
+//!   `ferrous-opencc`): regional vocabulary too (軟體 -> 软件, 檔案 -> 文件), several times
+//!   slower.
 
+use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use ferrous_opencc::config::BuiltinConfig;
@@ -13,6 +18,7 @@ use ferrous_opencc::OpenCC;
 use roaring::RoaringBitmap;
 
 use crate::error::{Error, Result};
+use crate::text::ScriptFolding;
 
 static TW2SP: LazyLock<std::result::Result<Arc<Converter>, String>> = LazyLock::new(|| {
     let converter = OpenCC::from_config(BuiltinConfig::Tw2sp).map_err(|e| e.to_string())?;
@@ -20,20 +26,25 @@ static TW2SP: LazyLock<std::result::Result<Arc<Converter>, String>> = LazyLock::
     // step of tokenizing it (measured: 2 to 4 times slower). Knowing which characters the
     // conversion changes lets a run without any of them skip it; finding them takes ~30 ms
     // once per process.
+    // The same scan gives the table of single characters.
     let mut traditional = RoaringBitmap::new();
+    let mut characters = HashMap::new();
     let mut buffer = [0u8; 4];
     let han = (0x3400u32..0xA000)
         .chain(0xF900..0xFB00)
         .chain(0x2_0000..0x2_FA20);
     for c in han.filter_map(char::from_u32) {
         let single = c.encode_utf8(&mut buffer);
-        if converter.convert(single) != *single {
+        let converted = converter.convert(single);
+        if converted != *single {
             traditional.insert(u32::from(c));
+            characters.insert(c, converted.into_boxed_str());
         }
     }
     Ok(Arc::new(Converter {
         opencc: converter,
         traditional,
+        characters,
     }))
 });
 
@@ -41,29 +52,38 @@ struct Converter {
     opencc: OpenCC,
     /// The characters that the conversion changes on their own.
     traditional: RoaringBitmap,
+    /// What each of them becomes on its own.
+    characters: HashMap<char, Box<str>>,
 }
 
-/// Folds Traditional Chinese (including Taiwan and Hong Kong vocabulary) to Simplified.
-/// Loaded once per process; clones share it.
+/// Folds Traditional Chinese to Simplified, character by character or with regional
+/// vocabulary. The tables are loaded once per process; clones share them.
 ///
 /// Text is converted only where it holds at least one character that is Traditional on its
-/// own: a Taiwan phrase written entirely in characters shared by both scripts (滑鼠) is left
-/// as it is unless a Traditional character shares its run.
+/// own: in regional mode, a Taiwan phrase written entirely in characters shared by both
+/// scripts (滑鼠) is left as it is unless a Traditional character shares its run.
 #[derive(Clone)]
 pub struct ScriptFolder {
     converter: Arc<Converter>,
+    regional: bool,
 }
 
 impl ScriptFolder {
-    /// The shared Traditional-to-Simplified converter.
+    /// The folder for `folding`, or `None` for [`ScriptFolding::Off`].
     ///
     /// # Errors
     /// [`Error::ScriptFolding`] if the embedded OpenCC tables cannot be loaded.
-    pub fn traditional_to_simplified() -> Result<Self> {
+    pub fn new(folding: ScriptFolding) -> Result<Option<Self>> {
+        let regional = match folding {
+            ScriptFolding::Off => return Ok(None),
+            ScriptFolding::Characters => false,
+            ScriptFolding::Regional => true,
+        };
         match &*TW2SP {
-            Ok(converter) => Ok(ScriptFolder {
+            Ok(converter) => Ok(Some(ScriptFolder {
                 converter: Arc::clone(converter),
-            }),
+                regional,
+            })),
             Err(reason) => Err(Error::ScriptFolding(reason.clone())),
         }
     }
@@ -79,18 +99,27 @@ impl ScriptFolder {
     /// [needs no folding](Self::needs_folding).
     #[must_use]
     pub fn fold<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
-        if self.needs_folding(text) {
-            std::borrow::Cow::Owned(self.converter.opencc.convert(text))
-        } else {
-            std::borrow::Cow::Borrowed(text)
+        if !self.needs_folding(text) {
+            return std::borrow::Cow::Borrowed(text);
         }
+        if self.regional {
+            return std::borrow::Cow::Owned(self.converter.opencc.convert(text));
+        }
+        let mut folded = String::with_capacity(text.len());
+        for c in text.chars() {
+            match self.converter.characters.get(&c) {
+                Some(simplified) => folded.push_str(simplified),
+                None => folded.push(c),
+            }
+        }
+        std::borrow::Cow::Owned(folded)
     }
 }
 
 impl std::fmt::Debug for ScriptFolder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScriptFolder")
-            .field("conversion", &self.converter.opencc.name())
+            .field("regional", &self.regional)
             .field("traditional_chars", &self.converter.traditional.len())
             .finish()
     }
@@ -102,7 +131,7 @@ mod tests {
 
     #[test]
     fn folds_characters_and_regional_phrases() {
-        let folder = ScriptFolder::traditional_to_simplified().unwrap();
+        let folder = ScriptFolder::new(ScriptFolding::Regional).unwrap().unwrap();
         assert_eq!(folder.fold("我愛北京天安門"), "我爱北京天安门");
         assert_eq!(folder.fold("軟體"), "软件");
         assert_eq!(folder.fold("鼠標"), "鼠标");
@@ -111,5 +140,15 @@ mod tests {
             std::borrow::Cow::Borrowed("简体不变 and Latin")
         ));
         assert!(folder.needs_folding("門") && !folder.needs_folding("门"));
+    }
+
+    #[test]
+    fn character_folding_keeps_vocabulary() {
+        let folder = ScriptFolder::new(ScriptFolding::Characters)
+            .unwrap()
+            .unwrap();
+        assert_eq!(folder.fold("我愛北京天安門"), "我爱北京天安门");
+        assert_eq!(folder.fold("軟體"), "软体");
+        assert!(ScriptFolder::new(ScriptFolding::Off).unwrap().is_none());
     }
 }

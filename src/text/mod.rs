@@ -14,7 +14,7 @@ mod stopwords;
 mod tokenizer;
 mod weighting;
 
-pub use config::TokenizerConfig;
+pub use config::{ScriptFolding, TokenizerConfig};
 pub use dictionary::ChineseDictionary;
 pub use features::{FeatureExtractor, FeatureKind, MAX_FEATURE_N};
 pub use fold::ScriptFolder;

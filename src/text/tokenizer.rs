@@ -94,11 +94,7 @@ impl MixedTokenizer {
                 ),
             });
         }
-        let folder = if config.get_fold_traditional() {
-            Some(ScriptFolder::traditional_to_simplified()?)
-        } else {
-            None
-        };
+        let folder = ScriptFolder::new(config.get_folding())?;
         Ok(MixedTokenizer {
             config: config.clone(),
             dictionary,
@@ -359,7 +355,7 @@ mod tests {
 
     #[test]
     fn folding_can_be_turned_off() {
-        let config = TokenizerConfig::default().fold_traditional(false);
+        let config = TokenizerConfig::default().folding(crate::text::ScriptFolding::Off);
         let mut tokenizer = MixedTokenizer::from_config(&config).unwrap();
         let mut stream = tokenizer.token_stream("天安門");
         let mut words = Vec::new();
