@@ -1,5 +1,5 @@
 //! Measures `FingerprintIndex` against the brute-force `LinearScan` on the same queries and
-//! prints a Markdown table (the one in `docs/BENCHMARKS-lookup.md`).
+//! prints a Markdown table (the lookup section of `docs/BENCHMARKS.md`).
 //!
 //! ```text
 //! cargo run --release --example lookup_compare                 # N = 1M and 10M

@@ -7,7 +7,9 @@
 //!
 //! Prints one JSON object per configuration and corpus:
 //! `{"tool":"tantivy-dedup","config":"words/tf","corpus":"english","docs":..,"bytes":..,"seconds":..,"mb_per_s":..}`.
-//! `seconds` is the best of three runs of fingerprinting only (the corpus is loaded first).
+//! `seconds` is the best of eight runs of fingerprinting only (the corpus is loaded first),
+//! the configurations taking turns round by round; `cpu_seconds` is the best on-CPU time of
+//! this thread (Linux `schedstat`), which time stolen by other jobs does not inflate.
 //! The `jieba-cut-only` row is jieba-rs segmentation alone on the same texts: the baseline
 //! for the cost of fingerprinting Chinese.
 
@@ -18,8 +20,6 @@ use std::time::Instant;
 use anyhow::Context;
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::{FingerprintConfig, SimHasher};
-
-const RUNS: usize = 3;
 
 fn load(path: &Path) -> anyhow::Result<Vec<String>> {
     let file = std::fs::File::open(path).with_context(|| format!("open {}", path.display()))?;
@@ -35,22 +35,50 @@ fn load(path: &Path) -> anyhow::Result<Vec<String>> {
     Ok(texts)
 }
 
-/// Best wall time of `RUNS` runs of `work` over every text.
-fn best_seconds(texts: &[String], mut work: impl FnMut(&str) -> u64) -> f64 {
-    let mut best = f64::INFINITY;
-    let mut sink = 0u64;
-    for _ in 0..RUNS {
-        let start = Instant::now();
-        for text in texts {
-            sink = sink.wrapping_add(work(text));
-        }
-        best = best.min(start.elapsed().as_secs_f64());
-    }
-    std::hint::black_box(sink);
-    best
+/// Rounds: every configuration is timed once per round, so that a slow moment of the machine
+/// (seen here: the same work twice as slow for seconds at a time) hits all of them alike.
+const ROUNDS: usize = 8;
+
+/// Nanoseconds this thread has spent on a CPU, where Linux tells (`/proc/thread-self/schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
 }
 
-fn report(config: &str, corpus: &str, texts: &[String], seconds: f64) {
+/// The best wall time and on-CPU time seen so far for one configuration.
+#[derive(Clone, Copy)]
+struct Best {
+    seconds: f64,
+    cpu_seconds: Option<f64>,
+}
+
+impl Best {
+    const NONE: Best = Best {
+        seconds: f64::INFINITY,
+        cpu_seconds: None,
+    };
+
+    /// Times one run of `work` over every text and keeps the better times.
+    fn run(&mut self, texts: &[String], work: &mut dyn FnMut(&str) -> u64) {
+        let cpu_start = thread_cpu_ns();
+        let start = Instant::now();
+        let sink = texts
+            .iter()
+            .fold(0u64, |sink, text| sink.wrapping_add(work(text)));
+        self.seconds = self.seconds.min(start.elapsed().as_secs_f64());
+        std::hint::black_box(sink);
+        if let (Some(a), Some(b)) = (cpu_start, thread_cpu_ns()) {
+            let cpu = (b - a) as f64 / 1e9;
+            self.cpu_seconds = Some(self.cpu_seconds.map_or(cpu, |c| c.min(cpu)));
+        }
+    }
+}
+
+fn report(config: &str, corpus: &str, texts: &[String], best: Best) {
+    let Best {
+        seconds,
+        cpu_seconds,
+    } = best;
     let bytes: usize = texts.iter().map(String::len).sum();
     let line = serde_json::json!({
         "tool": "tantivy-dedup",
@@ -60,6 +88,8 @@ fn report(config: &str, corpus: &str, texts: &[String], seconds: f64) {
         "bytes": bytes,
         "seconds": seconds,
         "mb_per_s": bytes as f64 / 1e6 / seconds,
+        "cpu_seconds": cpu_seconds,
+        "mb_per_s_cpu": cpu_seconds.map(|s| bytes as f64 / 1e6 / s),
     });
     println!("{line}");
 }
@@ -126,6 +156,10 @@ fn main() -> anyhow::Result<()> {
         ),
     ];
     let jieba = jieba_rs::Jieba::new();
+    let hashers = configs
+        .iter()
+        .map(|(name, config)| Ok((*name, SimHasher::new(config)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     for path in &paths {
         let path = Path::new(path);
         let corpus = path
@@ -134,15 +168,28 @@ fn main() -> anyhow::Result<()> {
             .unwrap_or("corpus")
             .to_owned();
         let texts = load(path)?;
-        for (name, config) in &configs {
-            let hasher = SimHasher::new(config)?;
-            // Warm the lazily loaded tables outside the timed runs.
-            let _ = hasher.fingerprint("预热 warm-up 預熱");
-            let seconds = best_seconds(&texts, |t| hasher.fingerprint(t).map_or(0, |f| f.bits()));
-            report(name, &corpus, &texts, seconds);
+        let mut workers: Vec<(&str, Box<dyn FnMut(&str) -> u64 + '_>)> = hashers
+            .iter()
+            .map(|(name, hasher)| {
+                // Warm the lazily loaded tables outside the timed runs.
+                let _ = hasher.fingerprint("预热 warm-up 預熱");
+                let work = move |t: &str| hasher.fingerprint(t).map_or(0, |f| f.bits());
+                (*name, Box::new(work) as Box<dyn FnMut(&str) -> u64>)
+            })
+            .collect();
+        workers.push((
+            "jieba-cut-only",
+            Box::new(|t: &str| jieba.cut(t, true).len() as u64),
+        ));
+        let mut best = vec![Best::NONE; workers.len()];
+        for _ in 0..ROUNDS {
+            for ((_, work), best) in workers.iter_mut().zip(&mut best) {
+                best.run(&texts, work.as_mut());
+            }
         }
-        let seconds = best_seconds(&texts, |t| jieba.cut(t, true).len() as u64);
-        report("jieba-cut-only", &corpus, &texts, seconds);
+        for ((name, _), best) in workers.iter().zip(best) {
+            report(name, &corpus, &texts, best);
+        }
     }
     Ok(())
 }
