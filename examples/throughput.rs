@@ -45,6 +45,9 @@ fn thread_cpu_ns() -> Option<u64> {
     stat.split_whitespace().next()?.parse().ok()
 }
 
+/// One timed job: fingerprinting (or segmenting) a text, returning something to keep.
+type Work<'a> = Box<dyn FnMut(&str) -> u64 + 'a>;
+
 /// The best wall time and on-CPU time seen so far for one configuration.
 #[derive(Clone, Copy)]
 struct Best {
@@ -168,13 +171,13 @@ fn main() -> anyhow::Result<()> {
             .unwrap_or("corpus")
             .to_owned();
         let texts = load(path)?;
-        let mut workers: Vec<(&str, Box<dyn FnMut(&str) -> u64 + '_>)> = hashers
+        let mut workers: Vec<(&str, Work<'_>)> = hashers
             .iter()
             .map(|(name, hasher)| {
                 // Warm the lazily loaded tables outside the timed runs.
                 let _ = hasher.fingerprint("预热 warm-up 預熱");
                 let work = move |t: &str| hasher.fingerprint(t).map_or(0, |f| f.bits());
-                (*name, Box::new(work) as Box<dyn FnMut(&str) -> u64>)
+                (*name, Box::new(work) as Work<'_>)
             })
             .collect();
         workers.push((
