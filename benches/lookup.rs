@@ -14,41 +14,10 @@ use tantivy_dedup::Fingerprint;
 const N: usize = 1_000_000;
 const K: u32 = 3;
 
-/// splitmix64, so that every run measures the same data.
-struct Rng(u64);
+#[path = "support/data.rs"]
+mod data;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// `fp` with up to `max` random bits flipped.
-    fn near(&mut self, fp: u64, max: u64) -> u64 {
-        let flips = self.next() % (max + 1);
-        (0..flips).fold(fp, |f, _| f ^ (1 << (self.next() % 64)))
-    }
-}
-
-fn random(n: usize, rng: &mut Rng) -> Vec<u64> {
-    (0..n).map(|_| rng.next()).collect()
-}
-
-/// Groups of 1 to 15 near-duplicates: a random base with up to 3 bits flipped in each member.
-fn clustered(n: usize, rng: &mut Rng) -> Vec<u64> {
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let base = rng.next();
-        let size = 1 + (rng.next() % 15) as usize;
-        for _ in 0..size.min(n - out.len()) {
-            out.push(rng.near(base, 3));
-        }
-    }
-    out
-}
+use data::{clustered, random, Rng};
 
 fn entries(data: &[u64]) -> impl Iterator<Item = (u32, Fingerprint)> + '_ {
     data.iter()
@@ -61,8 +30,9 @@ fn queries(data: &[u64], rng: &mut Rng) -> Vec<Fingerprint> {
     (0..4096)
         .map(|i| {
             if i % 2 == 0 {
-                let fp = data[(rng.next() % data.len() as u64) as usize];
-                Fingerprint(rng.near(fp, 3))
+                let fp = data[rng.below(data.len() as u64) as usize];
+                let flips = rng.below(4) as u32;
+                Fingerprint(rng.flip(fp, flips))
             } else {
                 Fingerprint(rng.next())
             }
