@@ -20,6 +20,32 @@ pub fn is_han(c: char) -> bool {
     )
 }
 
+/// True for punctuation and spacing that never belongs to a word: ASCII punctuation and
+/// whitespace, and the common CJK, fullwidth and general punctuation. A run made only of them
+/// has no words, so the tokenizer skips it without running UAX #29 over it, whose category
+/// lookups are slow for non-ASCII characters (most of the non-Han text of Chinese prose is
+/// `，` and `。`). The ranges hold only assigned punctuation, symbols and spaces, none of
+/// them letters or digits in any Unicode version.
+#[inline]
+#[must_use]
+pub(crate) fn is_separator(c: char) -> bool {
+    if c.is_ascii() {
+        return !c.is_ascii_alphanumeric();
+    }
+    matches!(c,
+        '\u{3000}'..='\u{3004}'    // ideographic space, 、 。 〃 〄
+        | '\u{3008}'..='\u{3020}'  // brackets 〈 to 〟, 〒 〓 〠
+        | '\u{3030}' | '\u{303D}'  // 〰 〽
+        | '\u{FF01}'..='\u{FF0F}'  // fullwidth ！ to ／
+        | '\u{FF1A}'..='\u{FF20}'  // fullwidth ： to ＠
+        | '\u{FF3B}'..='\u{FF40}'  // fullwidth ［ to ｀
+        | '\u{FF5B}'..='\u{FF65}'  // fullwidth ｛ to ･
+        | '\u{2010}'..='\u{2027}'  // dashes, quotes, bullets, ellipsis
+        | '\u{2030}'..='\u{205E}'  // per mille to vertical four dots
+        | '\u{00A0}'                // no-break space
+    )
+}
+
 /// Splits `text` into maximal runs that are all Han or all non-Han, calling
 /// `emit(byte_offset, run, is_han)` for each, in order.
 pub(crate) fn for_each_run<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str, bool)) {
@@ -71,6 +97,22 @@ mod tests {
         assert!(!is_han('，'));
         assert!(!is_han('の'));
         assert!(!is_han('한'));
+    }
+
+    #[test]
+    fn separators_are_never_part_of_a_word() {
+        use unicode_segmentation::UnicodeSegmentation;
+        let all = (0..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_separator(c));
+        let mut count = 0;
+        for c in all {
+            count += 1;
+            assert!(!c.is_alphanumeric(), "{c:?}");
+            let text = format!("{c}{c}");
+            assert_eq!(text.unicode_words().count(), 0, "{c:?}");
+        }
+        assert!(count > 200);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::error::{Error, Result};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
-use crate::text::script::for_each_run;
+use crate::text::script::{for_each_run, is_separator};
 use crate::text::stopwords::StopWords;
 use crate::text::TokenizerConfig;
 
@@ -118,7 +118,7 @@ impl MixedTokenizer {
         for_each_run(text, |run_start, run, han| {
             if han {
                 self.segment_han(run_start, run, &mut emit);
-            } else {
+            } else if !run.chars().all(is_separator) {
                 for (offset, word) in run.unicode_word_indices() {
                     // UAX #29 attaches a combining mark to whatever precedes it, even a space
                     // (" \u{16ff0}" is one "word"): tokens never hold whitespace.
