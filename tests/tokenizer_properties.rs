@@ -39,6 +39,20 @@ fn mixed_text() -> impl Strategy<Value = String> {
     prop::collection::vec(pieces, 0..40).prop_map(|v| v.concat())
 }
 
+/// Non-Han text rich in the characters UAX #29 treats specially between words: apostrophes,
+/// periods, commas, colons, underscores, digits, Hebrew letters and quotes, Katakana, fullwidth
+/// forms, and the spaces and punctuation the tokenizer cuts at. No combining marks: after a
+/// punctuation mark they are a word of their own for the tokenizer, part of the mark for UAX #29.
+fn latin_text() -> impl Strategy<Value = String> {
+    let pieces = prop::sample::select(vec![
+        "a", "Z", "é", "ß", "1", "2", "'", ".", ",", ":", ";", "_", "-", " ", "\n", "\u{a0}", "(",
+        ")", "!", "?", "/", "@", "#", "%", "\"", "א", "ב", "״", "カ", "ナ", "ー", "０", "，", "．",
+        "：", "；", "（", "）", "“", "”", "—", "…", "、", "。", "《", "》", "«", "»", "😀", "e.g.",
+        "3.14", "1,000", "can't", "U.S.A", "a_b", "x86_64",
+    ]);
+    prop::collection::vec(pieces, 0..30).prop_map(|v| v.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
@@ -58,6 +72,19 @@ proptest! {
             position += 1;
             last_start = token.offset_from;
         }
+    }
+
+    #[test]
+    fn cutting_at_spaces_and_punctuation_keeps_every_uax29_word(text in latin_text()) {
+        use unicode_segmentation::UnicodeSegmentation;
+        let tokenizer = MixedTokenizer::new();
+        let mut ours = Vec::new();
+        tokenizer.for_each_token(&text, |word, range| ours.push((word.to_owned(), range.start, range.end)));
+        let reference: Vec<(String, usize, usize)> = text
+            .unicode_word_indices()
+            .map(|(offset, word)| (word.to_lowercase(), offset, offset + word.len()))
+            .collect();
+        prop_assert_eq!(ours, reference);
     }
 
     #[test]

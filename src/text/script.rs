@@ -42,8 +42,50 @@ pub(crate) fn is_separator(c: char) -> bool {
         | '\u{FF5B}'..='\u{FF65}'  // fullwidth ｛ to ･
         | '\u{2010}'..='\u{2027}'  // dashes, quotes, bullets, ellipsis
         | '\u{2030}'..='\u{205E}'  // per mille to vertical four dots
-        | '\u{00A0}'                // no-break space
+        | '\u{00A0}' | '\u{00AB}' | '\u{00BB}' // no-break space, « »
     )
+}
+
+/// True for the non-ASCII spaces and punctuation at which UAX #29 always breaks and that never
+/// join two words (unlike `，`, `．`, `：`, `；`, `‘`, `’`, which can, as their ASCII forms do
+/// in `1,000` and `Beijing's`). The tokenizer cuts non-Han runs at them before segmenting the
+/// pieces, so that plain ASCII between Chinese punctuation takes the segmenter's fast path.
+/// ASCII spaces and punctuation are left to the segmenter: cutting at them would only add a
+/// call per word.
+#[inline]
+#[must_use]
+pub(crate) fn breaks_words(c: char) -> bool {
+    matches!(c,
+        '\u{A0}' | '\u{AB}' | '\u{BB}'                         // no-break space, « »
+        | '\u{2014}' | '\u{201C}' | '\u{201D}' | '\u{2026}'   // — “ ” …
+        | '\u{3000}'..='\u{3002}'                               // ideographic space, 、 。
+        | '\u{3008}'..='\u{3011}' | '\u{3014}'..='\u{301B}'   // CJK brackets
+        | '\u{FF01}' | '\u{FF08}' | '\u{FF09}' | '\u{FF1F}'   // ！ （ ） ？
+    )
+}
+
+/// Calls `emit(byte_offset, piece)` for each maximal piece of `run` between characters that
+/// [break words](breaks_words); empty pieces are skipped.
+pub(crate) fn for_each_piece<'a>(run: &'a str, mut emit: impl FnMut(usize, &'a str)) {
+    // Every break is non-ASCII: an ASCII run is one piece, found without decoding it.
+    if run.is_ascii() {
+        if !run.is_empty() {
+            emit(0, run);
+        }
+        return;
+    }
+    let mut start = 0;
+    for (offset, c) in run.char_indices() {
+        if breaks_words(c) {
+            if offset > start {
+                emit(start, &run[start..offset]);
+            }
+            start = offset + c.len_utf8();
+        }
+    }
+    if start < run.len() {
+        emit(start, &run[start..]);
+    }
 }
 
 /// Splits `text` into maximal runs that are all Han or all non-Han, calling
@@ -113,6 +155,26 @@ mod tests {
             assert_eq!(text.unicode_words().count(), 0, "{c:?}");
         }
         assert!(count > 200);
+    }
+
+    #[test]
+    fn word_breaks_are_separators() {
+        let all = (0..=0x10FFFFu32).filter_map(char::from_u32);
+        for c in all.filter(|&c| breaks_words(c)) {
+            assert!(is_separator(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn pieces_lie_between_word_breaks() {
+        let mut pieces = Vec::new();
+        for_each_piece("（tantivy, 3.14）e-mail“ok”", |offset, piece| {
+            pieces.push((offset, piece))
+        });
+        assert_eq!(pieces, [(3, "tantivy, 3.14"), (19, "e-mail"), (28, "ok")]);
+        let mut ascii = Vec::new();
+        for_each_piece("plain ascii", |offset, piece| ascii.push((offset, piece)));
+        assert_eq!(ascii, [(0, "plain ascii")]);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::error::{Error, Result};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
-use crate::text::script::{for_each_run, is_separator};
+use crate::text::script::{for_each_piece, for_each_run, is_separator};
 use crate::text::stopwords::StopWords;
 use crate::text::TokenizerConfig;
 
@@ -119,21 +119,24 @@ impl MixedTokenizer {
             if han {
                 self.segment_han(run_start, run, &mut emit);
             } else if !run.chars().all(is_separator) {
-                for (offset, word) in run.unicode_word_indices() {
-                    // UAX #29 attaches a combining mark to whatever precedes it, even a space
-                    // (" \u{16ff0}" is one "word"): tokens never hold whitespace.
-                    let trimmed = word.trim_start();
-                    let offset = offset + (word.len() - trimmed.len());
-                    let word = trimmed.trim_end();
-                    if word.is_empty() {
-                        continue;
+                for_each_piece(run, |piece_start, piece| {
+                    let piece_start = run_start + piece_start;
+                    for (offset, word) in piece.unicode_word_indices() {
+                        // UAX #29 attaches a combining mark to whatever precedes it, even a
+                        // space (" \u{16ff0}" is one "word"): tokens never hold whitespace.
+                        let trimmed = word.trim_start();
+                        let offset = offset + (word.len() - trimmed.len());
+                        let word = trimmed.trim_end();
+                        if word.is_empty() {
+                            continue;
+                        }
+                        let word_lowered = lowercase(word, &mut lowered);
+                        if !self.is_stop_word(word_lowered) {
+                            let start = piece_start + offset;
+                            emit(word_lowered, start..start + word.len());
+                        }
                     }
-                    let word_lowered = lowercase(word, &mut lowered);
-                    if !self.is_stop_word(word_lowered) {
-                        let start = run_start + offset;
-                        emit(word_lowered, start..start + word.len());
-                    }
-                }
+                });
             }
         });
     }
