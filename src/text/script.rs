@@ -94,13 +94,13 @@ pub(crate) fn for_each_run<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a st
     let bytes = text.as_bytes();
     let mut start = 0;
     let mut current: Option<bool> = None;
-    let mut switch_to = |kind: bool, at: usize, current: &mut Option<bool>| match *current {
+    let mut switch_to = |kind: bool, at: usize| match current {
         Some(previous) if previous != kind => {
             emit(start, &text[start..at], previous);
             start = at;
-            *current = Some(kind);
+            current = Some(kind);
         }
-        None => *current = Some(kind),
+        None => current = Some(kind),
         Some(_) => {}
     };
     let mut offset = 0;
@@ -113,10 +113,10 @@ pub(crate) fn for_each_run<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a st
             .position(|b| b.is_ascii() != ascii)
             .map_or(bytes.len(), |length| offset + length);
         if ascii {
-            switch_to(false, offset, &mut current);
+            switch_to(false, offset);
         } else {
             for (i, c) in text[offset..end].char_indices() {
-                switch_to(is_han(c), offset + i, &mut current);
+                switch_to(is_han(c), offset + i);
             }
         }
         offset = end;
