@@ -65,4 +65,38 @@ pub enum Error {
     /// A query against a tantivy index (for example for document frequencies) failed.
     #[error("tantivy query failed")]
     Tantivy(#[from] tantivy::TantivyError),
+
+    /// The index was opened with deduplication settings other than the ones it was created
+    /// with: its fingerprints would not be comparable with new ones. Open it with
+    /// [`DedupIndex::open`](crate::plugin::DedupIndex::open) to use the stored settings, or
+    /// build a new index (every document must be fingerprinted again).
+    #[error("the index was created with other deduplication settings: {}", list_differences(.differences))]
+    SettingsMismatch {
+        /// Each setting that differs: the path, the value asked for, the stored value.
+        differences: Vec<crate::fingerprint::ConfigDifference>,
+    },
+
+    /// The index has no deduplication settings file: it was not created by
+    /// [`DedupIndex::create`](crate::plugin::DedupIndex::create), or the file was removed.
+    #[error("{path} is missing: the index was not set up for deduplication (create it with DedupIndex::create)")]
+    MissingSettings {
+        /// The settings file looked for, relative to the index directory.
+        path: PathBuf,
+    },
+
+    /// The index schema lacks a field the deduplication settings name, or has it with the
+    /// wrong type or options. [`DedupSettings::add_fields`](crate::plugin::DedupSettings::add_fields)
+    /// adds the plugin's fields as they must be.
+    #[error("schema field {field:?}: {reason}")]
+    Schema {
+        /// The field's name.
+        field: String,
+        /// What is missing or wrong.
+        reason: String,
+    },
+}
+
+fn list_differences(differences: &[crate::fingerprint::ConfigDifference]) -> String {
+    let listed: Vec<String> = differences.iter().map(ToString::to_string).collect();
+    listed.join("; ")
 }

@@ -95,6 +95,7 @@
 pub mod error;
 pub mod fingerprint;
 pub mod lookup;
+pub mod plugin;
 pub mod text;
 
 pub use error::{Error, Result};

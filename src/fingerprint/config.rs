@@ -197,12 +197,19 @@ impl FingerprintConfig {
     /// fingerprints of both configs are comparable.
     #[must_use]
     pub fn differences(&self, other: &FingerprintConfig) -> Vec<ConfigDifference> {
-        let mut out = Vec::new();
-        let ours = serde_json::to_value(self).unwrap_or(Value::Null);
-        let theirs = serde_json::to_value(other).unwrap_or(Value::Null);
-        collect_differences(String::new(), &ours, &theirs, &mut out);
-        out
+        serialized_differences(self, other)
     }
+}
+
+/// Every leaf in which the JSON serializations of `ours` and `theirs` differ, by path, in
+/// key order: the comparison behind [`FingerprintConfig::differences`] and the plugin's
+/// settings check.
+pub(crate) fn serialized_differences<T: Serialize>(ours: &T, theirs: &T) -> Vec<ConfigDifference> {
+    let mut out = Vec::new();
+    let ours = serde_json::to_value(ours).unwrap_or(Value::Null);
+    let theirs = serde_json::to_value(theirs).unwrap_or(Value::Null);
+    collect_differences(String::new(), &ours, &theirs, &mut out);
+    out
 }
 
 fn collect_differences(

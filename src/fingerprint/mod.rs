@@ -13,6 +13,7 @@ mod simhasher;
 mod value;
 
 pub use accumulator::SimHashAccumulator;
+pub(crate) use config::serialized_differences;
 pub use config::{ConfigDifference, FingerprintConfig, DEFAULT_MAX_TEXT_BYTES, FORMAT_VERSION};
 pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
 pub use simhasher::{SimHasher, SimHasherBuilder, Utf8Policy};

@@ -1,0 +1,80 @@
+//! The settings file kept in an index directory, and the resources frozen beside it.
+//!
+//! Written with tantivy's [`Directory::atomic_write`], so a crash leaves either the old file
+//! or the new one. The names start with a dot on purpose: tantivy's garbage collector
+//! deletes every file written through the index's managed directory that no segment uses,
+//! except files whose name starts with a dot.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tantivy::directory::error::OpenReadError;
+use tantivy::Directory;
+
+use crate::error::{Error, Result};
+use crate::plugin::DedupSettings;
+use crate::text::IdfTable;
+
+/// The settings, as JSON.
+pub const SETTINGS_FILE: &str = ".tantivy-dedup.json";
+/// The IDF table the weights come from, when it is not jieba's built-in one.
+pub const IDF_FILE: &str = ".tantivy-dedup-idf.json";
+/// The jieba user dictionary, when there is one.
+pub const DICTIONARY_FILE: &str = ".tantivy-dedup-dictionary.txt";
+
+/// Writes `settings` and its frozen resources; the settings file goes last, so that its
+/// presence means the others are complete.
+pub(crate) fn write(directory: &dyn Directory, settings: &DedupSettings) -> Result<()> {
+    if let Some(table) = settings.get_idf_table() {
+        let mut bytes = Vec::new();
+        table.save_json(&mut bytes)?;
+        atomic_write(directory, IDF_FILE, &bytes)?;
+    }
+    if let Some(words) = settings.get_user_dictionary() {
+        atomic_write(directory, DICTIONARY_FILE, words)?;
+    }
+    let json = serde_json::to_vec_pretty(settings).map_err(|source| Error::Decode {
+        what: "deduplication settings",
+        source: Box::new(source),
+    })?;
+    atomic_write(directory, SETTINGS_FILE, &json)
+}
+
+/// Reads the settings and their frozen resources; `None` when the index has no settings
+/// file.
+pub(crate) fn read(directory: &dyn Directory) -> Result<Option<DedupSettings>> {
+    let Some(json) = atomic_read(directory, SETTINGS_FILE)? else {
+        return Ok(None);
+    };
+    let settings: DedupSettings =
+        serde_json::from_slice(&json).map_err(|source| Error::Decode {
+            what: "deduplication settings",
+            source: Box::new(source),
+        })?;
+    let idf_table = match atomic_read(directory, IDF_FILE)? {
+        Some(bytes) => Some(Arc::new(IdfTable::load_json(&bytes[..])?)),
+        None => None,
+    };
+    let user_dictionary = atomic_read(directory, DICTIONARY_FILE)?.map(Arc::from);
+    Ok(Some(settings.with_resources(idf_table, user_dictionary)))
+}
+
+fn atomic_write(directory: &dyn Directory, name: &str, bytes: &[u8]) -> Result<()> {
+    directory
+        .atomic_write(Path::new(name), bytes)
+        .map_err(|source| Error::Io {
+            path: PathBuf::from(name),
+            source,
+        })
+}
+
+fn atomic_read(directory: &dyn Directory, name: &str) -> Result<Option<Vec<u8>>> {
+    match directory.atomic_read(Path::new(name)) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(OpenReadError::FileDoesNotExist(_)) => Ok(None),
+        Err(error) => Err(Error::Io {
+            path: PathBuf::from(name),
+            source: std::io::Error::other(error),
+        }),
+    }
+}

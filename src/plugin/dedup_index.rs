@@ -1,0 +1,197 @@
+//! `DedupIndex`: a tantivy [`Index`] set up for deduplication — its settings checked, its
+//! fields resolved, its tokenizer registered, its [`SimHasher`] built once.
+
+use std::sync::Arc;
+
+use tantivy::schema::TantivyDocument;
+use tantivy::{Index, IndexWriter};
+
+use crate::error::{Error, Result};
+use crate::fingerprint::{Fingerprint, SimHasher};
+use crate::plugin::{config_file, DedupFields, DedupSettings, DedupWriter, Policy};
+use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
+
+/// An [`Index`] with deduplication settings: the handle every other part of the plugin starts
+/// from. Cheap to clone (an `Arc`); `Send + Sync`.
+///
+/// tantivy does not persist tokenizer registrations, so every way of getting a `DedupIndex`
+/// registers the [`MixedTokenizer`] of the stored settings under [`TOKENIZER_NAME`]: one
+/// call after each open is all a reopened index needs.
+///
+/// ```
+/// use tantivy::schema::Schema;
+/// use tantivy::Index;
+/// use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
+///
+/// let settings = DedupSettings::new(["body"]).key_field("url");
+/// let mut schema = Schema::builder();
+/// schema.add_text_field("body", text_field_options());
+/// settings.add_fields(&mut schema);
+/// let dir = tempfile::tempdir()?;
+/// let index = Index::create_in_dir(dir.path(), schema.build())?;
+/// DedupIndex::create(index, settings)?;
+///
+/// // Later, in another process: the settings come from the index directory.
+/// let reopened = DedupIndex::open(Index::open_in_dir(dir.path())?)?;
+/// assert_eq!(reopened.settings().get_key_field(), Some("url"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct DedupIndex {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    index: Index,
+    settings: DedupSettings,
+    fields: DedupFields,
+    hasher: SimHasher,
+}
+
+impl DedupIndex {
+    /// Sets `index` up for deduplication: writes `settings` (and the IDF table and user
+    /// dictionary they carry) into the index directory, then opens it. An index already set
+    /// up is opened as by [`open_with`](Self::open_with).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for settings out of range; [`Error::Schema`] when the schema
+    /// lacks a field the settings name; [`Error::SettingsMismatch`] when the index holds
+    /// other settings; [`Error::Io`] when the directory cannot be written.
+    pub fn create(index: Index, settings: DedupSettings) -> Result<DedupIndex> {
+        settings.validate()?;
+        let dictionary = dictionary(&settings)?;
+        let settings = settings.with_dictionary_digest(dictionary.digest().map(str::to_owned));
+        if let Some(stored) = config_file::read(index.directory())? {
+            return Self::checked(index, stored, &settings);
+        }
+        // Check the schema before anything is written.
+        DedupFields::resolve(&index.schema(), &settings)?;
+        config_file::write(index.directory(), &settings)?;
+        Self::assemble(index, settings, dictionary)
+    }
+
+    /// Opens an index set up by [`create`](Self::create), with the settings stored in it.
+    ///
+    /// # Errors
+    /// [`Error::MissingSettings`] when the index was never set up; [`Error::Decode`] when the
+    /// settings file is damaged; [`Error::Schema`] when the schema no longer fits them.
+    pub fn open(index: Index) -> Result<DedupIndex> {
+        let settings = read_settings(&index)?;
+        let dictionary = dictionary(&settings)?;
+        Self::assemble(index, settings, dictionary)
+    }
+
+    /// Opens an index set up by [`create`](Self::create), checking that its stored settings
+    /// are `settings` (the default distance excepted: `settings`' distance is used).
+    ///
+    /// # Errors
+    /// As [`open`](Self::open), and [`Error::SettingsMismatch`], naming each setting that
+    /// differs, when the stored settings are others.
+    pub fn open_with(index: Index, settings: &DedupSettings) -> Result<DedupIndex> {
+        let stored = read_settings(&index)?;
+        let dictionary = dictionary(settings)?;
+        let settings = settings
+            .clone()
+            .with_dictionary_digest(dictionary.digest().map(str::to_owned));
+        Self::checked(index, stored, &settings)
+    }
+
+    fn checked(index: Index, stored: DedupSettings, asked: &DedupSettings) -> Result<DedupIndex> {
+        let differences = asked.differences(&stored);
+        if !differences.is_empty() {
+            return Err(Error::SettingsMismatch { differences });
+        }
+        let dictionary = dictionary(&stored)?;
+        let stored = stored.distance(asked.get_distance());
+        Self::assemble(index, stored, dictionary)
+    }
+
+    fn assemble(
+        index: Index,
+        settings: DedupSettings,
+        dictionary: ChineseDictionary,
+    ) -> Result<DedupIndex> {
+        settings.validate()?;
+        let fields = DedupFields::resolve(&index.schema(), &settings)?;
+        let mut builder =
+            SimHasher::builder(settings.get_fingerprint().clone()).dictionary(dictionary);
+        if let Some(table) = settings.get_idf_table() {
+            builder = builder.idf(Arc::clone(table) as Arc<dyn IdfSource>);
+        }
+        let hasher = builder.build()?;
+        register_tokenizer(&index, hasher.extractor().tokenizer().clone());
+        Ok(DedupIndex {
+            inner: Arc::new(Inner {
+                index,
+                settings,
+                fields,
+                hasher,
+            }),
+        })
+    }
+
+    /// The tantivy index.
+    pub fn index(&self) -> &Index {
+        &self.inner.index
+    }
+
+    /// The settings in force (the stored ones, with the distance asked for).
+    pub fn settings(&self) -> &DedupSettings {
+        &self.inner.settings
+    }
+
+    /// The plugin's fields in this index's schema.
+    pub fn fields(&self) -> &DedupFields {
+        &self.inner.fields
+    }
+
+    /// The hasher of the stored fingerprint config.
+    pub fn hasher(&self) -> &SimHasher {
+        &self.inner.hasher
+    }
+
+    /// The default near-duplicate distance (see [`DedupSettings::distance`]).
+    pub fn distance(&self) -> u32 {
+        self.inner.settings.get_distance()
+    }
+
+    /// The fingerprint of a document's text fields, as the writer computes it; `None` when
+    /// the text has no features.
+    pub fn fingerprint_of(&self, document: &TantivyDocument) -> Option<Fingerprint> {
+        self.inner
+            .hasher
+            .fingerprint(&self.inner.fields.text_of(document))
+    }
+
+    /// A [`DedupWriter`] over a new `IndexWriter` with tantivy's default number of indexing
+    /// threads and a memory budget of `memory_budget_bytes`.
+    ///
+    /// # Errors
+    /// As [`Index::writer`] (another writer holds the lock, the budget is too small) and
+    /// [`DedupWriter::new`].
+    pub fn writer(&self, policy: Policy, memory_budget_bytes: usize) -> Result<DedupWriter> {
+        let writer: IndexWriter = self.inner.index.writer(memory_budget_bytes)?;
+        DedupWriter::new(self.clone(), writer, policy)
+    }
+}
+
+/// Registers `tokenizer` on `index` under [`TOKENIZER_NAME`], the name the plugin's text
+/// fields use (see [`text_field_options`](super::text_field_options)). tantivy does not
+/// persist registrations: call it after every open ([`DedupIndex`] does).
+pub fn register_tokenizer(index: &Index, tokenizer: MixedTokenizer) {
+    index.tokenizers().register(TOKENIZER_NAME, tokenizer);
+}
+
+fn read_settings(index: &Index) -> Result<DedupSettings> {
+    config_file::read(index.directory())?.ok_or_else(|| Error::MissingSettings {
+        path: config_file::SETTINGS_FILE.into(),
+    })
+}
+
+fn dictionary(settings: &DedupSettings) -> Result<ChineseDictionary> {
+    match settings.get_user_dictionary() {
+        Some(words) => ChineseDictionary::with_user_words(words),
+        None => Ok(ChineseDictionary::default()),
+    }
+}

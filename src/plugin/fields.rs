@@ -1,0 +1,118 @@
+//! `DedupFields`: the schema fields the settings name, resolved and checked once per open.
+
+use tantivy::schema::{Field, FieldType, Schema};
+use tantivy::schema::{TantivyDocument, Value};
+
+use crate::error::{Error, Result};
+use crate::plugin::settings::{DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD};
+use crate::plugin::DedupSettings;
+
+/// The fields of an index that the plugin reads and writes.
+#[derive(Clone, Debug)]
+pub struct DedupFields {
+    /// The fingerprint field ([`FINGERPRINT_FIELD`]).
+    pub fingerprint: Field,
+    /// The fields whose text is fingerprinted, in the settings' order.
+    pub text: Vec<Field>,
+    /// The key field, if the settings name one.
+    pub key: Option<Field>,
+    /// [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`], if flagging is on.
+    pub flag: Option<(Field, Field)>,
+}
+
+impl DedupFields {
+    /// Looks the settings' fields up in `schema` and checks their types and options.
+    ///
+    /// # Errors
+    /// [`Error::Schema`] naming the first field that is missing or unfit.
+    pub fn resolve(schema: &Schema, settings: &DedupSettings) -> Result<DedupFields> {
+        let fingerprint = field(schema, FINGERPRINT_FIELD, |ty| match ty {
+            FieldType::U64(options) if options.is_fast() && options.is_indexed() => Ok(()),
+            _ => Err("must be a u64 field, FAST and INDEXED".into()),
+        })?;
+        let text = settings
+            .get_text_fields()
+            .iter()
+            .map(|name| {
+                field(schema, name, |ty| match ty {
+                    FieldType::Str(_) => Ok(()),
+                    _ => Err("must be a text field".into()),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let key = settings
+            .get_key_field()
+            .map(|name| {
+                field(schema, name, |ty| match ty {
+                    FieldType::Str(options)
+                        if options.is_fast()
+                            && options
+                                .get_indexing_options()
+                                .is_some_and(|indexing| indexing.tokenizer() == "raw") =>
+                    {
+                        Ok(())
+                    }
+                    _ => Err("a key field must be a raw string field, STRING and FAST".into()),
+                })
+            })
+            .transpose()?;
+        let flag = if settings.get_flagging() {
+            let flag = field(schema, FLAG_FIELD, |ty| match ty {
+                FieldType::U64(options) if options.is_fast() && options.is_indexed() => Ok(()),
+                _ => Err("must be a u64 field, FAST and INDEXED".into()),
+            })?;
+            let of = field(schema, DUPLICATE_OF_FIELD, |ty| match ty {
+                FieldType::Str(_) => Ok(()),
+                _ => Err("must be a text field".into()),
+            })?;
+            Some((flag, of))
+        } else {
+            None
+        };
+        Ok(DedupFields {
+            fingerprint,
+            text,
+            key,
+            flag,
+        })
+    }
+
+    /// The text to fingerprint: every value of the text fields, in order, joined by
+    /// newlines.
+    pub fn text_of(&self, document: &TantivyDocument) -> String {
+        let mut text = String::new();
+        for &field in &self.text {
+            for value in document.get_all(field) {
+                if let Some(value) = value.as_str() {
+                    if !text.is_empty() {
+                        text.push('\n');
+                    }
+                    text.push_str(value);
+                }
+            }
+        }
+        text
+    }
+
+    /// The document's key, if the index has a key field and the document a value in it.
+    pub fn key_of<'a>(&self, document: &'a TantivyDocument) -> Option<&'a str> {
+        let value = document.get_first(self.key?)?;
+        value.as_str()
+    }
+}
+
+fn field(
+    schema: &Schema,
+    name: &str,
+    check: impl FnOnce(&FieldType) -> std::result::Result<(), String>,
+) -> Result<Field> {
+    let field = schema.get_field(name).map_err(|_| Error::Schema {
+        field: name.to_owned(),
+        reason: "not in the schema (DedupSettings::add_fields adds the plugin's fields)".into(),
+    })?;
+    check(schema.get_field_entry(field).field_type()).map_err(|reason| Error::Schema {
+        field: name.to_owned(),
+        reason,
+    })?;
+    Ok(field)
+}

@@ -1,0 +1,107 @@
+//! What [`DedupWriter::add`](super::DedupWriter::add) does with a near-duplicate, and what it
+//! reports.
+
+use serde::{Deserialize, Serialize};
+use tantivy::{DocAddress, Opstamp};
+
+use crate::fingerprint::Fingerprint;
+
+/// What the writer does with a document that is a near-duplicate of one already indexed (or
+/// added since the last commit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Policy {
+    /// The document is not indexed.
+    #[default]
+    Reject,
+    /// The document is indexed, marked in [`FLAG_FIELD`](super::FLAG_FIELD) with the
+    /// distance and in [`DUPLICATE_OF_FIELD`](super::DUPLICATE_OF_FIELD) with what it
+    /// duplicates; it does not become a reference for later documents. Needs
+    /// [`DedupSettings::flagging`](super::DedupSettings::flagging).
+    Flag,
+    /// The document is indexed and every document it is a near-duplicate of is deleted, as
+    /// Solr's `overwriteDupes` does: the newest version of a page wins. Needs a
+    /// [key field](super::DedupSettings::key_field) to delete by.
+    Replace,
+}
+
+/// A document that a new one is a near-duplicate of.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Duplicate {
+    /// Its key, when the index has a key field and the document a value in it.
+    pub key: Option<String>,
+    /// Its address in the writer's [`searcher`](super::DedupWriter::searcher) (the last
+    /// commit), or `None` when it was added since the last commit.
+    #[serde(skip)]
+    pub address: Option<DocAddress>,
+    /// Its fingerprint.
+    pub fingerprint: Fingerprint,
+    /// The Hamming distance between the two fingerprints.
+    pub distance: u32,
+}
+
+/// What [`DedupWriter::add`](super::DedupWriter::add) did with a document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AddOutcome {
+    /// Indexed: no near-duplicate was found, or the document has no fingerprint (its text has
+    /// no features) and so cannot have one.
+    Added {
+        /// The document's fingerprint.
+        fingerprint: Option<Fingerprint>,
+        /// The operation stamp of the add.
+        opstamp: Opstamp,
+    },
+    /// Not indexed, under [`Policy::Reject`]: the nearest near-duplicate.
+    Rejected {
+        /// The document's fingerprint.
+        fingerprint: Fingerprint,
+        /// The nearest document it duplicates.
+        duplicate_of: Duplicate,
+    },
+    /// Indexed and flagged, under [`Policy::Flag`].
+    Flagged {
+        /// The document's fingerprint.
+        fingerprint: Fingerprint,
+        /// The nearest document it duplicates.
+        duplicate_of: Duplicate,
+        /// The operation stamp of the add.
+        opstamp: Opstamp,
+    },
+    /// Indexed, and the documents it duplicates deleted, under [`Policy::Replace`].
+    Replaced {
+        /// The document's fingerprint.
+        fingerprint: Fingerprint,
+        /// Every document deleted, nearest first.
+        replaced: Vec<Duplicate>,
+        /// The operation stamp of the add.
+        opstamp: Opstamp,
+    },
+    /// Not indexed: a document with the same key is in the index already (or was added since
+    /// the last commit), as when an interrupted ingestion is run again. Delete it first to
+    /// replace it.
+    Exists {
+        /// The key.
+        key: String,
+    },
+}
+
+impl AddOutcome {
+    /// The near-duplicate the document was checked against and found to duplicate, if any
+    /// (the nearest one, for [`Replaced`](Self::Replaced)).
+    pub fn duplicate_of(&self) -> Option<&Duplicate> {
+        match self {
+            AddOutcome::Rejected { duplicate_of, .. }
+            | AddOutcome::Flagged { duplicate_of, .. } => Some(duplicate_of),
+            AddOutcome::Replaced { replaced, .. } => replaced.first(),
+            AddOutcome::Added { .. } | AddOutcome::Exists { .. } => None,
+        }
+    }
+
+    /// Whether the document went into the index.
+    pub fn is_indexed(&self) -> bool {
+        matches!(
+            self,
+            AddOutcome::Added { .. } | AddOutcome::Flagged { .. } | AddOutcome::Replaced { .. }
+        )
+    }
+}

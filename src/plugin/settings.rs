@@ -1,0 +1,303 @@
+//! `DedupSettings`: everything the plugin keeps with an index — the fingerprint config, the
+//! fields it reads and writes, the default distance — and the schema fields it needs.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tantivy::schema::{
+    IndexRecordOption, NumericOptions, SchemaBuilder, TextFieldIndexing, TextOptions, FAST,
+    INDEXED, STORED, STRING,
+};
+
+use crate::error::{Error, Result};
+use crate::fingerprint::{serialized_differences, ConfigDifference, FingerprintConfig};
+use crate::lookup::DEFAULT_MAX_DISTANCE;
+use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
+
+/// Version of the settings file format; a file of another version is refused.
+pub const SETTINGS_VERSION: u32 = 1;
+
+/// The u64 field holding each document's fingerprint (FAST and INDEXED). A document whose
+/// text has no features has no value in it.
+pub const FINGERPRINT_FIELD: &str = "dedup_fingerprint";
+
+/// The u64 field marking documents indexed under [`Policy::Flag`](super::Policy::Flag) as
+/// near-duplicates: 0 for an original, `distance + 1` for a flagged document (FAST, INDEXED
+/// and STORED, so a `TermQuery` on 0 keeps originals only).
+pub const FLAG_FIELD: &str = "dedup_flag";
+
+/// The stored string field naming what a flagged document duplicates: the original's key,
+/// or its fingerprint in hex when the index has no key field.
+pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
+
+/// Deduplication settings of an index, written into its directory at creation and checked on
+/// every open (see [`DedupIndex`](super::DedupIndex)).
+///
+/// ```
+/// use tantivy::schema::Schema;
+/// use tantivy_dedup::plugin::{text_field_options, DedupSettings};
+///
+/// let settings = DedupSettings::new(["title", "body"]).key_field("url").flagging(true);
+/// let mut schema = Schema::builder();
+/// schema.add_text_field("title", text_field_options());
+/// schema.add_text_field("body", text_field_options());
+/// settings.add_fields(&mut schema); // dedup_fingerprint, url, dedup_flag, dedup_duplicate_of
+/// let schema = schema.build();
+/// assert!(schema.get_field("url").is_ok());
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupSettings {
+    version: u32,
+    fingerprint: FingerprintConfig,
+    text_fields: Vec<String>,
+    key_field: Option<String>,
+    flagging: bool,
+    distance: u32,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    #[serde(skip)]
+    idf_table: Option<Arc<IdfTable>>,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    #[serde(skip)]
+    user_dictionary: Option<Arc<[u8]>>,
+}
+
+impl DedupSettings {
+    /// Settings that fingerprint the concatenation of `text_fields` (values joined by a
+    /// newline, in this order), with the default [`FingerprintConfig`], no key field, no
+    /// flagging, and distance [`DEFAULT_MAX_DISTANCE`].
+    pub fn new<S: Into<String>>(text_fields: impl IntoIterator<Item = S>) -> Self {
+        DedupSettings {
+            version: SETTINGS_VERSION,
+            fingerprint: FingerprintConfig::default(),
+            text_fields: text_fields.into_iter().map(Into::into).collect(),
+            key_field: None,
+            flagging: false,
+            distance: DEFAULT_MAX_DISTANCE,
+            idf_table: None,
+            user_dictionary: None,
+        }
+    }
+
+    /// The fingerprint config. Default: [`FingerprintConfig::default`].
+    #[must_use]
+    pub fn fingerprint(mut self, config: FingerprintConfig) -> Self {
+        self.fingerprint = config;
+        self
+    }
+
+    /// A field holding each document's unique key (an id or a URL): it lets the writer
+    /// delete and replace documents, and recognize a document added again. Default: none.
+    /// [`add_fields`](Self::add_fields) adds it as a raw string (STRING, STORED, FAST).
+    #[must_use]
+    pub fn key_field(mut self, name: impl Into<String>) -> Self {
+        self.key_field = Some(name.into());
+        self
+    }
+
+    /// Whether the schema has the [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`] that
+    /// [`Policy::Flag`](super::Policy::Flag) writes. Default: false.
+    #[must_use]
+    pub fn flagging(mut self, yes: bool) -> Self {
+        self.flagging = yes;
+        self
+    }
+
+    /// The Hamming distance at or under which two documents are near-duplicates, used by
+    /// default by the writer, the collector and the batch helpers. Default:
+    /// [`DEFAULT_MAX_DISTANCE`] (3 of 64 bits). Not part of the fingerprint: an index can be
+    /// opened with another distance.
+    #[must_use]
+    pub fn distance(mut self, k: u32) -> Self {
+        self.distance = k;
+        self
+    }
+
+    /// Weights from `table` instead of jieba's: the table is frozen into the index
+    /// directory with the settings, so fingerprints do not drift as the index grows. Sets
+    /// the fingerprint config's [`idf`](FingerprintConfig::idf) to the table's identity.
+    #[must_use]
+    pub fn idf_table(mut self, table: Arc<IdfTable>) -> Self {
+        self.fingerprint = self.fingerprint.idf(table.identity());
+        self.idf_table = Some(table);
+        self
+    }
+
+    /// A jieba user dictionary (the text of a dictionary file), frozen into the index
+    /// directory with the settings. Its digest is set into the fingerprint config when the
+    /// index is created.
+    #[must_use]
+    pub fn user_dictionary(mut self, words: impl Into<Arc<[u8]>>) -> Self {
+        self.user_dictionary = Some(words.into());
+        self
+    }
+
+    /// See [`fingerprint`](Self::fingerprint()).
+    pub fn get_fingerprint(&self) -> &FingerprintConfig {
+        &self.fingerprint
+    }
+
+    /// The fields whose text is fingerprinted, in order.
+    pub fn get_text_fields(&self) -> &[String] {
+        &self.text_fields
+    }
+
+    /// See [`key_field`](Self::key_field()).
+    pub fn get_key_field(&self) -> Option<&str> {
+        self.key_field.as_deref()
+    }
+
+    /// See [`flagging`](Self::flagging()).
+    pub fn get_flagging(&self) -> bool {
+        self.flagging
+    }
+
+    /// See [`distance`](Self::distance()).
+    pub fn get_distance(&self) -> u32 {
+        self.distance
+    }
+
+    /// See [`idf_table`](Self::idf_table()).
+    pub fn get_idf_table(&self) -> Option<&Arc<IdfTable>> {
+        self.idf_table.as_ref()
+    }
+
+    /// See [`user_dictionary`](Self::user_dictionary()).
+    pub fn get_user_dictionary(&self) -> Option<&[u8]> {
+        self.user_dictionary.as_deref()
+    }
+
+    /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], the key field if one is
+    /// set, and [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`] if flagging is on. The text fields
+    /// are the caller's own (see [`text_field_options`]).
+    ///
+    /// # Panics
+    /// As [`SchemaBuilder`] does, when a field of the same name was added already.
+    pub fn add_fields(&self, schema: &mut SchemaBuilder) {
+        schema.add_u64_field(
+            FINGERPRINT_FIELD,
+            NumericOptions::default() | FAST | INDEXED,
+        );
+        if let Some(key) = &self.key_field {
+            schema.add_text_field(key, STRING | STORED | FAST);
+        }
+        if self.flagging {
+            schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
+            schema.add_text_field(DUPLICATE_OF_FIELD, STRING | STORED);
+        }
+    }
+
+    /// Checks that every setting is in range.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] naming the first one that is not.
+    pub fn validate(&self) -> Result<()> {
+        self.fingerprint.validate()?;
+        if self.version != SETTINGS_VERSION {
+            return Err(Error::InvalidSetting {
+                name: "version",
+                reason: format!(
+                    "settings version {} is not the supported {SETTINGS_VERSION}",
+                    self.version
+                ),
+            });
+        }
+        if self.text_fields.is_empty() {
+            return Err(Error::InvalidSetting {
+                name: "text_fields",
+                reason: "name at least one text field to fingerprint".into(),
+            });
+        }
+        if self.distance > 64 {
+            return Err(Error::InvalidSetting {
+                name: "distance",
+                reason: format!("{} is above 64, the fingerprint's width", self.distance),
+            });
+        }
+        Ok(())
+    }
+
+    /// Each setting in which `self` differs from `other`, the default distance excepted
+    /// (it does not change a fingerprint). Paths are those of the settings file, e.g.
+    /// `fingerprint.weighting` or `key_field`.
+    pub fn differences(&self, other: &DedupSettings) -> Vec<ConfigDifference> {
+        let mut differences = serialized_differences(self, other);
+        differences.retain(|difference| difference.field != "distance");
+        differences
+    }
+
+    /// The fingerprint config with the user dictionary's digest in it, as it is stored.
+    pub(crate) fn with_dictionary_digest(mut self, digest: Option<String>) -> Self {
+        let tokenizer = self.fingerprint.get_tokenizer().clone();
+        self.fingerprint = self
+            .fingerprint
+            .tokenizer(tokenizer.user_dictionary(digest));
+        self
+    }
+
+    /// Attaches the frozen resources read back from the index directory.
+    pub(crate) fn with_resources(
+        mut self,
+        idf_table: Option<Arc<IdfTable>>,
+        user_dictionary: Option<Arc<[u8]>>,
+    ) -> Self {
+        self.idf_table = idf_table;
+        self.user_dictionary = user_dictionary;
+        self
+    }
+}
+
+/// Options for a text field searched with the plugin's [`MixedTokenizer`]: indexed under
+/// [`TOKENIZER_NAME`] with frequencies and positions (phrase queries), and stored.
+///
+/// [`MixedTokenizer`]: crate::text::MixedTokenizer
+pub fn text_field_options() -> TextOptions {
+    let indexing = TextFieldIndexing::default()
+        .set_tokenizer(TOKENIZER_NAME)
+        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+    TextOptions::default()
+        .set_indexing_options(indexing)
+        .set_stored()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::Weighting;
+
+    #[test]
+    fn differences_ignore_the_distance_and_name_the_rest() {
+        let a = DedupSettings::new(["body"]);
+        let b = DedupSettings::new(["body"]).distance(5);
+        assert!(a.differences(&b).is_empty());
+        let c = DedupSettings::new(["title", "body"])
+            .key_field("url")
+            .fingerprint(FingerprintConfig::default().weighting(Weighting::Tf));
+        let fields: Vec<String> = a.differences(&c).into_iter().map(|d| d.field).collect();
+        assert_eq!(
+            fields,
+            ["fingerprint.weighting", "key_field", "text_fields"],
+            "paths of the settings file"
+        );
+    }
+
+    #[test]
+    fn validation_refuses_what_cannot_work() {
+        assert!(DedupSettings::new(["body"]).validate().is_ok());
+        let none: [&str; 0] = [];
+        assert!(DedupSettings::new(none).validate().is_err());
+        assert!(DedupSettings::new(["body"])
+            .distance(65)
+            .validate()
+            .is_err());
+    }
+
+    #[test]
+    fn settings_round_trip_through_json() {
+        let settings = DedupSettings::new(["body"]).key_field("id").flagging(true);
+        let json = serde_json::to_string(&settings).unwrap();
+        let back: DedupSettings = serde_json::from_str(&json).unwrap();
+        assert!(settings.differences(&back).is_empty());
+        assert_eq!(back.get_distance(), settings.get_distance());
+    }
+}

@@ -1,0 +1,132 @@
+//! Reading the fingerprints of every alive document of a searcher from the fast fields.
+
+use rayon::prelude::*;
+use tantivy::columnar::Column;
+use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
+
+use crate::error::Result;
+use crate::fingerprint::Fingerprint;
+use crate::plugin::settings::{FINGERPRINT_FIELD, FLAG_FIELD};
+use crate::plugin::DedupSettings;
+
+/// An alive document that has a fingerprint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StoredFingerprint {
+    /// Where it is in the searcher it was read from.
+    pub address: DocAddress,
+    /// Its fingerprint.
+    pub fingerprint: Fingerprint,
+    /// [`key_hash`] of its key; [`NO_KEY`] when it has none.
+    pub key_hash: u64,
+    /// Whether it was flagged as a near-duplicate at index time.
+    pub flagged: bool,
+}
+
+/// The key hash of a document without a key.
+pub(crate) const NO_KEY: u64 = 0;
+
+/// A 64-bit hash of a document key, never [`NO_KEY`]. Collisions only cost a check against
+/// the index (see the writer), never a wrong answer.
+pub(crate) fn key_hash(key: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(key).max(1)
+}
+
+/// Every alive document of `searcher` with a fingerprint, in index order (segment, then
+/// document), read segment by segment in parallel.
+pub(crate) fn stored_fingerprints(
+    searcher: &Searcher,
+    settings: &DedupSettings,
+) -> Result<Vec<StoredFingerprint>> {
+    let per_segment = searcher
+        .segment_readers()
+        .par_iter()
+        .enumerate()
+        .map(|(ord, reader)| segment_fingerprints(ord as u32, reader, settings))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(per_segment.concat())
+}
+
+fn segment_fingerprints(
+    segment_ord: u32,
+    reader: &SegmentReader,
+    settings: &DedupSettings,
+) -> Result<Vec<StoredFingerprint>> {
+    let fast = reader.fast_fields();
+    let fingerprints: Column<u64> = fast.u64(FINGERPRINT_FIELD)?;
+    let flags: Option<Column<u64>> = if settings.get_flagging() {
+        Some(fast.u64(FLAG_FIELD)?)
+    } else {
+        None
+    };
+    let keys = match settings.get_key_field() {
+        Some(name) => fast.str(name)?,
+        None => None,
+    };
+    // Hash each distinct key once, in ordinal order, instead of once per document.
+    let key_hashes: Vec<u64> = match &keys {
+        Some(keys) => {
+            let mut hashes = Vec::with_capacity(keys.num_terms());
+            let mut stream = keys
+                .dictionary()
+                .stream()
+                .map_err(tantivy::TantivyError::from)?;
+            while stream.advance() {
+                hashes.push(key_hash(stream.key()));
+            }
+            hashes
+        }
+        None => Vec::new(),
+    };
+    let mut out = Vec::new();
+    let mut visit = |doc: DocId| {
+        let Some(fingerprint) = fingerprints.first(doc) else {
+            return;
+        };
+        let key_hash = keys
+            .as_ref()
+            .and_then(|keys| keys.ords().first(doc))
+            .map_or(NO_KEY, |ord| key_hashes[ord as usize]);
+        out.push(StoredFingerprint {
+            address: DocAddress::new(segment_ord, doc),
+            fingerprint: Fingerprint(fingerprint),
+            key_hash,
+            flagged: flags
+                .as_ref()
+                .is_some_and(|flags| flags.first(doc).unwrap_or(0) != 0),
+        });
+    };
+    match reader.alive_bitset() {
+        Some(alive) => alive.iter_alive().for_each(&mut visit),
+        None => (0..reader.max_doc()).for_each(&mut visit),
+    }
+    Ok(out)
+}
+
+/// The fingerprint of the document at `address`, if it has one.
+pub(crate) fn fingerprint_at(
+    searcher: &Searcher,
+    address: DocAddress,
+) -> Result<Option<Fingerprint>> {
+    let reader = searcher.segment_reader(address.segment_ord);
+    let column = reader.fast_fields().u64(FINGERPRINT_FIELD)?;
+    Ok(column.first(address.doc_id).map(Fingerprint))
+}
+
+/// The key of the document at `address`, read from the key field's fast column.
+pub(crate) fn key_at(
+    searcher: &Searcher,
+    key_field: &str,
+    address: DocAddress,
+) -> Result<Option<String>> {
+    let reader = searcher.segment_reader(address.segment_ord);
+    let Some(keys) = reader.fast_fields().str(key_field)? else {
+        return Ok(None);
+    };
+    let Some(ord) = keys.ords().first(address.doc_id) else {
+        return Ok(None);
+    };
+    let mut key = String::new();
+    keys.ord_to_str(ord, &mut key)
+        .map_err(tantivy::TantivyError::from)?;
+    Ok(Some(key))
+}

@@ -1,0 +1,234 @@
+//! The writer's view of the index: every alive, unflagged document with a fingerprint —
+//! committed or added since the last commit — in a [`FingerprintIndex`], and the keys added
+//! and deleted since the last commit.
+//!
+//! Lookup ids are *slots*, numbered by the view; a slot does not hold a document address
+//! (merges move documents), only its fingerprint and a hash of its key. A committed slot is
+//! found again in a searcher through the fingerprint field, which is INDEXED: a term query on
+//! the exact fingerprint, narrowed by the key hash.
+
+use std::collections::{HashMap, HashSet};
+
+use tantivy::collector::{Count, DocSetCollector};
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, Searcher, Term};
+
+use crate::error::Result;
+use crate::fingerprint::Fingerprint;
+use crate::lookup::{FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
+use crate::plugin::stored::{fingerprint_at, key_at, key_hash, stored_fingerprints, NO_KEY};
+use crate::plugin::{DedupIndex, Duplicate};
+
+pub(crate) struct WriterView {
+    lookup: FingerprintIndex,
+    /// Key hash of each slot ([`NO_KEY`] for none), indexed by slot.
+    slot_keys: Vec<u64>,
+    /// Keys of the slots added since the last commit.
+    pending_slots: HashMap<u32, Option<String>>,
+    /// Keys added since the last commit.
+    pending_keys: HashSet<String>,
+    /// Keys deleted since the last commit: their committed documents no longer count.
+    deleted_keys: HashSet<String>,
+    matches: Vec<Match>,
+}
+
+impl WriterView {
+    /// The view of the committed documents of `searcher`.
+    pub fn build(index: &DedupIndex, searcher: &Searcher) -> Result<WriterView> {
+        let stored = stored_fingerprints(searcher, index.settings())?;
+        let references = stored.iter().filter(|doc| !doc.flagged);
+        let slot_keys: Vec<u64> = references.clone().map(|doc| doc.key_hash).collect();
+        let options = LookupOptions::new()
+            .max_distance(index.distance().min(MAX_TABLE_DISTANCE))
+            .expected_len(slot_keys.len());
+        let lookup = options.build_from(
+            references
+                .enumerate()
+                .map(|(slot, doc)| (slot as u32, doc.fingerprint)),
+        )?;
+        Ok(WriterView {
+            lookup,
+            slot_keys,
+            pending_slots: HashMap::new(),
+            pending_keys: HashSet::new(),
+            deleted_keys: HashSet::new(),
+            matches: Vec::new(),
+        })
+    }
+
+    /// Number of reference documents (the ones a new document is compared with).
+    pub fn len(&self) -> usize {
+        self.lookup.len()
+    }
+
+    /// Whether a document with `key` is in the index as the writer sees it.
+    pub fn contains_key(&self, index: &DedupIndex, searcher: &Searcher, key: &str) -> Result<bool> {
+        if self.pending_keys.contains(key) {
+            return Ok(true);
+        }
+        if self.deleted_keys.contains(key) {
+            return Ok(false);
+        }
+        let Some(field) = index.fields().key else {
+            return Ok(false);
+        };
+        let query = TermQuery::new(Term::from_field_text(field, key), IndexRecordOption::Basic);
+        Ok(searcher.search(&query, &Count)? > 0)
+    }
+
+    /// The references within `k` bits of `fingerprint`, nearest first.
+    pub fn near(&mut self, fingerprint: Fingerprint, k: u32) -> &[Match] {
+        self.lookup.query_into(fingerprint, k, &mut self.matches);
+        &self.matches
+    }
+
+    /// Adds a reference document, added since the last commit.
+    pub fn insert(&mut self, fingerprint: Fingerprint, key: Option<&str>) {
+        let slot = self.slot_keys.len() as u32;
+        self.slot_keys
+            .push(key.map_or(NO_KEY, |key| key_hash(key.as_bytes())));
+        self.lookup.insert(slot, fingerprint);
+        self.pending_slots.insert(slot, key.map(str::to_owned));
+        self.note_added_key(key);
+    }
+
+    /// Records a key added since the last commit, for a document that is not a reference.
+    pub fn note_added_key(&mut self, key: Option<&str>) {
+        if let Some(key) = key {
+            self.pending_keys.insert(key.to_owned());
+        }
+    }
+
+    /// Forgets every document with `key`, committed or not, as a delete by that key does.
+    pub fn delete_key(&mut self, index: &DedupIndex, searcher: &Searcher, key: &str) -> Result<()> {
+        let hash = key_hash(key.as_bytes());
+        self.pending_keys.remove(key);
+        let pending: Vec<u32> = self
+            .pending_slots
+            .iter()
+            .filter(|(_, slot_key)| slot_key.as_deref() == Some(key))
+            .map(|(&slot, _)| slot)
+            .collect();
+        for slot in pending {
+            self.pending_slots.remove(&slot);
+            self.lookup.remove(slot);
+        }
+        if self.deleted_keys.insert(key.to_owned()) {
+            for address in committed_with_key(index, searcher, key)? {
+                let Some(fingerprint) = fingerprint_at(searcher, address)? else {
+                    continue;
+                };
+                self.lookup.query_into(fingerprint, 0, &mut self.matches);
+                for found in std::mem::take(&mut self.matches) {
+                    let slot = found.id;
+                    if self.slot_keys[slot as usize] == hash
+                        && !self.pending_slots.contains_key(&slot)
+                    {
+                        self.lookup.remove(slot);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What the writer reports about the reference in `slot`, at `distance`.
+    pub fn describe(
+        &self,
+        index: &DedupIndex,
+        searcher: &Searcher,
+        slot: u32,
+        distance: u32,
+    ) -> Result<Duplicate> {
+        let fingerprint = self
+            .lookup
+            .get(slot)
+            .expect("slots come from the lookup itself");
+        if let Some(key) = self.pending_slots.get(&slot) {
+            return Ok(Duplicate {
+                key: key.clone(),
+                address: None,
+                fingerprint,
+                distance,
+            });
+        }
+        let address = committed_slot(index, searcher, fingerprint, self.slot_keys[slot as usize])?;
+        let key = match (address, index.settings().get_key_field()) {
+            (Some(address), Some(field)) => key_at(searcher, field, address)?,
+            _ => None,
+        };
+        Ok(Duplicate {
+            key,
+            address,
+            fingerprint,
+            distance,
+        })
+    }
+
+    /// The documents added since the last commit are committed now.
+    pub fn commit(&mut self) {
+        self.pending_slots.clear();
+        self.pending_keys.clear();
+        self.deleted_keys.clear();
+    }
+}
+
+/// Alive documents of `searcher` with `key`.
+fn committed_with_key(
+    index: &DedupIndex,
+    searcher: &Searcher,
+    key: &str,
+) -> Result<Vec<DocAddress>> {
+    let Some(field) = index.fields().key else {
+        return Ok(Vec::new());
+    };
+    let query = TermQuery::new(Term::from_field_text(field, key), IndexRecordOption::Basic);
+    let mut found: Vec<DocAddress> = searcher
+        .search(&query, &DocSetCollector)?
+        .into_iter()
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// The first alive, unflagged document of `searcher` with exactly `fingerprint` and a key of
+/// hash `key_hash`.
+fn committed_slot(
+    index: &DedupIndex,
+    searcher: &Searcher,
+    fingerprint: Fingerprint,
+    key_hash_wanted: u64,
+) -> Result<Option<DocAddress>> {
+    let term = Term::from_field_u64(index.fields().fingerprint, fingerprint.0);
+    let query = TermQuery::new(term, IndexRecordOption::Basic);
+    let mut found: Vec<DocAddress> = searcher
+        .search(&query, &DocSetCollector)?
+        .into_iter()
+        .collect();
+    found.sort();
+    let key_field = index.settings().get_key_field();
+    for address in found {
+        let hash = match key_field {
+            Some(field) => {
+                key_at(searcher, field, address)?.map_or(NO_KEY, |key| key_hash(key.as_bytes()))
+            }
+            None => NO_KEY,
+        };
+        if hash == key_hash_wanted && !is_flagged(index, searcher, address)? {
+            return Ok(Some(address));
+        }
+    }
+    Ok(None)
+}
+
+fn is_flagged(index: &DedupIndex, searcher: &Searcher, address: DocAddress) -> Result<bool> {
+    if !index.settings().get_flagging() {
+        return Ok(false);
+    }
+    let reader = searcher.segment_reader(address.segment_ord);
+    let flags = reader
+        .fast_fields()
+        .u64(crate::plugin::settings::FLAG_FIELD)?;
+    Ok(flags.first(address.doc_id).unwrap_or(0) != 0)
+}

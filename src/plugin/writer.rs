@@ -1,0 +1,370 @@
+//! `DedupWriter`: an [`IndexWriter`] that fingerprints each document and rejects, flags or
+//! replaces near-duplicates before they are indexed.
+
+use std::sync::{Mutex, MutexGuard};
+
+use tantivy::query::Query;
+use tantivy::schema::TantivyDocument;
+use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, Term};
+
+use crate::error::{Error, Result};
+use crate::plugin::view::WriterView;
+use crate::plugin::{AddOutcome, DedupIndex, Policy};
+
+/// Wraps an [`IndexWriter`]: [`add`](Self::add) computes the document's fingerprint from the
+/// settings' text fields, looks for a near-duplicate among every alive document of the index
+/// and every document added since the last commit, and applies the [`Policy`].
+///
+/// - **Shared by threads.** Every method takes `&self`; put the writer in an `Arc`.
+///   Fingerprints are computed in the calling threads, in parallel; the check and the insert
+///   are one step under a lock, so two near-duplicates added at once never both get in.
+/// - **True to the commits.** On creation the writer reads every alive fingerprint of the
+///   last commit (a few seconds for ten million; see `docs/BENCHMARKS.md`). Deletes by key
+///   update it at once; [`commit`](Self::commit) keeps it; [`rollback`](Self::rollback)
+///   reads the last commit again, so rolled-back documents vanish from it. Segment merges
+///   change nothing it sees.
+/// - **Documents without a fingerprint** (no features: empty, or only punctuation) are
+///   indexed, and never duplicates of one another. Texts longer than
+///   [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) are fingerprinted on
+///   their prefix.
+/// - **Keys.** With a [key field](super::DedupSettings::key_field), a document whose key is
+///   in the index already is not added again ([`AddOutcome::Exists`]), so an interrupted
+///   ingestion can be run again from the start.
+///
+/// ```
+/// use tantivy::schema::Schema;
+/// use tantivy::{doc, Index};
+/// use tantivy_dedup::plugin::{text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy};
+///
+/// let settings = DedupSettings::new(["body"]).key_field("url");
+/// let mut schema = Schema::builder();
+/// let body = schema.add_text_field("body", text_field_options());
+/// settings.add_fields(&mut schema);
+/// let schema = schema.build();
+/// let url = schema.get_field("url")?;
+/// let index = DedupIndex::create(Index::create_in_ram(schema), settings)?;
+/// let writer = index.writer(Policy::Reject, 15_000_000)?;
+///
+/// let text = "Tantivy is a full-text search engine library inspired by Apache Lucene and written in Rust. \
+///             It builds inverted indexes, scores documents with BM25 and answers phrase queries.";
+/// let first = writer.add(doc!(url => "a.example/1", body => text))?;
+/// assert!(matches!(first, AddOutcome::Added { .. }));
+/// let copy = text.to_uppercase().replace(". ", ".\n\n"); // other case and layout
+/// let second = writer.add(doc!(url => "b.example/9", body => copy))?;
+/// let duplicate = second.duplicate_of().expect("a near-duplicate");
+/// assert_eq!(duplicate.key.as_deref(), Some("a.example/1"));
+/// writer.commit()?;
+/// assert_eq!(writer.searcher().num_docs(), 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct DedupWriter {
+    index: DedupIndex,
+    policy: Policy,
+    distance: u32,
+    reader: IndexReader,
+    state: Mutex<State>,
+}
+
+struct State {
+    writer: IndexWriter,
+    view: WriterView,
+    searcher: Searcher,
+    /// A delete by query happened since the last commit: which documents it deletes is known
+    /// only once committed, so the view is read again then.
+    stale: bool,
+}
+
+impl DedupWriter {
+    /// Wraps `writer`, a writer of `index`'s tantivy index, and reads the fingerprints of its
+    /// last commit. The near-duplicate distance is the settings' default.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when the policy needs a field the settings lack (flagging
+    /// for [`Policy::Flag`], a key field for [`Policy::Replace`]); [`Error::Tantivy`] when
+    /// the index cannot be read.
+    pub fn new(index: DedupIndex, writer: IndexWriter, policy: Policy) -> Result<DedupWriter> {
+        match policy {
+            Policy::Flag if index.fields().flag.is_none() => {
+                return Err(Error::InvalidSetting {
+                    name: "policy",
+                    reason: "Flag needs the flag fields: set DedupSettings::flagging(true)".into(),
+                })
+            }
+            Policy::Replace if index.fields().key.is_none() => {
+                return Err(Error::InvalidSetting {
+                    name: "policy",
+                    reason: "Replace deletes by key: set DedupSettings::key_field".into(),
+                })
+            }
+            _ => {}
+        }
+        let reader = index
+            .index()
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let searcher = reader.searcher();
+        let view = WriterView::build(&index, &searcher)?;
+        Ok(DedupWriter {
+            distance: index.distance(),
+            index,
+            policy,
+            reader,
+            state: Mutex::new(State {
+                writer,
+                view,
+                searcher,
+                stale: false,
+            }),
+        })
+    }
+
+    /// The same writer with another near-duplicate distance.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when `k` is above 64.
+    pub fn with_distance(mut self, k: u32) -> Result<DedupWriter> {
+        if k > 64 {
+            return Err(Error::InvalidSetting {
+                name: "distance",
+                reason: format!("{k} is above 64, the fingerprint's width"),
+            });
+        }
+        self.distance = k;
+        Ok(self)
+    }
+
+    /// The index written to.
+    pub fn index(&self) -> &DedupIndex {
+        &self.index
+    }
+
+    /// The policy for near-duplicates.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// The near-duplicate distance.
+    pub fn distance(&self) -> u32 {
+        self.distance
+    }
+
+    /// A searcher on the last commit (the one [`Duplicate::address`](super::Duplicate)
+    /// refers to).
+    pub fn searcher(&self) -> Searcher {
+        self.lock().searcher.clone()
+    }
+
+    /// Number of documents new ones are compared with: alive, with a fingerprint, not
+    /// flagged, committed or not.
+    pub fn references(&self) -> usize {
+        self.lock().view.len()
+    }
+
+    /// Fingerprints `document`, checks it against the index and applies the policy. The
+    /// plugin's fields (fingerprint, flag) are set here; the caller sets the key.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`] when the index cannot be read or written (the writer was killed by
+    /// an earlier error, for one).
+    pub fn add(&self, mut document: TantivyDocument) -> Result<AddOutcome> {
+        let fields = self.index.fields();
+        let fingerprint = self.index.fingerprint_of(&document);
+        let key = fields.key_of(&document).map(str::to_owned);
+        if let Some(fingerprint) = fingerprint {
+            document.add_u64(fields.fingerprint, fingerprint.0);
+        }
+        let mut state = self.lock();
+        let State {
+            writer,
+            view,
+            searcher,
+            ..
+        } = &mut *state;
+        if let Some(key) = &key {
+            if view.contains_key(&self.index, searcher, key)? {
+                return Ok(AddOutcome::Exists { key: key.clone() });
+            }
+        }
+        let Some(fingerprint) = fingerprint else {
+            set_flag(&self.index, &mut document, None);
+            view.note_added_key(key.as_deref());
+            let opstamp = writer.add_document(document)?;
+            return Ok(AddOutcome::Added {
+                fingerprint: None,
+                opstamp,
+            });
+        };
+        let near: Vec<_> = view.near(fingerprint, self.distance).to_vec();
+        let Some(nearest) = near.first() else {
+            set_flag(&self.index, &mut document, None);
+            view.insert(fingerprint, key.as_deref());
+            let opstamp = writer.add_document(document)?;
+            return Ok(AddOutcome::Added {
+                fingerprint: Some(fingerprint),
+                opstamp,
+            });
+        };
+        match self.policy {
+            Policy::Reject => {
+                let duplicate_of =
+                    view.describe(&self.index, searcher, nearest.id, nearest.distance)?;
+                Ok(AddOutcome::Rejected {
+                    fingerprint,
+                    duplicate_of,
+                })
+            }
+            Policy::Flag => {
+                let duplicate_of =
+                    view.describe(&self.index, searcher, nearest.id, nearest.distance)?;
+                let of = duplicate_of
+                    .key
+                    .clone()
+                    .unwrap_or_else(|| duplicate_of.fingerprint.to_string());
+                set_flag(
+                    &self.index,
+                    &mut document,
+                    Some((duplicate_of.distance, &of)),
+                );
+                view.note_added_key(key.as_deref());
+                let opstamp = writer.add_document(document)?;
+                Ok(AddOutcome::Flagged {
+                    fingerprint,
+                    duplicate_of,
+                    opstamp,
+                })
+            }
+            Policy::Replace => {
+                let key_field = fields.key.expect("checked in DedupWriter::new");
+                let mut replaced = Vec::with_capacity(near.len());
+                for found in &near {
+                    let duplicate =
+                        view.describe(&self.index, searcher, found.id, found.distance)?;
+                    // A reference without a key cannot be deleted by key: it stays.
+                    if let Some(old_key) = &duplicate.key {
+                        writer.delete_term(Term::from_field_text(key_field, old_key));
+                        view.delete_key(&self.index, searcher, old_key)?;
+                    }
+                    replaced.push(duplicate);
+                }
+                set_flag(&self.index, &mut document, None);
+                view.insert(fingerprint, key.as_deref());
+                let opstamp = writer.add_document(document)?;
+                Ok(AddOutcome::Replaced {
+                    fingerprint,
+                    replaced,
+                    opstamp,
+                })
+            }
+        }
+    }
+
+    /// Deletes every document whose key is `key`, and forgets them at once: a document added
+    /// next is not compared with them.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when the settings have no key field; [`Error::Tantivy`]
+    /// when the index cannot be read.
+    pub fn delete_key(&self, key: &str) -> Result<Opstamp> {
+        let Some(field) = self.index.fields().key else {
+            return Err(Error::InvalidSetting {
+                name: "key_field",
+                reason: "deleting by key needs DedupSettings::key_field".into(),
+            });
+        };
+        let mut state = self.lock();
+        let State {
+            writer,
+            view,
+            searcher,
+            ..
+        } = &mut *state;
+        view.delete_key(&self.index, searcher, key)?;
+        Ok(writer.delete_term(Term::from_field_text(field, key)))
+    }
+
+    /// Deletes every document matching `query`. Which documents those are is known once
+    /// committed: until the next [`commit`](Self::commit), new documents are still compared
+    /// with them; the commit reads the index's fingerprints again (seconds for millions).
+    ///
+    /// # Errors
+    /// As [`IndexWriter::delete_query`].
+    pub fn delete_query(&self, query: Box<dyn Query>) -> Result<Opstamp> {
+        let mut state = self.lock();
+        let opstamp = state.writer.delete_query(query)?;
+        state.stale = true;
+        Ok(opstamp)
+    }
+
+    /// Commits every document added and deleted so far; the writer's view keeps them.
+    ///
+    /// # Errors
+    /// As [`IndexWriter::commit`].
+    pub fn commit(&self) -> Result<Opstamp> {
+        let mut state = self.lock();
+        let opstamp = state.writer.commit()?;
+        self.reader.reload()?;
+        state.searcher = self.reader.searcher();
+        if state.stale {
+            state.view = WriterView::build(&self.index, &state.searcher)?;
+            state.stale = false;
+        } else {
+            state.view.commit();
+        }
+        Ok(opstamp)
+    }
+
+    /// Drops every document added and deleted since the last commit; the writer's view is
+    /// read again from the last commit.
+    ///
+    /// # Errors
+    /// As [`IndexWriter::rollback`].
+    pub fn rollback(&self) -> Result<Opstamp> {
+        let mut state = self.lock();
+        let opstamp = state.writer.rollback()?;
+        state.view = WriterView::build(&self.index, &state.searcher)?;
+        state.stale = false;
+        Ok(opstamp)
+    }
+
+    /// Waits for the background merges and gives the `IndexWriter` back, after which the
+    /// index's files are final. Uncommitted documents are dropped.
+    ///
+    /// # Errors
+    /// As [`IndexWriter::wait_merging_threads`].
+    pub fn wait_merging_threads(self) -> Result<()> {
+        let state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
+        state.writer.wait_merging_threads()?;
+        Ok(())
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic under the lock leaves the view possibly behind the index writer; the
+        // worst outcome is a missed near-duplicate, never a lost document, so go on.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl std::fmt::Debug for DedupWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DedupWriter")
+            .field("policy", &self.policy)
+            .field("distance", &self.distance)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Sets the flag fields, when the index has them: `Some((distance, original))` for a flagged
+/// document, `None` for an original.
+fn set_flag(index: &DedupIndex, document: &mut TantivyDocument, flag: Option<(u32, &str)>) {
+    let Some((flag_field, of_field)) = index.fields().flag else {
+        return;
+    };
+    match flag {
+        Some((distance, original)) => {
+            document.add_u64(flag_field, u64::from(distance) + 1);
+            document.add_text(of_field, original);
+        }
+        None => document.add_u64(flag_field, 0),
+    }
+}
