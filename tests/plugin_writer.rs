@@ -454,3 +454,62 @@ fn concurrent_writers_admit_exactly_one_document_per_group() {
     assert_eq!(groups.len(), GROUPS, "every group has a survivor");
     assert_eq!(urls.len(), GROUPS, "and only one");
 }
+
+#[test]
+fn batch_helpers_find_what_the_writer_flagged() {
+    let f = fixture();
+    let writer = f.writer(Policy::Flag);
+    let (a, b) = (text(20), text(21));
+    for (url, body) in [
+        ("a", a.clone()),
+        ("b", b.clone()),
+        ("a2", variant(&a, 1)),
+        ("c", text(22)),
+        ("b2", variant(&b, 2)),
+        ("a3", variant(&a, 2)),
+    ] {
+        writer.add(f.doc(url, &body)).unwrap();
+    }
+    writer.commit().unwrap();
+    let searcher = writer.searcher();
+    let url_of = |address| {
+        let doc: TantivyDocument = searcher.doc(address).unwrap();
+        doc.get_first(f.url).unwrap().as_str().unwrap().to_owned()
+    };
+    let groups: Vec<(String, Vec<String>)> = f
+        .index
+        .duplicate_groups(&searcher, 3)
+        .unwrap()
+        .into_iter()
+        .map(|g| {
+            (
+                url_of(g.leader),
+                g.members.into_iter().map(url_of).collect(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("a".to_owned(), vec!["a2".to_owned(), "a3".to_owned()]),
+        ("b".to_owned(), vec!["b2".to_owned()]),
+    ];
+    assert_eq!(groups, expected);
+
+    let near = f.index.near_duplicates_of_text(&searcher, &a, 3).unwrap();
+    let mut urls: Vec<String> = near.iter().map(|n| url_of(n.address)).collect();
+    urls.sort();
+    assert_eq!(urls, ["a", "a2", "a3"]);
+    let of_b = f
+        .index
+        .near_duplicates_of(&searcher, near_address(&f, &searcher, "b"), 3)
+        .unwrap();
+    assert_eq!(
+        of_b.iter().map(|n| url_of(n.address)).collect::<Vec<_>>(),
+        ["b2"]
+    );
+}
+
+fn near_address(f: &Fixture, searcher: &tantivy::Searcher, url: &str) -> tantivy::DocAddress {
+    let query = TermQuery::new(Term::from_field_text(f.url, url), IndexRecordOption::Basic);
+    let found = searcher.search(&query, &DocSetCollector).unwrap();
+    *found.iter().next().unwrap()
+}

@@ -12,10 +12,13 @@
 //!   [`SettingsMismatch`](crate::Error::SettingsMismatch) when they differ) and registers
 //!   the tokenizer.
 //! * [`DedupWriter`], [`Policy`], [`AddOutcome`]: index-time deduplication.
+//! * [`DedupIndex::near_duplicates_of`], [`DedupIndex::duplicate_groups`]: batch work over
+//!   an existing index, by the writer's rule.
 //!
 //! The module is called `plugin` rather than `tantivy` so that `tantivy::` paths inside the
 //! crate keep naming the tantivy crate.
 
+mod batch;
 mod config_file;
 mod dedup_index;
 mod fields;
@@ -25,6 +28,7 @@ mod stored;
 mod view;
 mod writer;
 
+pub use batch::{DuplicateGroup, NearDuplicate};
 pub use config_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
 pub use dedup_index::{register_tokenizer, DedupIndex};
 pub use fields::DedupFields;
