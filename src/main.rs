@@ -19,12 +19,18 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    Ingest(cli::ingest::IngestCommand),
+    Clusters(cli::clusters::ClustersCommand),
+    Stats(cli::stats::StatsCommand),
     Fingerprint(cli::fingerprint::FingerprintCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
+        Command::Ingest(command) => command.run(),
+        Command::Clusters(command) => command.run(),
+        Command::Stats(command) => command.run(),
         Command::Fingerprint(command) => command.run(),
     };
     match outcome {

@@ -16,6 +16,12 @@ pub struct Document {
     pub id: String,
     /// Its text (`text`, else `body`, of a JSON line; a plain-text file's content).
     pub text: String,
+    /// The `title` of its JSON line.
+    pub title: Option<String>,
+    /// The `url` of its JSON line.
+    pub url: Option<String>,
+    /// The `tags` of its JSON line.
+    pub tags: Vec<String>,
 }
 
 /// A record that could not be read.
@@ -35,6 +41,10 @@ struct JsonLine {
     id: Option<serde_json::Value>,
     text: Option<String>,
     body: Option<String>,
+    title: Option<String>,
+    url: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
 }
 
 /// True for the extensions read as JSON lines.
@@ -63,6 +73,23 @@ pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)
             read_path(input, lossy, emit);
         }
     }
+}
+
+/// The sample corpus shipped in the repository (`samples/corpus.jsonl`), built into the
+/// binary so that `ingest` without inputs works from anywhere.
+pub const SAMPLE_CORPUS: &str = include_str!("../../samples/corpus.jsonl");
+
+/// Where records of [`SAMPLE_CORPUS`] say they come from.
+pub const SAMPLE_PLACE: &str = "samples/corpus.jsonl";
+
+/// Calls `emit` with every record of the built-in sample corpus.
+pub fn read_sample(emit: &mut dyn FnMut(Record)) {
+    read_json_lines(
+        io::Cursor::new(SAMPLE_CORPUS.as_bytes()),
+        SAMPLE_PLACE,
+        false,
+        emit,
+    );
 }
 
 fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
@@ -116,6 +143,9 @@ fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
     Ok(Document {
         id: place.to_owned(),
         text,
+        title: None,
+        url: None,
+        tags: Vec::new(),
     })
 }
 
@@ -161,7 +191,13 @@ fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String
         .text
         .or(record.body)
         .ok_or_else(|| "no `text` or `body` field".to_owned())?;
-    Ok(Document { id, text })
+    Ok(Document {
+        id,
+        text,
+        title: record.title,
+        url: record.url,
+        tags: record.tags,
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,11 @@
 //! The `tantivy-dedup` command-line tool: thin commands over the library.
 
+pub mod clusters;
 pub mod fingerprint;
+pub mod index_dir;
+pub mod ingest;
 pub mod input;
 pub mod options;
+pub mod progress;
+pub mod report;
+pub mod stats;

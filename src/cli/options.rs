@@ -37,59 +37,98 @@ pub enum FoldingArg {
     Regional,
 }
 
-/// The fingerprint settings; the defaults are the library's (docs/PARAMETERS.md).
-#[derive(Args, Debug, Clone)]
+/// The fingerprint settings. Each option left out keeps its value: the library default for
+/// a new index or for `fingerprint`, the stored one for an existing index.
+#[derive(Args, Debug, Clone, Default)]
 pub struct FingerprintOptions {
-    /// Feature kind.
-    #[arg(long, value_enum, default_value_t = Features::Words, help_heading = "Fingerprint")]
-    features: Features,
-    /// Words per shingle or characters per n-gram (1 to 16); ignored for words.
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u8).range(1..=16), help_heading = "Fingerprint")]
-    n: u8,
-    /// Feature weighting.
-    #[arg(long, value_enum, default_value_t = WeightingArg::TfIdfLength, help_heading = "Fingerprint")]
-    weighting: WeightingArg,
+    /// Feature kind [default: words].
+    #[arg(long, value_enum, help_heading = "Fingerprint")]
+    features: Option<Features>,
+    /// Words per shingle or characters per n-gram, 1 to 16 [default: 3]; ignored for words.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=16), help_heading = "Fingerprint")]
+    n: Option<u8>,
+    /// Feature weighting [default: tf-idf-length].
+    #[arg(long, value_enum, help_heading = "Fingerprint")]
+    weighting: Option<WeightingArg>,
     /// Traditional to Simplified Chinese before segmenting: off, characters (門 -> 门) or
-    /// regional (also Taiwan vocabulary: 軟體 -> 软件; slower).
-    #[arg(long, value_enum, default_value_t = FoldingArg::Regional, help_heading = "Fingerprint")]
-    folding: FoldingArg,
+    /// regional (also Taiwan vocabulary: 軟體 -> 软件; slower) [default: regional].
+    #[arg(long, value_enum, help_heading = "Fingerprint")]
+    folding: Option<FoldingArg>,
     /// Do not let jieba's HMM guess words missing from its dictionary.
     #[arg(long, help_heading = "Fingerprint")]
     no_hmm: bool,
     /// Drop the built-in Chinese and English stop words.
     #[arg(long, help_heading = "Fingerprint")]
     stop_words: bool,
-    /// Seed of the feature hash; another seed gives unrelated fingerprints.
-    #[arg(long, default_value_t = 0, help_heading = "Fingerprint")]
-    seed: u64,
+    /// Seed of the feature hash; another seed gives unrelated fingerprints [default: 0].
+    #[arg(long, help_heading = "Fingerprint")]
+    seed: Option<u64>,
 }
 
 impl FingerprintOptions {
-    /// The library config these options describe.
+    /// The library's default config with these options applied.
     pub fn config(&self) -> FingerprintConfig {
-        let n = usize::from(self.n);
-        let features = match self.features {
-            Features::Words => FeatureKind::Words,
-            Features::Shingles => FeatureKind::WordShingles { n },
-            Features::Chargrams => FeatureKind::CharNgrams { n },
-        };
-        let weighting = match self.weighting {
-            WeightingArg::Tf => Weighting::Tf,
-            WeightingArg::TfIdf => Weighting::TfIdf,
-            WeightingArg::TfIdfLength => Weighting::TfIdfLength,
-        };
-        let tokenizer = TokenizerConfig::default()
-            .folding(match self.folding {
+        self.config_over(FingerprintConfig::default())
+    }
+
+    /// True when no option was given.
+    pub fn is_empty(&self) -> bool {
+        self.features.is_none()
+            && self.n.is_none()
+            && self.weighting.is_none()
+            && self.folding.is_none()
+            && !self.no_hmm
+            && !self.stop_words
+            && self.seed.is_none()
+    }
+
+    /// `base` with the options given applied.
+    pub fn config_over(&self, base: FingerprintConfig) -> FingerprintConfig {
+        let mut config = base;
+        if self.features.is_some() || self.n.is_some() {
+            let kind = self.features.unwrap_or(match config.get_features() {
+                FeatureKind::Words => Features::Words,
+                FeatureKind::WordShingles { .. } => Features::Shingles,
+                FeatureKind::CharNgrams { .. } => Features::Chargrams,
+            });
+            let n = self.n.map_or(
+                match config.get_features() {
+                    FeatureKind::WordShingles { n } | FeatureKind::CharNgrams { n } => n,
+                    FeatureKind::Words => 3,
+                },
+                usize::from,
+            );
+            config = config.features(match kind {
+                Features::Words => FeatureKind::Words,
+                Features::Shingles => FeatureKind::WordShingles { n },
+                Features::Chargrams => FeatureKind::CharNgrams { n },
+            });
+        }
+        if let Some(weighting) = self.weighting {
+            config = config.weighting(match weighting {
+                WeightingArg::Tf => Weighting::Tf,
+                WeightingArg::TfIdf => Weighting::TfIdf,
+                WeightingArg::TfIdfLength => Weighting::TfIdfLength,
+            });
+        }
+        let mut tokenizer: TokenizerConfig = config.get_tokenizer().clone();
+        if let Some(folding) = self.folding {
+            tokenizer = tokenizer.folding(match folding {
                 FoldingArg::Off => ScriptFolding::Off,
                 FoldingArg::Characters => ScriptFolding::Characters,
                 FoldingArg::Regional => ScriptFolding::Regional,
-            })
-            .hmm(!self.no_hmm)
-            .stop_words(self.stop_words);
-        FingerprintConfig::default()
-            .tokenizer(tokenizer)
-            .features(features)
-            .weighting(weighting)
-            .seed(self.seed)
+            });
+        }
+        if self.no_hmm {
+            tokenizer = tokenizer.hmm(false);
+        }
+        if self.stop_words {
+            tokenizer = tokenizer.stop_words(true);
+        }
+        config = config.tokenizer(tokenizer);
+        if let Some(seed) = self.seed {
+            config = config.seed(seed);
+        }
+        config
     }
 }

@@ -22,19 +22,19 @@ pub struct NearDuplicate {
     pub distance: u32,
 }
 
-/// A group of near-duplicates: the first document of the group in index order, and the
+/// A group of near-duplicates: its first document in the writer's add order, and the
 /// documents within the distance of it that no earlier leader claimed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DuplicateGroup {
     /// The document the others duplicate: the one the writer would have kept.
     pub leader: DocAddress,
-    /// The others, in index order.
+    /// The others, in add order.
     pub members: Vec<DocAddress>,
 }
 
 impl DedupIndex {
     /// Every alive document of `searcher` within `k` bits of `text`'s fingerprint, nearest
-    /// first (then in index order); empty when the text has no features. A popcount scan of
+    /// first (then in add order); empty when the text has no features. A popcount scan of
     /// the fingerprint columns: tens of milliseconds for ten million documents.
     ///
     /// # Errors
@@ -92,14 +92,16 @@ impl DedupIndex {
     }
 
     /// Every group of two or more near-duplicates among the alive documents of `searcher`,
-    /// by the writer's rule: documents are taken in index order (segment, then document);
-    /// a document within `k` bits of an earlier leader joins the nearest such leader (the
+    /// by the writer's rule: documents are taken in the order the writer added them
+    /// ([`SEQUENCE_FIELD`](super::SEQUENCE_FIELD); documents added without it come last, in
+    /// index order); a document within `k` bits of an earlier leader joins the nearest such leader (the
     /// earliest among equals), and any other becomes a leader. Documents without a
     /// fingerprint belong to no group. The pairs within `k` are found in parallel (rayon).
     ///
     /// On an index written with [`Policy::Reject`](super::Policy::Reject) there are no
     /// groups; with [`Policy::Flag`](super::Policy::Flag) the groups are the originals and
-    /// the documents flagged against them, as long as merges kept their order.
+    /// the documents flagged against them (unless documents were deleted since, or another
+    /// distance is asked for).
     ///
     /// # Errors
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
@@ -166,6 +168,7 @@ mod tests {
                 fingerprint: Fingerprint(fp),
                 key_hash: 0,
                 flagged: false,
+                sequence: i as u64,
             })
             .collect()
     }

@@ -4,7 +4,7 @@ use tantivy::schema::{Field, FieldType, Schema};
 use tantivy::schema::{TantivyDocument, Value};
 
 use crate::error::{Error, Result};
-use crate::plugin::settings::{DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD};
+use crate::plugin::settings::{DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD};
 use crate::plugin::DedupSettings;
 
 /// The fields of an index that the plugin reads and writes.
@@ -12,6 +12,8 @@ use crate::plugin::DedupSettings;
 pub struct DedupFields {
     /// The fingerprint field ([`FINGERPRINT_FIELD`]).
     pub fingerprint: Field,
+    /// The add-order field ([`SEQUENCE_FIELD`]).
+    pub sequence: Field,
     /// The fields whose text is fingerprinted, in the settings' order.
     pub text: Vec<Field>,
     /// The key field, if the settings name one.
@@ -29,6 +31,10 @@ impl DedupFields {
         let fingerprint = field(schema, FINGERPRINT_FIELD, |ty| match ty {
             FieldType::U64(options) if options.is_fast() && options.is_indexed() => Ok(()),
             _ => Err("must be a u64 field, FAST and INDEXED".into()),
+        })?;
+        let sequence = field(schema, SEQUENCE_FIELD, |ty| match ty {
+            FieldType::U64(options) if options.is_fast() => Ok(()),
+            _ => Err("must be a u64 field, FAST".into()),
         })?;
         let text = settings
             .get_text_fields()
@@ -71,6 +77,7 @@ impl DedupFields {
         };
         Ok(DedupFields {
             fingerprint,
+            sequence,
             text,
             key,
             flag,

@@ -35,6 +35,6 @@ pub use fields::DedupFields;
 pub use outcome::{AddOutcome, Duplicate, Policy};
 pub use settings::{
     text_field_options, DedupSettings, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
-    SETTINGS_VERSION,
+    SEQUENCE_FIELD, SETTINGS_VERSION,
 };
 pub use writer::DedupWriter;

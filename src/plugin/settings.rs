@@ -21,6 +21,11 @@ pub const SETTINGS_VERSION: u32 = 1;
 /// text has no features has no value in it.
 pub const FINGERPRINT_FIELD: &str = "dedup_fingerprint";
 
+/// The u64 field numbering documents in the order the writer added them (FAST): the order
+/// in which [`duplicate_groups`](super::DedupIndex::duplicate_groups) replays the writer's
+/// decisions, since tantivy's own document order changes with threads and merges.
+pub const SEQUENCE_FIELD: &str = "dedup_sequence";
+
 /// The u64 field marking documents indexed under [`Policy::Flag`](super::Policy::Flag) as
 /// near-duplicates: 0 for an original, `distance + 1` for a flagged document (FAST, INDEXED
 /// and STORED, so a `TermQuery` on 0 keeps originals only).
@@ -41,7 +46,7 @@ pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
 /// let mut schema = Schema::builder();
 /// schema.add_text_field("title", text_field_options());
 /// schema.add_text_field("body", text_field_options());
-/// settings.add_fields(&mut schema); // dedup_fingerprint, url, dedup_flag, dedup_duplicate_of
+/// settings.add_fields(&mut schema); // dedup_fingerprint, dedup_sequence, url, dedup_flag, dedup_duplicate_of
 /// let schema = schema.build();
 /// assert!(schema.get_field("url").is_ok());
 /// ```
@@ -167,7 +172,7 @@ impl DedupSettings {
         self.user_dictionary.as_deref()
     }
 
-    /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], the key field if one is
+    /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], [`SEQUENCE_FIELD`], the key field if one is
     /// set, and [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`] if flagging is on. The text fields
     /// are the caller's own (see [`text_field_options`]).
     ///
@@ -178,6 +183,7 @@ impl DedupSettings {
             FINGERPRINT_FIELD,
             NumericOptions::default() | FAST | INDEXED,
         );
+        schema.add_u64_field(SEQUENCE_FIELD, FAST);
         if let Some(key) = &self.key_field {
             schema.add_text_field(key, STRING | STORED | FAST);
         }

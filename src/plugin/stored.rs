@@ -6,7 +6,7 @@ use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
-use crate::plugin::settings::{FINGERPRINT_FIELD, FLAG_FIELD};
+use crate::plugin::settings::{FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD};
 use crate::plugin::DedupSettings;
 
 /// An alive document that has a fingerprint.
@@ -20,6 +20,9 @@ pub(crate) struct StoredFingerprint {
     pub key_hash: u64,
     /// Whether it was flagged as a near-duplicate at index time.
     pub flagged: bool,
+    /// Its place in the writer's add order ([`SEQUENCE_FIELD`]); `u64::MAX` for a document
+    /// added without the plugin's writer.
+    pub sequence: u64,
 }
 
 /// The key hash of a document without a key.
@@ -31,8 +34,8 @@ pub(crate) fn key_hash(key: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(key).max(1)
 }
 
-/// Every alive document of `searcher` with a fingerprint, in index order (segment, then
-/// document), read segment by segment in parallel.
+/// Every alive document of `searcher` with a fingerprint, in the writer's add order (then in
+/// index order: segment, then document), read segment by segment in parallel.
 pub(crate) fn stored_fingerprints(
     searcher: &Searcher,
     settings: &DedupSettings,
@@ -43,7 +46,21 @@ pub(crate) fn stored_fingerprints(
         .enumerate()
         .map(|(ord, reader)| segment_fingerprints(ord as u32, reader, settings))
         .collect::<Result<Vec<_>>>()?;
-    Ok(per_segment.concat())
+    let mut all = per_segment.concat();
+    all.par_sort_unstable_by_key(|doc| (doc.sequence, doc.address));
+    Ok(all)
+}
+
+/// The sequence number after every one used in `searcher`'s segments (deleted documents
+/// included): where a writer goes on numbering.
+pub(crate) fn next_sequence(searcher: &Searcher) -> Result<u64> {
+    let mut next = 0;
+    for reader in searcher.segment_readers() {
+        let column: Column<u64> = reader.fast_fields().u64(SEQUENCE_FIELD)?;
+        // An upper bound of the values (0 for none): gaps are harmless, reuse is not.
+        next = next.max(column.max_value().saturating_add(1));
+    }
+    Ok(next)
 }
 
 fn segment_fingerprints(
@@ -77,6 +94,7 @@ fn segment_fingerprints(
         }
         None => Vec::new(),
     };
+    let sequences: Column<u64> = fast.u64(SEQUENCE_FIELD)?;
     let mut out = Vec::new();
     let mut visit = |doc: DocId| {
         let Some(fingerprint) = fingerprints.first(doc) else {
@@ -93,6 +111,7 @@ fn segment_fingerprints(
             flagged: flags
                 .as_ref()
                 .is_some_and(|flags| flags.first(doc).unwrap_or(0) != 0),
+            sequence: sequences.first(doc).unwrap_or(u64::MAX),
         });
     };
     match reader.alive_bitset() {

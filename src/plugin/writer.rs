@@ -8,6 +8,7 @@ use tantivy::schema::TantivyDocument;
 use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, Term};
 
 use crate::error::{Error, Result};
+use crate::plugin::stored::next_sequence;
 use crate::plugin::view::WriterView;
 use crate::plugin::{AddOutcome, DedupIndex, Policy};
 
@@ -69,6 +70,8 @@ struct State {
     writer: IndexWriter,
     view: WriterView,
     searcher: Searcher,
+    /// The [`SEQUENCE_FIELD`](super::SEQUENCE_FIELD) value of the next document.
+    next_sequence: u64,
     /// A delete by query happened since the last commit: which documents it deletes is known
     /// only once committed, so the view is read again then.
     stale: bool,
@@ -105,6 +108,7 @@ impl DedupWriter {
             .try_into()?;
         let searcher = reader.searcher();
         let view = WriterView::build(&index, &searcher)?;
+        let next_sequence = next_sequence(&searcher)?;
         Ok(DedupWriter {
             distance: index.distance(),
             index,
@@ -114,6 +118,7 @@ impl DedupWriter {
                 writer,
                 view,
                 searcher,
+                next_sequence,
                 stale: false,
             }),
         })
@@ -179,6 +184,7 @@ impl DedupWriter {
             writer,
             view,
             searcher,
+            next_sequence,
             ..
         } = &mut *state;
         if let Some(key) = &key {
@@ -186,6 +192,9 @@ impl DedupWriter {
                 return Ok(AddOutcome::Exists { key: key.clone() });
             }
         }
+        // Numbered under the lock, so that the numbers follow the order of the decisions.
+        document.add_u64(fields.sequence, *next_sequence);
+        *next_sequence += 1;
         let Some(fingerprint) = fingerprint else {
             set_flag(&self.index, &mut document, None);
             view.note_added_key(key.as_deref());

@@ -1,0 +1,89 @@
+//! `tantivy-dedup clusters`: every group of near-duplicates in an index.
+
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+use tantivy::schema::{TantivyDocument, Value};
+use tantivy::{DocAddress, Searcher};
+
+use crate::cli::index_dir::{open, CliIndex, IndexArg};
+
+/// Print every group of near-duplicates in the index.
+///
+/// Documents are taken in index order; one within --distance bits of an earlier group
+/// leader joins the nearest leader, any other leads a group of its own: the rule `ingest`
+/// applies. On an index ingested with --policy reject there are none; with --policy flag,
+/// each original with the documents flagged against it. With --json:
+/// {"clusters":[{"ids":[leader, member, ..]}, ..]}.
+#[derive(Args, Debug)]
+pub struct ClustersCommand {
+    #[command(flatten)]
+    index: IndexArg,
+    /// Largest Hamming distance between near-duplicates [default: the index's].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=64))]
+    distance: Option<u32>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Cluster {
+    ids: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Clusters {
+    clusters: Vec<Cluster>,
+}
+
+impl ClustersCommand {
+    /// Runs the command.
+    pub fn run(&self) -> anyhow::Result<bool> {
+        let index = open(&self.index.index, self.distance)?;
+        let searcher = index
+            .dedup
+            .index()
+            .reader()
+            .context("cannot read the index")?
+            .searcher();
+        let groups = index
+            .dedup
+            .duplicate_groups(&searcher, index.dedup.distance())
+            .context("cannot read the index's fingerprints")?;
+        let mut clusters = Vec::with_capacity(groups.len());
+        for group in groups {
+            let ids = std::iter::once(group.leader)
+                .chain(group.members)
+                .map(|address| id_of(&index, &searcher, address))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            clusters.push(Cluster { ids });
+        }
+        if self.json {
+            println!("{}", serde_json::to_string(&Clusters { clusters })?);
+        } else {
+            for (n, cluster) in clusters.iter().enumerate() {
+                println!("{}\t{}", n + 1, cluster.ids.join("\t"));
+            }
+            eprintln!(
+                "{} clusters at distance {} in {}",
+                clusters.len(),
+                index.dedup.distance(),
+                self.index.index.display()
+            );
+        }
+        Ok(true)
+    }
+}
+
+/// The stored id of the document at `address`.
+pub fn id_of(index: &CliIndex, searcher: &Searcher, address: DocAddress) -> anyhow::Result<String> {
+    let doc: TantivyDocument = searcher
+        .doc(address)
+        .context("cannot read a stored document")?;
+    Ok(doc
+        .get_first(index.fields.id)
+        .and_then(|value| value.as_str())
+        .unwrap_or_default()
+        .to_owned())
+}

@@ -1,0 +1,196 @@
+//! The index the command-line tool works on: its schema, and opening or creating it with
+//! messages a person can act on.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::Args;
+use tantivy::schema::{Field, Schema, TantivyDocument, STORED, STRING};
+use tantivy::Index;
+use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
+use tantivy_dedup::Error;
+
+use crate::cli::input::Document;
+use crate::cli::options::FingerprintOptions;
+
+/// The default index folder.
+pub const DEFAULT_INDEX: &str = "tantivy-dedup-index";
+
+/// `--index DIR`, shared by the commands that use an index.
+#[derive(Args, Debug, Clone)]
+pub struct IndexArg {
+    /// The index folder.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_INDEX)]
+    pub index: PathBuf,
+}
+
+/// The fields of the tool's schema.
+pub struct CliFields {
+    /// The document id: the key the writer recognizes re-ingested documents by.
+    pub id: Field,
+    /// The title (searched, stored; not fingerprinted: copies often retitle).
+    pub title: Field,
+    /// The text (searched, stored, fingerprinted).
+    pub body: Field,
+    /// The URL (stored).
+    pub url: Field,
+    /// The tags (stored, exact match).
+    pub tags: Field,
+}
+
+impl CliFields {
+    fn of(schema: &Schema) -> anyhow::Result<CliFields> {
+        let get = |name: &str| {
+            schema.get_field(name).with_context(|| {
+                format!("the index has no {name:?} field: it was not made by tantivy-dedup ingest")
+            })
+        };
+        Ok(CliFields {
+            id: get("id")?,
+            title: get("title")?,
+            body: get("body")?,
+            url: get("url")?,
+            tags: get("tags")?,
+        })
+    }
+
+    /// The tantivy document of an input document.
+    pub fn document(&self, input: &Document) -> TantivyDocument {
+        let mut doc = TantivyDocument::new();
+        doc.add_text(self.id, &input.id);
+        doc.add_text(self.body, &input.text);
+        if let Some(title) = &input.title {
+            doc.add_text(self.title, title);
+        }
+        if let Some(url) = &input.url {
+            doc.add_text(self.url, url);
+        }
+        for tag in &input.tags {
+            doc.add_text(self.tags, tag);
+        }
+        doc
+    }
+}
+
+/// An opened index with the tool's fields.
+pub struct CliIndex {
+    /// The index, set up for deduplication.
+    pub dedup: DedupIndex,
+    /// The tool's fields.
+    pub fields: CliFields,
+}
+
+/// The settings of a new index: `body` fingerprinted, `id` as the key, flagging on so that
+/// every policy works.
+fn new_settings(options: &FingerprintOptions, distance: Option<u32>) -> DedupSettings {
+    let settings = DedupSettings::new(["body"])
+        .key_field("id")
+        .flagging(true)
+        .fingerprint(options.config());
+    match distance {
+        Some(k) => settings.distance(k),
+        None => settings,
+    }
+}
+
+fn schema(settings: &DedupSettings) -> Schema {
+    let mut schema = Schema::builder();
+    schema.add_text_field("title", text_field_options());
+    schema.add_text_field("body", text_field_options());
+    schema.add_text_field("url", STRING | STORED);
+    schema.add_text_field("tags", STRING | STORED);
+    settings.add_fields(&mut schema);
+    schema.build()
+}
+
+/// Opens the index in `dir`, or creates it there when the folder is missing or empty.
+/// Fingerprint options given on the command line must agree with an existing index's.
+pub fn open_or_create(
+    dir: &Path,
+    options: &FingerprintOptions,
+    distance: Option<u32>,
+) -> anyhow::Result<CliIndex> {
+    let empty = match std::fs::read_dir(dir) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the index folder {}", dir.display()))?;
+            true
+        }
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("cannot read the index folder {}", dir.display()))
+        }
+    };
+    if !empty {
+        return open_existing(dir, options, distance);
+    }
+    let settings = new_settings(options, distance);
+    let index = Index::create_in_dir(dir, schema(&settings))
+        .with_context(|| format!("cannot create an index in {}", dir.display()))?;
+    let fields = CliFields::of(&index.schema())?;
+    let dedup = DedupIndex::create(index, settings).map_err(|e| explain(e, dir))?;
+    Ok(CliIndex { dedup, fields })
+}
+
+/// Opens the existing index in `dir`.
+pub fn open(dir: &Path, distance: Option<u32>) -> anyhow::Result<CliIndex> {
+    open_existing(dir, &FingerprintOptions::default(), distance)
+}
+
+fn open_existing(
+    dir: &Path,
+    options: &FingerprintOptions,
+    distance: Option<u32>,
+) -> anyhow::Result<CliIndex> {
+    if !dir.is_dir() {
+        bail!(
+            "no index at {}: create one with `tantivy-dedup ingest --index {}`",
+            dir.display(),
+            dir.display()
+        );
+    }
+    if !dir.join("meta.json").is_file() {
+        bail!(
+            "{} is not a tantivy index (it has no meta.json): choose an empty or new folder with --index",
+            dir.display()
+        );
+    }
+    let index = Index::open_in_dir(dir)
+        .with_context(|| format!("cannot open the index in {}", dir.display()))?;
+    let fields = CliFields::of(&index.schema())?;
+    let stored = DedupIndex::open(index.clone()).map_err(|e| explain(e, dir))?;
+    if options.is_empty() && distance.is_none() {
+        return Ok(CliIndex {
+            dedup: stored,
+            fields,
+        });
+    }
+    let mut wanted = stored.settings().clone();
+    if !options.is_empty() {
+        let config = options.config_over(wanted.get_fingerprint().clone());
+        wanted = wanted.fingerprint(config);
+    }
+    if let Some(k) = distance {
+        wanted = wanted.distance(k);
+    }
+    let dedup = DedupIndex::open_with(index, &wanted).map_err(|e| explain(e, dir))?;
+    Ok(CliIndex { dedup, fields })
+}
+
+/// The library error, with what to do about it in the tool's terms.
+fn explain(error: Error, dir: &Path) -> anyhow::Error {
+    let hint = match &error {
+        Error::SettingsMismatch { .. } => format!(
+            "the index in {} keeps the fingerprint options it was created with: drop the \
+             options, or use another --index",
+            dir.display()
+        ),
+        Error::MissingSettings { .. } => format!(
+            "{} is a tantivy index but not one made by tantivy-dedup",
+            dir.display()
+        ),
+        _ => format!("cannot open the index in {}", dir.display()),
+    };
+    anyhow::Error::new(error).context(hint)
+}

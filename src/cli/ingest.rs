@@ -1,0 +1,185 @@
+//! `tantivy-dedup ingest`: index documents, rejecting (or flagging, or replacing)
+//! near-duplicates.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use tantivy_dedup::plugin::{AddOutcome, Policy};
+
+use crate::cli::index_dir::{open_or_create, IndexArg};
+use crate::cli::input::{read_inputs, read_sample, Record};
+use crate::cli::options::FingerprintOptions;
+use crate::cli::progress::Progress;
+use crate::cli::report::{Report, ReportLine, Tally};
+
+/// What to do with a near-duplicate.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum PolicyArg {
+    /// Do not index it.
+    Reject,
+    /// Index it, marked with what it duplicates (`search` hides it).
+    Flag,
+    /// Index it and delete the older documents it duplicates.
+    Replace,
+}
+
+/// Index documents, keeping near-duplicates out.
+///
+/// Each document is fingerprinted and compared with every document of the index and of the
+/// run so far; one within --distance bits is a near-duplicate. Documents are committed in
+/// batches: an interrupted run loses at most the batch in progress, and running the same
+/// command again skips the documents already in the index (reported as "exists").
+///
+/// With --report FILE, one JSON line per input record, written once its batch is committed:
+/// {"id":..,"status":"added"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}.
+/// The exit code is 1 when some record was an error.
+#[derive(Args, Debug)]
+pub struct IngestCommand {
+    /// JSON-lines files (.jsonl: "id", "text" or "body", "title", "url", "tags"), text files,
+    /// HTML files, folders of these, or - for standard input. None: the sample corpus.
+    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    index: IndexArg,
+    /// What to do with a near-duplicate.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Reject)]
+    policy: PolicyArg,
+    /// Largest Hamming distance (of 64 bits) between near-duplicates [default: the index's,
+    /// 3 for a new one].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=64))]
+    distance: Option<u32>,
+    /// Write one JSON line per record to FILE (- for standard output).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Commit every N documents.
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    commit_every: u64,
+    /// Replace invalid UTF-8 with U+FFFD instead of reporting the record as an error.
+    #[arg(long)]
+    lossy_utf8: bool,
+    /// Memory for tantivy's indexing, in megabytes.
+    #[arg(long, value_name = "MB", default_value_t = 200, value_parser = clap::value_parser!(u64).range(20..=4000))]
+    memory_mb: u64,
+    #[command(flatten)]
+    options: FingerprintOptions,
+}
+
+impl IngestCommand {
+    /// Runs the command; `Ok(false)` when some record was an error.
+    pub fn run(&self) -> anyhow::Result<bool> {
+        let start = Instant::now();
+        let index = open_or_create(&self.index.index, &self.options, self.distance)?;
+        let policy = match self.policy {
+            PolicyArg::Reject => Policy::Reject,
+            PolicyArg::Flag => Policy::Flag,
+            PolicyArg::Replace => Policy::Replace,
+        };
+        let memory = usize::try_from(self.memory_mb << 20).unwrap_or(usize::MAX);
+        let writer = index.dedup.writer(policy, memory).with_context(|| {
+            format!(
+                "cannot write to the index in {}",
+                self.index.index.display()
+            )
+        })?;
+        let mut report = Report::create(self.report.as_deref())?;
+        let interrupted = Arc::new(AtomicBool::new(false));
+        {
+            let interrupted = Arc::clone(&interrupted);
+            // Without a handler (another one is set), Ctrl-C kills the run: the committed
+            // batches are kept all the same.
+            let _ = ctrlc::set_handler(move || interrupted.store(true, Ordering::SeqCst));
+        }
+        let progress = Progress::new("ingesting");
+        let mut tally = Tally::default();
+        let mut pending: u64 = 0;
+        let mut failure: anyhow::Result<()> = Ok(());
+        let mut handle = |record: Record| {
+            if failure.is_err() || interrupted.load(Ordering::SeqCst) {
+                return;
+            }
+            let line = match record {
+                Err(e) => ReportLine::error(e.place, e.reason),
+                Ok(doc) if doc.text.trim().is_empty() => {
+                    ReportLine::error(doc.id, "empty document: no text".to_owned())
+                }
+                Ok(doc) => match writer.add(index.fields.document(&doc)) {
+                    Ok(outcome) => ReportLine::of_outcome(doc.id, &outcome),
+                    Err(e) => {
+                        failure = Err(anyhow::Error::new(e).context("the index writer failed"));
+                        return;
+                    }
+                },
+            };
+            if line.is_error() {
+                progress.println(&format!("error: {}", line.describe()));
+            }
+            tally.count(&line);
+            report.push(line);
+            progress.inc();
+            pending += 1;
+            if pending >= self.commit_every {
+                pending = 0;
+                failure = writer
+                    .commit()
+                    .context("commit failed")
+                    .and_then(|_| report.flush());
+            }
+        };
+        if self.inputs.is_empty() {
+            read_sample(&mut handle);
+        } else {
+            read_inputs(&self.inputs, self.lossy_utf8, &mut handle);
+        }
+        failure?;
+        writer.commit().context("commit failed")?;
+        report.flush()?;
+        progress.finish();
+        let interrupted = interrupted.load(Ordering::SeqCst);
+        let searcher = writer.searcher();
+        eprintln!(
+            "{}{} in {} ({} documents in the index)",
+            if interrupted { "interrupted: " } else { "" },
+            tally.summary(start.elapsed()),
+            self.index.index.display(),
+            searcher.num_docs()
+        );
+        if interrupted {
+            std::process::exit(130);
+        }
+        Ok(tally.errors == 0)
+    }
+}
+
+impl ReportLine {
+    /// The report line of a document the writer took.
+    fn of_outcome(id: String, outcome: &AddOutcome) -> ReportLine {
+        let fingerprint = match outcome {
+            AddOutcome::Added { fingerprint, .. } => *fingerprint,
+            AddOutcome::Rejected { fingerprint, .. }
+            | AddOutcome::Flagged { fingerprint, .. }
+            | AddOutcome::Replaced { fingerprint, .. } => Some(*fingerprint),
+            AddOutcome::Exists { .. } => None,
+        };
+        let (status, action) = match outcome {
+            AddOutcome::Added { .. } => ("added", None),
+            AddOutcome::Exists { .. } => ("exists", None),
+            AddOutcome::Rejected { .. } => ("duplicate", Some("rejected")),
+            AddOutcome::Flagged { .. } => ("duplicate", Some("flagged")),
+            AddOutcome::Replaced { .. } => ("duplicate", Some("replaced")),
+        };
+        let duplicate = outcome.duplicate_of();
+        ReportLine {
+            id,
+            status,
+            duplicate_of: duplicate
+                .map(|d| d.key.clone().unwrap_or_else(|| d.fingerprint.to_string())),
+            distance: duplicate.map(|d| d.distance),
+            action,
+            fingerprint: fingerprint.map(|f| f.to_string()),
+            error: None,
+        }
+    }
+}

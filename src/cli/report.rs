@@ -1,0 +1,146 @@
+//! The per-record report of `ingest` and its summary.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Serialize;
+
+/// One line of the report: what became of one input record.
+#[derive(Debug, Serialize)]
+pub struct ReportLine {
+    /// The document id, or `FILE:LINE` for a record that could not be read.
+    pub id: String,
+    /// `added`, `duplicate`, `exists` or `error`.
+    pub status: &'static str,
+    /// For a duplicate: the id of the document it duplicates.
+    pub duplicate_of: Option<String>,
+    /// For a duplicate: the Hamming distance to it.
+    pub distance: Option<u32>,
+    /// For a duplicate: `rejected`, `flagged` or `replaced`, as the policy says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<&'static str>,
+    /// The document's fingerprint, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// For an error: what is wrong.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ReportLine {
+    /// The line of a record that could not be indexed.
+    pub fn error(id: String, reason: String) -> ReportLine {
+        ReportLine {
+            id,
+            status: "error",
+            duplicate_of: None,
+            distance: None,
+            action: None,
+            fingerprint: None,
+            error: Some(reason),
+        }
+    }
+
+    /// Whether the record was an error.
+    pub fn is_error(&self) -> bool {
+        self.status == "error"
+    }
+
+    /// `ID: REASON`, for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {}",
+            self.id,
+            self.error.as_deref().unwrap_or(self.status)
+        )
+    }
+}
+
+/// Where report lines go: held back until [`flush`](Report::flush), which follows each
+/// commit, so that a line saying "added" means the document is committed.
+pub struct Report {
+    out: Option<BufWriter<Box<dyn Write>>>,
+    held: Vec<ReportLine>,
+}
+
+impl Report {
+    /// A report to `path` (`-` for standard output), or none.
+    pub fn create(path: Option<&Path>) -> anyhow::Result<Report> {
+        let out: Option<Box<dyn Write>> = match path {
+            None => None,
+            Some(path) if path.as_os_str() == "-" => Some(Box::new(std::io::stdout())),
+            Some(path) => Some(Box::new(File::create(path).with_context(|| {
+                format!("cannot create the report file {}", path.display())
+            })?)),
+        };
+        Ok(Report {
+            out: out.map(BufWriter::new),
+            held: Vec::new(),
+        })
+    }
+
+    /// Holds `line` until the next flush.
+    pub fn push(&mut self, line: ReportLine) {
+        if self.out.is_some() {
+            self.held.push(line);
+        }
+    }
+
+    /// Writes the lines held.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        let Some(out) = &mut self.out else {
+            return Ok(());
+        };
+        for line in self.held.drain(..) {
+            serde_json::to_writer(&mut *out, &line).context("cannot write the report")?;
+            out.write_all(b"\n").context("cannot write the report")?;
+        }
+        out.flush().context("cannot write the report")
+    }
+}
+
+/// Counts of what became of the records.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Records read.
+    pub read: u64,
+    /// Documents added.
+    pub added: u64,
+    /// Near-duplicates (rejected, flagged or replacing).
+    pub duplicates: u64,
+    /// Documents already in the index.
+    pub exists: u64,
+    /// Records that were errors.
+    pub errors: u64,
+}
+
+impl Tally {
+    /// Counts `line`.
+    pub fn count(&mut self, line: &ReportLine) {
+        self.read += 1;
+        match line.status {
+            "added" => self.added += 1,
+            "duplicate" => self.duplicates += 1,
+            "exists" => self.exists += 1,
+            _ => self.errors += 1,
+        }
+    }
+
+    /// One line for people: counts, time and rate.
+    pub fn summary(&self, elapsed: Duration) -> String {
+        let seconds = elapsed.as_secs_f64();
+        format!(
+            "{} read, {} added, {} duplicates, {} already indexed, {} errors; {:.1} s ({:.0} documents/s)",
+            self.read,
+            self.added,
+            self.duplicates,
+            self.exists,
+            self.errors,
+            seconds,
+            self.read as f64 / seconds.max(1e-9)
+        )
+    }
+}

@@ -1,0 +1,80 @@
+//! `tantivy-dedup stats`: what an index holds and how it fingerprints.
+
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+use tantivy::collector::Count;
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::Term;
+use tantivy_dedup::plugin::DedupSettings;
+
+use crate::cli::index_dir::{open, IndexArg};
+
+/// Print what the index holds: documents, flagged documents, segments, settings.
+///
+/// With --json: {"num_docs":..,"flagged":..,"segments":..,"settings":{..}}, where settings
+/// are the fingerprint config, fields and distance stored in the index.
+#[derive(Args, Debug)]
+pub struct StatsCommand {
+    #[command(flatten)]
+    index: IndexArg,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Stats<'a> {
+    num_docs: u64,
+    flagged: u64,
+    deleted: u64,
+    segments: usize,
+    settings: &'a DedupSettings,
+}
+
+impl StatsCommand {
+    /// Runs the command.
+    pub fn run(&self) -> anyhow::Result<bool> {
+        let index = open(&self.index.index, None)?;
+        let searcher = index
+            .dedup
+            .index()
+            .reader()
+            .context("cannot read the index")?
+            .searcher();
+        let flagged = match index.dedup.fields().flag {
+            Some((flag, _)) => {
+                let originals =
+                    TermQuery::new(Term::from_field_u64(flag, 0), IndexRecordOption::Basic);
+                searcher.num_docs() - searcher.search(&originals, &Count)? as u64
+            }
+            None => 0,
+        };
+        let segments = searcher.segment_readers();
+        let stats = Stats {
+            num_docs: searcher.num_docs(),
+            flagged,
+            deleted: segments
+                .iter()
+                .map(|s| u64::from(s.num_deleted_docs()))
+                .sum(),
+            segments: segments.len(),
+            settings: index.dedup.settings(),
+        };
+        if self.json {
+            println!("{}", serde_json::to_string(&stats)?);
+        } else {
+            println!("index       {}", self.index.index.display());
+            println!("documents   {}", stats.num_docs);
+            println!("flagged     {}", stats.flagged);
+            println!("deleted     {} (not yet merged away)", stats.deleted);
+            println!("segments    {}", stats.segments);
+            println!(
+                "settings    {}",
+                serde_json::to_string_pretty(stats.settings)?.replace('\n', "\n            ")
+            );
+        }
+        Ok(true)
+    }
+}
