@@ -14,6 +14,8 @@
 //!   [`combined_similarity`](fingerprint::combined_similarity).
 //! - [`lookup`]: [`FingerprintIndex`](lookup::FingerprintIndex), all stored fingerprints within
 //!   distance *k* of a query, and the brute-force [`LinearScan`](lookup::LinearScan).
+//! - [`plugin`]: [`DedupCollector`](plugin::DedupCollector), search results with
+//!   near-duplicates of higher-ranked hits hidden.
 //!
 //! # Example: fingerprint two texts
 //!
@@ -95,6 +97,8 @@
 pub mod error;
 pub mod fingerprint;
 pub mod lookup;
+/// Tantivy plugins: near-duplicate detection inside a tantivy index and its searches.
+pub mod plugin;
 pub mod text;
 
 pub use error::{Error, Result};
