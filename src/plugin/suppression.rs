@@ -17,7 +17,8 @@ pub(crate) struct Page {
 /// cover (see the module docs of `candidates`).
 pub(crate) fn merge(segments: Vec<SegmentCandidates>, page: Page) -> DedupTopDocs {
     // The highest-ranked last hit of a cut segment: candidates ranked below it may be
-    // missing from other segments.
+    // missing from other segments. The walk would stop above it anyway (the packing of its
+    // segment guarantees enough shown hits); leaving the rest out saves sorting them.
     let boundary = segments
         .iter()
         .filter(|segment| !segment.complete)
