@@ -57,7 +57,7 @@ pub(crate) fn normalize(score: Score) -> Score {
 /// What one segment contributes to the merge (the segment collector's fruit).
 ///
 /// Holds a prefix of the segment's ranking of candidate hits (matching, alive, not skipped as
-/// flagged), best first. Unless [`complete`](Self::complete), every candidate ranked at or
+/// flagged), best first. Unless [`is_complete`](Self::is_complete), every candidate ranked at or
 /// above the last one kept is there, and the kept ones hold a 2k-packing large enough for the
 /// page (see the module docs of `candidates`).
 #[derive(Debug, Clone, Default)]
