@@ -14,6 +14,10 @@
 //!   [`combined_similarity`](fingerprint::combined_similarity).
 //! - [`lookup`]: [`FingerprintIndex`](lookup::FingerprintIndex), all stored fingerprints within
 //!   distance *k* of a query, and the brute-force [`LinearScan`](lookup::LinearScan).
+//! - [`plugin`]: the tantivy plugin. [`DedupIndex`](plugin::DedupIndex) keeps the settings
+//!   in the index directory; [`DedupWriter`](plugin::DedupWriter) rejects, flags or replaces
+//!   near-duplicates while indexing; [`DedupCollector`](plugin::DedupCollector) hides
+//!   near-duplicates of higher-ranked hits in search results.
 //!
 //! # Example: fingerprint two texts
 //!

@@ -8,7 +8,10 @@ use tantivy::{Index, IndexWriter};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, SimHasher};
-use crate::plugin::{config_file, DedupFields, DedupSettings, DedupWriter, Policy};
+use crate::plugin::{
+    config_file, DedupCollector, DedupFields, DedupSettings, DedupWriter, Policy,
+    FINGERPRINT_FIELD, FLAG_FIELD,
+};
 use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
 
 /// An [`Index`] with deduplication settings: the handle every other part of the plugin starts
@@ -162,6 +165,18 @@ impl DedupIndex {
         self.inner
             .hasher
             .fingerprint(&self.inner.fields.text_of(document))
+    }
+
+    /// A [`DedupCollector`] for this index: its fingerprint field, its distance, and, when
+    /// the index has flag fields, flagged documents skipped (they are near-duplicates
+    /// already).
+    pub fn collector(&self, limit: usize) -> DedupCollector {
+        let collector = DedupCollector::new(FINGERPRINT_FIELD, limit).distance(self.distance());
+        if self.inner.fields.flag.is_some() {
+            collector.skip_flagged(FLAG_FIELD)
+        } else {
+            collector
+        }
     }
 
     /// A [`DedupWriter`] over a new `IndexWriter` with tantivy's default number of indexing

@@ -1,0 +1,156 @@
+//! Deduplicating collector: `DedupCollector` (limit 10) against
+//! `TopDocs::with_limit(10).order_by_score()` in the same run, on a corpus of 60,000 documents
+//! in 6 segments where a third are near-duplicates (edited copies, fingerprints within 3 bits)
+//! of another document.
+//!
+//! `cargo bench --bench collector` (about a minute). Queries: a selective term (in about 0.5%
+//! of the documents), a common term (in most), and an OR of two mid-frequency terms.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use tantivy::collector::TopDocs;
+use tantivy::indexer::NoMergePolicy;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
+use tantivy::{doc, Index, Searcher, Term};
+use tantivy_dedup::plugin::DedupCollector;
+
+// Only the `Rng` is used here; the fingerprint generators serve the lookup benches.
+#[allow(dead_code)]
+#[path = "support/data.rs"]
+mod data;
+
+use data::Rng;
+
+const DOCS: usize = 60_000;
+const SEGMENT_DOCS: usize = 10_000;
+const VOCABULARY: u64 = 5_000;
+
+fn word(rng: &mut Rng) -> u64 {
+    // Skewed: word 0 is in most documents, the tail in a few.
+    let u = rng.below(1 << 20) as f64 / f64::from(1 << 20);
+    (VOCABULARY as f64 * u * u * u) as u64
+}
+
+/// Documents as word ids and a fingerprint: two thirds original, one third copies of an
+/// earlier original with one or two words replaced and up to 3 fingerprint bits flipped.
+fn corpus(rng: &mut Rng) -> Vec<(Vec<u64>, u64)> {
+    let mut docs: Vec<(Vec<u64>, u64)> = Vec::with_capacity(DOCS);
+    let mut originals: Vec<usize> = Vec::new();
+    while docs.len() < DOCS {
+        if docs.len() % 3 == 2 && !originals.is_empty() {
+            let source = originals[rng.below(originals.len() as u64) as usize];
+            let (mut words, fp) = docs[source].clone();
+            for _ in 0..1 + rng.below(2) {
+                let at = rng.below(words.len() as u64) as usize;
+                words[at] = word(rng);
+            }
+            let flips = rng.below(4) as u32;
+            docs.push((words, rng.flip(fp, flips)));
+        } else {
+            let len = 20 + rng.below(40) as usize;
+            let words = (0..len).map(|_| word(rng)).collect();
+            originals.push(docs.len());
+            docs.push((words, rng.next()));
+        }
+    }
+    docs
+}
+
+fn build() -> (Searcher, Field) {
+    let mut schema = Schema::builder();
+    let body = schema.add_text_field("body", TEXT);
+    let fingerprint = schema.add_u64_field("fingerprint", FAST | INDEXED);
+    let index = Index::create_in_ram(schema.build());
+    let mut writer = index.writer_with_num_threads(1, 100_000_000).unwrap();
+    writer.set_merge_policy(Box::new(NoMergePolicy));
+    let mut rng = Rng(7);
+    for (i, (words, fp)) in corpus(&mut rng).into_iter().enumerate() {
+        let text: Vec<String> = words.iter().map(|w| format!("w{w}")).collect();
+        writer
+            .add_document(doc!(body => text.join(" "), fingerprint => fp))
+            .unwrap();
+        if (i + 1) % SEGMENT_DOCS == 0 {
+            writer.commit().unwrap();
+        }
+    }
+    writer.commit().unwrap();
+    (index.reader().unwrap().searcher(), body)
+}
+
+/// The word whose document frequency is closest to `target`.
+fn word_with_df(searcher: &Searcher, body: Field, target: u64) -> Term {
+    (0..VOCABULARY)
+        .map(|w| Term::from_field_text(body, &format!("w{w}")))
+        .min_by_key(|term| searcher.doc_freq(term).unwrap().abs_diff(target))
+        .unwrap()
+}
+
+fn term_query(term: Term) -> Box<dyn Query> {
+    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
+}
+
+fn bench_collector(c: &mut Criterion) {
+    let (searcher, body) = build();
+    let docs = DOCS as u64;
+    let queries: Vec<(&str, Box<dyn Query>)> = vec![
+        (
+            "selective_term",
+            term_query(word_with_df(&searcher, body, docs / 200)),
+        ),
+        (
+            "common_term",
+            term_query(word_with_df(&searcher, body, docs * 3 / 4)),
+        ),
+        (
+            "two_term_or",
+            Box::new(BooleanQuery::new(vec![
+                (
+                    Occur::Should,
+                    term_query(word_with_df(&searcher, body, docs / 10)),
+                ),
+                (
+                    Occur::Should,
+                    term_query(word_with_df(&searcher, body, docs / 12)),
+                ),
+            ])),
+        ),
+    ];
+    let top_docs = TopDocs::with_limit(10).order_by_score();
+    let dedup = DedupCollector::new("fingerprint", 10);
+    for (name, query) in &queries {
+        let page = dedup.search(&searcher, query.as_ref()).unwrap();
+        eprintln!(
+            "{name}: {} matches, {} shown, {} hidden",
+            searcher
+                .search(query.as_ref(), &tantivy::collector::Count)
+                .unwrap(),
+            page.hits.len(),
+            page.hidden_total
+        );
+        let mut group = c.benchmark_group(format!("collector/{name}"));
+        group.bench_function("top_docs", |b| {
+            b.iter(|| {
+                searcher
+                    .search(black_box(query.as_ref()), &top_docs)
+                    .unwrap()
+            })
+        });
+        group.bench_function("dedup", |b| {
+            b.iter(|| searcher.search(black_box(query.as_ref()), &dedup).unwrap())
+        });
+        group.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(40)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    targets = bench_collector
+}
+criterion_main!(benches);

@@ -1,0 +1,301 @@
+//! Per-segment candidates: the best-ranked hits of one segment, cut to the shortest ranking
+//! prefix that is enough for a page, and the *k*-packing test that decides what is enough.
+//!
+//! A segment that returns only a prefix of its ranking must still let the merge find the page
+//! exactly. Two facts make that possible:
+//!
+//! * **The kept hits are an exact prefix.** Hits are kept in a heap of the best `C` by
+//!   (score descending, doc ascending). Tantivy's `for_each_pruning` only skips documents
+//!   scoring at or below the heap's minimum, and docs arrive in increasing id, so a skipped
+//!   or rejected document ranks below everything kept: the heap ends holding exactly the
+//!   segment's top `C`, ties included.
+//! * **A 2k-packing bounds the shown hits from below.** If a ranking prefix holds `n` hits
+//!   whose fingerprints are pairwise more than `2k` apart (hits without fingerprint count
+//!   too: they are always shown), the greedy walk over any ranking prefix that contains them
+//!   shows at least `n` hits: each of them is shown or hidden by a shown hit within `k`
+//!   ranked above it, and no shown hit is within `k` of two of them.
+//!
+//! So a segment keeps its hits up to the one that completes a packing of `needed` (the
+//! page's end plus one), or all of them. The merge walks the hits ranked at or above the
+//! highest-ranked last hit of any cut segment: that prefix is exact, and the cut segment it
+//! ends at brings its whole packing, so the walk reaches the page's end.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use tantivy::columnar::Column;
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
+
+use crate::Fingerprint;
+
+/// One ranked hit: score, address and fingerprint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Candidate {
+    pub(crate) score: Score,
+    pub(crate) address: DocAddress,
+    pub(crate) fingerprint: Option<Fingerprint>,
+}
+
+/// The ranking order: score descending, then address ascending. Scores are compared with
+/// [`f32::total_cmp`] after [`normalize`], so that sorting never meets an inconsistent order.
+pub(crate) fn rank_cmp(a: &Candidate, b: &Candidate) -> Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then_with(|| a.address.cmp(&b.address))
+}
+
+/// Turns `-0.0` into `0.0`, so that [`f32::total_cmp`] agrees with `>` on every score.
+#[inline]
+pub(crate) fn normalize(score: Score) -> Score {
+    if score == 0.0 {
+        0.0
+    } else {
+        score
+    }
+}
+
+/// What one segment contributes to the merge (the segment collector's fruit).
+///
+/// Holds a prefix of the segment's ranking of candidate hits (matching, alive, not skipped as
+/// flagged), best first. Unless [`is_complete`](Self::is_complete), every candidate ranked at or
+/// above the last one kept is there, and the kept ones hold a 2k-packing large enough for the
+/// page (see the module docs of `candidates`).
+#[derive(Debug, Clone, Default)]
+pub struct SegmentCandidates {
+    pub(crate) hits: Vec<Candidate>,
+    pub(crate) complete: bool,
+}
+
+impl SegmentCandidates {
+    /// Number of hits kept.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.hits.len()
+    }
+
+    /// True when the segment had no candidate hit.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.hits.is_empty()
+    }
+
+    /// True when the kept hits are all of the segment's candidates.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+}
+
+/// What a page needs from every segment: a packing of `needed` hits at distance above
+/// `2 * max_distance`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Need {
+    /// `offset + limit + 1`: the page's shown hits, those before it, and the one after it
+    /// that ends it.
+    pub(crate) needed: usize,
+    pub(crate) max_distance: u32,
+}
+
+/// Sorts one segment's hits and keeps the shortest ranking prefix holding a packing of
+/// `need.needed`, or all of them.
+///
+/// `truncated` says that `hits` may miss candidates ranked below the last of them. Returns
+/// `None` when it does and the hits hold no large enough packing: the caller must collect
+/// more.
+pub(crate) fn finish(
+    segment_ord: SegmentOrdinal,
+    mut hits: Vec<(Score, DocId)>,
+    truncated: bool,
+    fingerprints: Option<&Column<u64>>,
+    need: Need,
+) -> Option<SegmentCandidates> {
+    hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let total = hits.len();
+    let spread = 2 * need.max_distance;
+    let mut packing: Vec<Fingerprint> = Vec::new();
+    let mut packed = 0usize;
+    let mut kept = Vec::with_capacity(total.min(need.needed.saturating_mul(2)));
+    for (score, doc) in hits {
+        let fingerprint = fingerprints
+            .and_then(|column| column.first(doc))
+            .map(Fingerprint);
+        kept.push(Candidate {
+            score,
+            address: DocAddress::new(segment_ord, doc),
+            fingerprint,
+        });
+        let joins = match fingerprint {
+            None => true,
+            Some(fp) => packing.iter().all(|&other| fp.distance(other) > spread),
+        };
+        if joins {
+            if let Some(fp) = fingerprint {
+                packing.push(fp);
+            }
+            packed += 1;
+            if packed >= need.needed {
+                let complete = !truncated && kept.len() == total;
+                return Some(SegmentCandidates {
+                    hits: kept,
+                    complete,
+                });
+            }
+        }
+    }
+    (!truncated).then_some(SegmentCandidates {
+        hits: kept,
+        complete: true,
+    })
+}
+
+/// The best `capacity` hits of a segment by (score descending, doc ascending), for docs
+/// pushed in increasing id.
+pub(crate) struct TopHits {
+    heap: BinaryHeap<Worst>,
+    capacity: usize,
+}
+
+/// A heap entry ordered so that the worst-ranked hit is the greatest.
+#[derive(Clone, Copy)]
+struct Worst {
+    score: Score,
+    doc: DocId,
+}
+
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then_with(|| self.doc.cmp(&other.doc))
+    }
+}
+
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Worst {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Worst {}
+
+impl TopHits {
+    /// An empty heap keeping `capacity` hits; `max_doc` bounds the allocation.
+    pub(crate) fn new(capacity: usize, max_doc: u32) -> TopHits {
+        let reserve = capacity.min(max_doc as usize);
+        TopHits {
+            heap: BinaryHeap::with_capacity(reserve),
+            capacity,
+        }
+    }
+
+    /// The score a hit must exceed to enter: the worst kept score when full, else
+    /// [`Score::MIN`] (what `for_each_pruning` expects).
+    #[inline]
+    pub(crate) fn threshold(&self) -> Score {
+        match self.heap.peek() {
+            Some(worst) if self.is_full() => worst.score,
+            _ => Score::MIN,
+        }
+    }
+
+    /// Offers a hit; returns the new [`threshold`](Self::threshold).
+    #[inline]
+    pub(crate) fn push(&mut self, score: Score, doc: DocId) -> Score {
+        let entry = Worst {
+            score: normalize(score),
+            doc,
+        };
+        if self.heap.len() < self.capacity {
+            self.heap.push(entry);
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            if entry < *worst {
+                *worst = entry;
+            }
+        }
+        self.threshold()
+    }
+
+    /// True when `capacity` hits are kept: others may have been rejected or skipped.
+    pub(crate) fn is_full(&self) -> bool {
+        self.heap.len() >= self.capacity
+    }
+
+    /// The kept hits, unordered.
+    pub(crate) fn into_hits(self) -> Vec<(Score, DocId)> {
+        self.heap.into_iter().map(|w| (w.score, w.doc)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn need(needed: usize, max_distance: u32) -> Need {
+        Need {
+            needed,
+            max_distance,
+        }
+    }
+
+    #[test]
+    fn top_hits_keeps_best_and_lowest_doc_on_ties() {
+        let mut top = TopHits::new(3, 100);
+        assert_eq!(top.push(1.0, 0), Score::MIN);
+        top.push(2.0, 1);
+        assert_eq!(
+            top.push(1.0, 2),
+            1.0,
+            "full: the threshold is the worst score"
+        );
+        assert_eq!(top.push(1.0, 3), 1.0, "a tie with a later doc ranks below");
+        assert_eq!(top.push(3.0, 4), 1.0, "evicts doc 2, keeps doc 0 at 1.0");
+        let mut hits = top.into_hits();
+        hits.sort_by_key(|&(_, doc)| doc);
+        assert_eq!(hits, [(1.0, 0), (2.0, 1), (3.0, 4)]);
+    }
+
+    #[test]
+    fn zero_capacity_keeps_nothing() {
+        let mut top = TopHits::new(0, 10);
+        top.push(1.0, 0);
+        assert!(top.is_full());
+        assert!(top.into_hits().is_empty());
+    }
+
+    #[test]
+    fn negative_zero_ranks_as_zero() {
+        assert_eq!(normalize(-0.0).to_bits(), 0.0f32.to_bits());
+        assert_eq!(normalize(-1.5), -1.5);
+    }
+
+    #[test]
+    fn finish_without_fingerprints_keeps_needed_hits() {
+        // Without a fingerprint column every hit is its own packing member.
+        let hits = vec![(1.0, 5), (3.0, 1), (2.0, 2), (2.0, 0)];
+        let out = finish(7, hits, false, None, need(2, 3)).unwrap();
+        let docs: Vec<DocId> = out.hits.iter().map(|c| c.address.doc_id).collect();
+        assert_eq!(docs, [1, 0], "score descending, then doc ascending");
+        assert!(!out.is_complete());
+        assert_eq!(out.hits[0].address.segment_ord, 7);
+    }
+
+    #[test]
+    fn finish_of_everything_is_complete() {
+        let out = finish(0, vec![(1.0, 0), (2.0, 1)], false, None, need(5, 3)).unwrap();
+        assert!(out.is_complete());
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn truncated_without_packing_asks_for_more() {
+        assert!(finish(0, vec![(1.0, 0)], true, None, need(2, 3)).is_none());
+        assert!(finish(0, vec![(1.0, 0), (1.0, 1)], true, None, need(2, 3)).is_some());
+    }
+}

@@ -1,0 +1,56 @@
+//! What a [`DedupCollector`](super::DedupCollector) returns: one page of shown hits, each with
+//! the near-duplicates it hid.
+
+use tantivy::{DocAddress, Score};
+
+use crate::Fingerprint;
+
+/// One shown hit of a deduplicated page: a document that no higher-ranked shown hit lies
+/// within distance *k* of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DedupHit {
+    /// The query's score for the document.
+    pub score: Score,
+    /// Where the document is, in the searcher that ran the query.
+    pub address: DocAddress,
+    /// The document's fingerprint, `None` when it has none (a text without features). Hits
+    /// without a fingerprint never hide and are never hidden.
+    pub fingerprint: Option<Fingerprint>,
+    /// The hits this one hid, in ranking order: the hidden hits for which this is the
+    /// highest-ranked shown hit within distance *k*, among those ranked before the end of the
+    /// page (see [`DedupTopDocs`]).
+    pub hidden: Vec<DocAddress>,
+}
+
+/// One page of deduplicated search results.
+///
+/// The matching documents are ranked by score, descending, ties broken by [`DocAddress`]
+/// ascending. A greedy walk down the ranking *shows* a hit unless a higher-ranked shown hit
+/// lies within distance *k* of it, in which case it is *hidden* and attributed to the
+/// highest-ranked such shown hit. The page holds the shown hits numbered
+/// `offset .. offset + limit` (from 0).
+///
+/// **The page ends** just before the first shown hit after it, or at the end of the ranking
+/// when no shown hit follows. Each hit's [`hidden`](DedupHit::hidden) list holds the hits it
+/// hid that rank before that end; hits it hid further down are not reported. A hit hidden by
+/// a shown hit of an earlier page is reported with that earlier page only (if it ranks before
+/// that page's end), so one page's lists may miss hits that rank within it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DedupTopDocs {
+    /// The page's shown hits, best first: at most `limit`, fewer on the last page, none past
+    /// the end.
+    pub hits: Vec<DedupHit>,
+    /// The sum of the lengths of the hits' [`hidden`](DedupHit::hidden) lists.
+    pub hidden_total: usize,
+    /// True when at least one more shown hit follows this page, i.e. the next page is not
+    /// empty.
+    pub has_more: bool,
+}
+
+impl DedupTopDocs {
+    /// The addresses of the shown hits, in page order.
+    #[must_use]
+    pub fn addresses(&self) -> Vec<DocAddress> {
+        self.hits.iter().map(|hit| hit.address).collect()
+    }
+}

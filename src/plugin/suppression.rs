@@ -1,0 +1,196 @@
+//! The greedy suppression walk: down the ranking, a hit is hidden when a higher-ranked shown
+//! hit lies within distance *k*, and shown otherwise — the "similar results omitted" of web
+//! search engines, or field collapsing keyed by fingerprint distance instead of equal values.
+
+use super::candidates::{rank_cmp, Candidate, SegmentCandidates};
+use super::results::{DedupHit, DedupTopDocs};
+
+/// Which page to cut from the walk.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Page {
+    pub(crate) offset: usize,
+    pub(crate) limit: usize,
+    pub(crate) max_distance: u32,
+}
+
+/// Merges the segments' candidates and walks the exact prefix of the global ranking they
+/// cover (see the module docs of `candidates`).
+pub(crate) fn merge(segments: Vec<SegmentCandidates>, page: Page) -> DedupTopDocs {
+    // The highest-ranked last hit of a cut segment: candidates ranked below it may be
+    // missing from other segments. The walk would stop above it anyway (the packing of its
+    // segment guarantees enough shown hits); leaving the rest out saves sorting them.
+    let boundary = segments
+        .iter()
+        .filter(|segment| !segment.complete)
+        .filter_map(|segment| segment.hits.last().copied())
+        .min_by(rank_cmp);
+    let mut ranked: Vec<Candidate> = segments
+        .into_iter()
+        .flat_map(|segment| segment.hits)
+        .filter(|hit| boundary.is_none_or(|b| rank_cmp(hit, &b).is_le()))
+        .collect();
+    ranked.sort_unstable_by(rank_cmp);
+    walk(ranked, page)
+}
+
+/// The greedy walk over `ranked` (best first), cut to `page`.
+///
+/// Stops at the first shown hit after the page; when `ranked` is a prefix of the ranking it
+/// must hold that hit, or be the whole ranking.
+pub(crate) fn walk(ranked: impl IntoIterator<Item = Candidate>, page: Page) -> DedupTopDocs {
+    let end = page.offset.saturating_add(page.limit);
+    // Fingerprints of the shown hits so far, with their shown ordinal, in ranking order.
+    let mut shown: Vec<(u64, usize)> = Vec::new();
+    let mut shown_count = 0usize;
+    let mut hits: Vec<DedupHit> = Vec::new();
+    let mut has_more = false;
+    for candidate in ranked {
+        if let Some(fingerprint) = candidate.fingerprint {
+            let bits = fingerprint.bits();
+            let owner = shown
+                .iter()
+                .find(|&&(other, _)| (other ^ bits).count_ones() <= page.max_distance);
+            if let Some(&(_, ordinal)) = owner {
+                if let Some(hit) = ordinal
+                    .checked_sub(page.offset)
+                    .and_then(|index| hits.get_mut(index))
+                {
+                    hit.hidden.push(candidate.address);
+                }
+                continue;
+            }
+        }
+        if shown_count == end {
+            has_more = true;
+            break;
+        }
+        if let Some(fingerprint) = candidate.fingerprint {
+            shown.push((fingerprint.bits(), shown_count));
+        }
+        if shown_count >= page.offset {
+            hits.push(DedupHit {
+                score: candidate.score,
+                address: candidate.address,
+                fingerprint: candidate.fingerprint,
+                hidden: Vec::new(),
+            });
+        }
+        shown_count += 1;
+    }
+    let hidden_total = hits.iter().map(|hit| hit.hidden.len()).sum();
+    DedupTopDocs {
+        hits,
+        hidden_total,
+        has_more,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tantivy::DocAddress;
+
+    use super::*;
+    use crate::Fingerprint;
+
+    fn hit(score: f32, doc: u32, fingerprint: Option<u64>) -> Candidate {
+        Candidate {
+            score,
+            address: DocAddress::new(0, doc),
+            fingerprint: fingerprint.map(Fingerprint),
+        }
+    }
+
+    fn page(offset: usize, limit: usize) -> Page {
+        Page {
+            offset,
+            limit,
+            max_distance: 3,
+        }
+    }
+
+    fn docs(top: &DedupTopDocs) -> Vec<(u32, Vec<u32>)> {
+        top.hits
+            .iter()
+            .map(|h| {
+                let hidden = h.hidden.iter().map(|a| a.doc_id).collect();
+                (h.address.doc_id, hidden)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chain_hides_only_what_a_shown_hit_is_near() {
+        // 0 ~ 1 (3 bits), 1 ~ 2 (3 bits), 0 !~ 2 (6 bits): 1 is hidden by 0, so 2 is shown.
+        let ranked = [
+            hit(3.0, 0, Some(0)),
+            hit(2.0, 1, Some(0b111)),
+            hit(1.0, 2, Some(0b111_111)),
+        ];
+        let top = walk(ranked, page(0, 10));
+        assert_eq!(docs(&top), [(0, vec![1]), (2, vec![])]);
+        assert_eq!(top.hidden_total, 1);
+        assert!(!top.has_more);
+    }
+
+    #[test]
+    fn hidden_goes_to_the_highest_ranked_shown_hit_within_k() {
+        // 2 is within 3 of both 0 and 1 (which are 4 apart, so both shown).
+        let ranked = [
+            hit(3.0, 0, Some(0b0000_0011)),
+            hit(2.0, 1, Some(0b0011_0000)),
+            hit(1.0, 2, Some(0b0001_0001)),
+        ];
+        let top = walk(ranked, page(0, 10));
+        assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
+    }
+
+    #[test]
+    fn hits_without_fingerprint_never_hide_nor_are_hidden() {
+        let ranked = [hit(3.0, 0, None), hit(2.0, 1, None), hit(1.0, 2, Some(0))];
+        let top = walk(ranked, page(0, 10));
+        assert_eq!(docs(&top), [(0, vec![]), (1, vec![]), (2, vec![])]);
+    }
+
+    #[test]
+    fn page_ends_before_the_next_shown_hit() {
+        let ranked = [
+            hit(5.0, 0, Some(0)),
+            hit(4.0, 1, Some(u64::MAX)),
+            hit(3.0, 2, Some(1)),           // hidden by 0, before the page's end
+            hit(2.0, 3, Some(0xF0F0_F0F0)), // shown: ends the page of 2
+            hit(1.0, 4, Some(3)),           // hidden by 0, after the end: not reported
+        ];
+        let top = walk(ranked, page(0, 2));
+        assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
+        assert!(top.has_more);
+        // Page 2 shows 3 alone; 4 was hidden by a hit of page 1.
+        let top = walk(ranked, page(2, 2));
+        assert_eq!(docs(&top), [(3, vec![])]);
+        assert_eq!(top.hidden_total, 0);
+        assert!(!top.has_more);
+        assert!(walk(ranked, page(3, 2)).hits.is_empty());
+    }
+
+    #[test]
+    fn merge_walks_only_the_exact_prefix() {
+        let cut = SegmentCandidates {
+            hits: vec![hit(5.0, 0, Some(0)), hit(3.0, 1, Some(u64::MAX))],
+            complete: false,
+        };
+        let mut other = hit(4.0, 0, Some(0xFF00));
+        other.address.segment_ord = 1;
+        let mut below = hit(2.0, 1, Some(0x00FF_0000));
+        below.address.segment_ord = 1;
+        let whole = SegmentCandidates {
+            hits: vec![other, below],
+            complete: true,
+        };
+        let top = merge(vec![whole, cut], page(0, 2));
+        let scores: Vec<f32> = top.hits.iter().map(|h| h.score).collect();
+        assert_eq!(scores, [5.0, 4.0]);
+        assert!(
+            top.has_more,
+            "the hit at 3.0 ends the page; 2.0 is below the boundary"
+        );
+    }
+}

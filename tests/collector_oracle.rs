@@ -1,0 +1,423 @@
+//! `DedupCollector` against a brute-force reference: every matching document with its score
+//! (from `TopDocs` with a limit above the index size), sorted by score then address, walked
+//! greedily, cut to the page.
+//!
+//! Indexes are small and in RAM, but have several segments (no merges) and deletes that hit
+//! earlier segments, so that segments are cut, collected again and merged in every way;
+//! fingerprints are clustered and chained around a few bases, with docs without fingerprint
+//! and flagged docs; texts repeat few words, so that scores tie often.
+
+use proptest::prelude::*;
+use tantivy::collector::{Count, TopDocs};
+use tantivy::columnar::Column;
+use tantivy::indexer::NoMergePolicy;
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
+use tantivy::{DocAddress, Index, Score, Searcher, TantivyDocument, TantivyError, Term};
+use tantivy_dedup::plugin::{DedupCollector, DedupHit, DedupTopDocs};
+use tantivy_dedup::{Error, Fingerprint};
+
+/// One document to index.
+#[derive(Debug, Clone)]
+struct Doc {
+    /// Occurrences of "alpha" and "beta".
+    alpha: usize,
+    beta: usize,
+    /// Filler words, which change the length and so the BM25 score.
+    filler: usize,
+    fingerprint: Option<u64>,
+    /// `None`: no value in the flag column.
+    flag: Option<u64>,
+}
+
+/// An index to build: documents in commit order, the commit boundaries, and which documents
+/// a later commit deletes.
+#[derive(Debug, Clone)]
+struct Corpus {
+    docs: Vec<Doc>,
+    /// Documents per segment (the last segment takes the rest).
+    segment_sizes: Vec<usize>,
+    deleted: Vec<bool>,
+}
+
+struct Fields {
+    body: Field,
+    id: Field,
+    fingerprint: Field,
+    flag: Field,
+}
+
+fn build(corpus: &Corpus) -> (Index, Fields) {
+    let mut schema = Schema::builder();
+    let fields = Fields {
+        body: schema.add_text_field("body", TEXT),
+        id: schema.add_u64_field("id", INDEXED),
+        fingerprint: schema.add_u64_field("fingerprint", FAST | INDEXED),
+        flag: schema.add_u64_field("flag", FAST),
+    };
+    let index = Index::create_in_ram(schema.build());
+    let mut writer = index
+        .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
+        .unwrap();
+    writer.set_merge_policy(Box::new(NoMergePolicy));
+    let mut next = 0;
+    let mut sizes = corpus.segment_sizes.iter().copied();
+    while next < corpus.docs.len() {
+        let rest = corpus.docs.len() - next;
+        let size = sizes.next().unwrap_or(rest).clamp(1, rest);
+        for (id, doc) in corpus.docs.iter().enumerate().skip(next).take(size) {
+            let mut words = vec!["alpha"; doc.alpha];
+            words.extend(std::iter::repeat_n("beta", doc.beta));
+            words.extend(std::iter::repeat_n("filler", doc.filler));
+            let mut document = TantivyDocument::default();
+            document.add_text(fields.body, words.join(" "));
+            document.add_u64(fields.id, id as u64);
+            if let Some(fp) = doc.fingerprint {
+                document.add_u64(fields.fingerprint, fp);
+            }
+            if let Some(flag) = doc.flag {
+                document.add_u64(fields.flag, flag);
+            }
+            writer.add_document(document).unwrap();
+        }
+        writer.commit().unwrap();
+        next += size;
+    }
+    for (id, _) in corpus.deleted.iter().enumerate().filter(|(_, &d)| d) {
+        writer.delete_term(Term::from_field_u64(fields.id, id as u64));
+    }
+    writer.commit().unwrap();
+    (index, fields)
+}
+
+/// The query kinds: one term, constant scores (all ties), a two-term OR. (Two terms: the
+/// sum of two scores does not depend on the order block-WAND adds them in.)
+fn query(kind: u8, fields: &Fields) -> Box<dyn Query> {
+    let term = |word: &str| -> Box<dyn Query> {
+        Box::new(TermQuery::new(
+            Term::from_field_text(fields.body, word),
+            IndexRecordOption::WithFreqs,
+        ))
+    };
+    match kind {
+        0 => term("alpha"),
+        1 => Box::new(AllQuery),
+        2 => Box::new(BooleanQuery::new(vec![
+            (Occur::Should, term("alpha")),
+            (Occur::Should, term("beta")),
+        ])),
+        _ => term("filler"),
+    }
+}
+
+fn column(searcher: &Searcher, segment_ord: u32, name: &str) -> Option<Column<u64>> {
+    let reader = searcher.segment_reader(segment_ord);
+    reader.fast_fields().column_opt::<u64>(name).unwrap()
+}
+
+/// The reference: the whole ranking, walked greedily, cut to `offset..offset + limit`.
+fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> DedupTopDocs {
+    let everything = (searcher.num_docs() as usize).max(1);
+    let scored: Vec<(Score, DocAddress)> = searcher
+        .search(query, &TopDocs::with_limit(everything).order_by_score())
+        .unwrap();
+    let mut ranked: Vec<(Score, DocAddress, Option<u64>)> = Vec::new();
+    for (score, address) in scored {
+        let value = |name| column(searcher, address.segment_ord, name)?.first(address.doc_id);
+        if settings.skip_flagged && value("flag").is_some_and(|flag| flag != 0) {
+            continue;
+        }
+        ranked.push((score, address, value("fingerprint")));
+    }
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+
+    let end = settings.offset + settings.limit;
+    // All shown hits, each with what it hid, up to the first one after the page.
+    let mut shown: Vec<DedupHit> = Vec::new();
+    let mut has_more = false;
+    for (score, address, fp) in ranked {
+        let owner = fp.and_then(|fp| {
+            shown.iter().position(|s| {
+                s.fingerprint
+                    .is_some_and(|other| other.distance(Fingerprint(fp)) <= settings.k)
+            })
+        });
+        match owner {
+            Some(owner) => shown[owner].hidden.push(address),
+            None if shown.len() == end => {
+                has_more = true;
+                break;
+            }
+            None => shown.push(DedupHit {
+                score,
+                address,
+                fingerprint: fp.map(Fingerprint),
+                hidden: Vec::new(),
+            }),
+        }
+    }
+    let hits: Vec<DedupHit> = shown.into_iter().skip(settings.offset).collect();
+    let hidden_total = hits.iter().map(|h| h.hidden.len()).sum();
+    DedupTopDocs {
+        hits,
+        hidden_total,
+        has_more,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Settings {
+    limit: usize,
+    offset: usize,
+    k: u32,
+    skip_flagged: bool,
+}
+
+impl Settings {
+    fn collector(&self) -> DedupCollector {
+        let collector = DedupCollector::new("fingerprint", self.limit)
+            .offset(self.offset)
+            .distance(self.k);
+        if self.skip_flagged {
+            collector.skip_flagged("flag")
+        } else {
+            collector
+        }
+    }
+}
+
+/// Fingerprints around a few bases: 0, a chain 0 ~ 0b111 ~ 0b111111 (3 bits apart
+/// in turn), all-ones, and random ones, each with up to 3 bits flipped; or none.
+fn fingerprint() -> impl Strategy<Value = Option<u64>> {
+    let base = prop_oneof![
+        Just(0u64),
+        Just(0b111),
+        Just(0b111_111),
+        Just(0b111_111_111),
+        Just(u64::MAX),
+        any::<u64>(),
+    ];
+    let near = (base, prop::collection::vec(0u32..64, 0..4))
+        .prop_map(|(base, flips)| flips.into_iter().fold(base, |fp, bit| fp ^ (1 << bit)));
+    prop_oneof![
+        1 => Just(None),
+        8 => near.prop_map(Some),
+        1 => any::<u64>().prop_map(Some),
+    ]
+}
+
+fn doc() -> impl Strategy<Value = Doc> {
+    (
+        0usize..3,
+        0usize..3,
+        0usize..3,
+        fingerprint(),
+        prop_oneof![4 => Just(None), 2 => Just(Some(0u64)), 1 => Just(Some(1u64))],
+    )
+        .prop_map(|(alpha, beta, filler, fingerprint, flag)| Doc {
+            alpha,
+            beta,
+            filler,
+            fingerprint,
+            flag,
+        })
+}
+
+fn corpus() -> impl Strategy<Value = Corpus> {
+    prop::collection::vec(doc(), 0..120).prop_flat_map(|docs| {
+        let n = docs.len();
+        (
+            Just(docs),
+            prop::collection::vec(1usize..50, 1..5),
+            prop::collection::vec(prop::bool::weighted(0.15), n),
+        )
+            .prop_map(|(docs, segment_sizes, deleted)| Corpus {
+                docs,
+                segment_sizes,
+                deleted,
+            })
+    })
+}
+
+fn settings() -> impl Strategy<Value = Settings> {
+    (
+        1usize..6,
+        prop_oneof![3 => 0usize..4, 1 => 0usize..60],
+        prop_oneof![8 => 0u32..8, 1 => Just(64u32)],
+        any::<bool>(),
+    )
+        .prop_map(|(limit, offset, k, skip_flagged)| Settings {
+            limit,
+            offset,
+            k,
+            skip_flagged,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(30))]
+
+    #[test]
+    fn collector_matches_the_reference(
+        corpus in corpus(),
+        settings in prop::collection::vec(settings(), 2..6),
+    ) {
+        let (index, fields) = build(&corpus);
+        let searcher = index.reader().unwrap().searcher();
+        for kind in 0..4 {
+            let query = query(kind, &fields);
+            for settings in &settings {
+                let expected = reference(&searcher, query.as_ref(), settings);
+                let collector = settings.collector();
+                let got = collector.search(&searcher, query.as_ref()).unwrap();
+                prop_assert_eq!(&got, &expected, "query {} {:?}", kind, settings);
+                // Inside a tuple, tantivy feeds every document to the segment collector.
+                let (_, fed) = searcher.search(query.as_ref(), &(Count, collector)).unwrap();
+                prop_assert_eq!(&fed, &expected, "in a tuple: query {} {:?}", kind, settings);
+            }
+        }
+    }
+}
+
+/// A corpus where one segment's top hits are all near-duplicates of hits in another, so the
+/// first candidates are not enough and segments collect again.
+#[test]
+fn segments_full_of_duplicates_collect_again() {
+    let mut docs = Vec::new();
+    for i in 0..200u64 {
+        docs.push(Doc {
+            alpha: 1 + (i % 3) as usize,
+            beta: 0,
+            filler: (i % 5) as usize,
+            // Half the corpus is one cluster; the rest are far apart.
+            fingerprint: Some(if i % 2 == 0 {
+                i % 4
+            } else {
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            }),
+            flag: None,
+        });
+    }
+    let corpus = Corpus {
+        deleted: (0..docs.len()).map(|i| i % 7 == 0).collect(),
+        docs,
+        segment_sizes: vec![60, 70, 70],
+    };
+    let (index, fields) = build(&corpus);
+    let searcher = index.reader().unwrap().searcher();
+    for kind in 0..4 {
+        let query = query(kind, &fields);
+        for (limit, offset, k) in [(10, 0, 3), (3, 20, 3), (5, 0, 64), (1, 99, 0)] {
+            let settings = Settings {
+                limit,
+                offset,
+                k,
+                skip_flagged: false,
+            };
+            let expected = reference(&searcher, query.as_ref(), &settings);
+            let got = settings
+                .collector()
+                .search(&searcher, query.as_ref())
+                .unwrap();
+            assert_eq!(got, expected, "query {kind} {settings:?}");
+        }
+    }
+}
+
+fn tiny_index() -> (Index, Fields) {
+    let docs = vec![
+        Doc {
+            alpha: 1,
+            beta: 0,
+            filler: 0,
+            fingerprint: Some(1),
+            flag: Some(0),
+        };
+        3
+    ];
+    build(&Corpus {
+        docs,
+        segment_sizes: vec![2],
+        deleted: vec![false; 3],
+    })
+}
+
+#[test]
+fn invalid_settings_are_typed_errors() {
+    let (index, _) = tiny_index();
+    let searcher = index.reader().unwrap().searcher();
+    let zero = DedupCollector::new("fingerprint", 0);
+    assert!(matches!(
+        zero.search(&searcher, &AllQuery),
+        Err(Error::InvalidSetting { name: "limit", .. })
+    ));
+    let far = DedupCollector::new("fingerprint", 10).distance(65);
+    assert!(matches!(
+        far.validate(),
+        Err(Error::InvalidSetting {
+            name: "distance",
+            ..
+        })
+    ));
+    assert!(DedupCollector::new("fingerprint", 1)
+        .distance(64)
+        .validate()
+        .is_ok());
+    // Through tantivy's own entry point, the same message in tantivy's error type.
+    assert!(matches!(
+        searcher.search(&AllQuery, &far),
+        Err(TantivyError::InvalidArgument(message)) if message.contains("distance")
+    ));
+}
+
+#[test]
+fn fields_must_be_u64_fast_fields() {
+    let (index, _) = tiny_index();
+    let searcher = index.reader().unwrap().searcher();
+    for collector in [
+        DedupCollector::new("missing", 10),
+        DedupCollector::new("id", 10), // indexed, not fast
+        DedupCollector::new("body", 10),
+        DedupCollector::new("fingerprint", 10).skip_flagged("id"),
+    ] {
+        assert!(
+            matches!(
+                collector.search(&searcher, &AllQuery),
+                Err(Error::Tantivy(_))
+            ),
+            "{collector:?}"
+        );
+    }
+}
+
+#[test]
+fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
+    let doc = |fingerprint, flag| Doc {
+        alpha: 1,
+        beta: 0,
+        filler: 0,
+        fingerprint: Some(fingerprint),
+        flag: Some(flag),
+    };
+    // Equal scores: ranked by address. 0 is flagged, 1 deleted, 2 and 3 near-duplicates.
+    let corpus = Corpus {
+        docs: vec![doc(0, 1), doc(0, 0), doc(1, 0), doc(3, 0)],
+        segment_sizes: vec![4],
+        deleted: vec![false, true, false, false],
+    };
+    let (index, _) = build(&corpus);
+    let searcher = index.reader().unwrap().searcher();
+    let top = DedupCollector::new("fingerprint", 10)
+        .skip_flagged("flag")
+        .search(&searcher, &AllQuery)
+        .unwrap();
+    assert_eq!(top.addresses(), [DocAddress::new(0, 2)]);
+    assert_eq!(top.hits[0].hidden, [DocAddress::new(0, 3)]);
+    assert_eq!(top.hits[0].fingerprint, Some(Fingerprint(1)));
+    // Without skipping, the flagged document leads and hides the others.
+    let top = DedupCollector::new("fingerprint", 10)
+        .search(&searcher, &AllQuery)
+        .unwrap();
+    assert_eq!(top.addresses(), [DocAddress::new(0, 0)]);
+    assert_eq!(top.hidden_total, 2);
+}
