@@ -94,6 +94,8 @@
 
 pub mod error;
 pub mod fingerprint;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod lookup;
 pub mod text;
 
