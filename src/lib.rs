@@ -14,6 +14,8 @@
 //!   [`combined_similarity`](fingerprint::combined_similarity).
 //! - [`lookup`]: [`FingerprintIndex`](lookup::FingerprintIndex), all stored fingerprints within
 //!   distance *k* of a query, and the brute-force [`LinearScan`](lookup::LinearScan).
+//! - `html` (cargo feature `html`, on by default): `html::extract`, the title and main text
+//!   of an HTML page without its menus, sidebars and footers, to fingerprint crawled pages.
 //!
 //! # Example: fingerprint two texts
 //!
