@@ -106,9 +106,8 @@ impl ExtractedPage {
 ///
 /// HTML5 parsing repairs broken tags the way browsers do, a page without an article (see
 /// the [module docs](self)) falls back to its full text ([`ExtractionMethod::FullText`]),
-/// and a page without any text gives
-/// an empty [`text`](ExtractedPage::text). The input is already decoded: a page's
-/// `<meta charset>` is not looked at.
+/// and a page without any text gives an empty [`text`](ExtractedPage::text). The input is
+/// already decoded: a page's `<meta charset>` is not looked at.
 ///
 /// # Errors
 /// [`Error::HtmlExtraction`] only if the HTML parser itself fails (panics) on the page, in
