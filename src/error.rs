@@ -62,6 +62,16 @@ pub enum Error {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 
+    /// The HTML parser failed on a page (it panicked in both the readability pass and the
+    /// full-text fallback of [`html::extract`](crate::html::extract)): a bug in the parser,
+    /// not in the page. Fingerprint the page's text some other way (as plain text, or
+    /// through another HTML-to-text tool), and please report the page.
+    #[error("cannot extract the text of an HTML page: the HTML parser failed ({reason})")]
+    HtmlExtraction {
+        /// The parser's panic message.
+        reason: String,
+    },
+
     /// A query against a tantivy index (for example for document frequencies) failed.
     #[error("tantivy query failed")]
     Tantivy(#[from] tantivy::TantivyError),

@@ -18,6 +18,8 @@
 //!   in the index directory; [`DedupWriter`](plugin::DedupWriter) rejects, flags or replaces
 //!   near-duplicates while indexing; [`DedupCollector`](plugin::DedupCollector) hides
 //!   near-duplicates of higher-ranked hits in search results.
+//! - `html` (cargo feature `html`, on by default): `html::extract`, the title and main text
+//!   of an HTML page without its menus, sidebars and footers, to fingerprint crawled pages.
 //!
 //! # Example: fingerprint two texts
 //!
@@ -98,6 +100,8 @@
 
 pub mod error;
 pub mod fingerprint;
+#[cfg(feature = "html")]
+pub mod html;
 pub mod lookup;
 pub mod plugin;
 pub mod text;

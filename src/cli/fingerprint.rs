@@ -28,7 +28,8 @@ struct Line<'a> {
 /// {"id":"FILE:LINE","error":".."} and makes the exit code 1.
 #[derive(Args, Debug)]
 pub struct FingerprintCommand {
-    /// JSON-lines files (.jsonl, .ndjson, .json: "id", "text" or "body"), plain-text files,
+    /// JSON-lines files (.jsonl, .ndjson, .json: "id", "text" or "body"), HTML pages (.html,
+    /// .htm, .xhtml: title and main text, menus and footers removed), plain-text files,
     /// folders of these (recursively), or - for standard input.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,

@@ -1,4 +1,5 @@
-//! Reading documents: JSON lines, plain-text files, folders of these, or standard input.
+//! Reading documents: JSON lines, plain-text files, HTML pages, folders of these, or standard
+//! input.
 //!
 //! Every record read ends as a document or as an error that says where it was, so that one
 //! bad line never stops a batch.
@@ -12,9 +13,10 @@ use serde::Deserialize;
 /// One document to fingerprint or index.
 #[derive(Debug)]
 pub struct Document {
-    /// The `id` of its JSON line, else `FILE:LINE`; a plain-text file's path.
+    /// The `id` of its JSON line, else `FILE:LINE`; a plain-text or HTML file's path.
     pub id: String,
-    /// Its text (`text`, else `body`, of a JSON line; a plain-text file's content).
+    /// Its text (`text`, else `body`, of a JSON line; a plain-text file's content; an HTML
+    /// page's title and main text, from [`tantivy_dedup::html::extract`]).
     pub text: String,
     /// The `title` of its JSON line.
     pub title: Option<String>,
@@ -55,8 +57,17 @@ fn is_json_lines(path: &Path) -> bool {
     )
 }
 
+/// True for the extensions read as HTML pages, whose main text is extracted.
+fn is_html(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["html", "htm", "xhtml"]
+            .iter()
+            .any(|x| e.eq_ignore_ascii_case(x))
+    })
+}
+
 /// Calls `emit` with every record of `inputs`, in order; folders are walked recursively in
-/// name order. `-` reads standard input as JSON lines when its first non-blank byte is `{`,
+/// name order; `.html`, `.htm` and `.xhtml` files go through main-content extraction. `-` reads standard input as JSON lines when its first non-blank byte is `{`,
 /// else as one plain-text document.
 pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)) {
     for input in inputs {
@@ -114,6 +125,7 @@ fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
     } else {
         let mut bytes = Vec::new();
         match BufReader::new(file).read_to_end(&mut bytes) {
+            Ok(_) if is_html(path) => emit(html_page(bytes, &place, lossy)),
             Ok(_) => emit(plain_text(bytes, &place, lossy)),
             Err(e) => emit(Err(error(&place, format!("cannot read: {e}")))),
         }
@@ -144,6 +156,23 @@ fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
         id: place.to_owned(),
         text,
         title: None,
+        url: None,
+        tags: Vec::new(),
+    })
+}
+
+/// An HTML page's title and main text: the text starts with the title, as
+/// [`ExtractedPage::to_text`] puts it, so that `fingerprint` and `ingest` see the same text;
+/// the title is also kept apart for display.
+///
+/// [`ExtractedPage::to_text`]: tantivy_dedup::html::ExtractedPage::to_text
+fn html_page(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
+    let html = decode(bytes, lossy).map_err(|reason| error(place, reason))?;
+    let page = tantivy_dedup::html::extract(&html).map_err(|e| error(place, e.to_string()))?;
+    Ok(Document {
+        id: place.to_owned(),
+        text: page.to_text(),
+        title: page.title.clone(),
         url: None,
         tags: Vec::new(),
     })
@@ -218,6 +247,16 @@ mod tests {
             },
         );
         out
+    }
+
+    #[test]
+    fn html_extensions() {
+        for html in ["a.html", "a.HTM", "dir/a.xhtml"] {
+            assert!(is_html(Path::new(html)), "{html}");
+        }
+        for other in ["a.txt", "a.jsonl", "html", "a.html.txt"] {
+            assert!(!is_html(Path::new(other)), "{other}");
+        }
     }
 
     #[test]
