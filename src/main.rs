@@ -20,6 +20,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Ingest(cli::ingest::IngestCommand),
+    Search(cli::search::SearchCommand),
     Clusters(cli::clusters::ClustersCommand),
     Stats(cli::stats::StatsCommand),
     Fingerprint(cli::fingerprint::FingerprintCommand),
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match &cli.command {
         Command::Ingest(command) => command.run(),
+        Command::Search(command) => command.run(),
         Command::Clusters(command) => command.run(),
         Command::Stats(command) => command.run(),
         Command::Fingerprint(command) => command.run(),

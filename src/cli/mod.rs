@@ -8,4 +8,5 @@ pub mod input;
 pub mod options;
 pub mod progress;
 pub mod report;
+pub mod search;
 pub mod stats;

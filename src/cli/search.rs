@@ -1,0 +1,174 @@
+//! `tantivy-dedup search`: a query, with near-duplicates of better hits hidden.
+
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::QueryParser;
+use tantivy::schema::{TantivyDocument, Value};
+use tantivy::{DocAddress, Searcher};
+use tantivy_dedup::plugin::{DedupHit, DedupTopDocs, FINGERPRINT_FIELD};
+use tantivy_dedup::Fingerprint;
+
+use crate::cli::clusters::id_of;
+use crate::cli::index_dir::{open, CliIndex, IndexArg};
+
+/// Search the index; a hit within --distance bits of a better hit is hidden under it.
+///
+/// The query language is tantivy's: words (all fields: title and body), "a phrase",
+/// +required -excluded, title:word. Documents flagged at ingest (--policy flag) are left out
+/// unless --no-dedup. With --json:
+/// {"hits":[{"id":..,"score":..,"fingerprint":"<16 hex>","title":..,"hidden":[ids]}],"hidden_total":N}.
+#[derive(Args, Debug)]
+pub struct SearchCommand {
+    /// The query.
+    query: String,
+    #[command(flatten)]
+    index: IndexArg,
+    /// Hits to show.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    limit: u64,
+    /// Hits to skip (the page starts after them).
+    #[arg(long, default_value_t = 0)]
+    offset: u64,
+    /// Show every hit, near-duplicates and flagged documents included.
+    #[arg(long)]
+    no_dedup: bool,
+    /// Largest Hamming distance between near-duplicates [default: the index's].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=64))]
+    distance: Option<u32>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Hit {
+    id: String,
+    score: f32,
+    fingerprint: Option<String>,
+    title: Option<String>,
+    hidden: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Hits {
+    hits: Vec<Hit>,
+    hidden_total: usize,
+}
+
+impl SearchCommand {
+    /// Runs the command.
+    pub fn run(&self) -> anyhow::Result<bool> {
+        let index = open(&self.index.index, self.distance)?;
+        let searcher = index
+            .dedup
+            .index()
+            .reader()
+            .context("cannot read the index")?
+            .searcher();
+        let parser = QueryParser::for_index(
+            index.dedup.index(),
+            vec![index.fields.title, index.fields.body],
+        );
+        let query = parser
+            .parse_query(&self.query)
+            .with_context(|| format!("cannot parse the query {:?}", self.query))?;
+        let limit = usize::try_from(self.limit)?;
+        let offset = usize::try_from(self.offset)?;
+        let page = if self.no_dedup {
+            let top = searcher
+                .search(
+                    &query,
+                    &TopDocs::with_limit(limit)
+                        .and_offset(offset)
+                        .order_by_score(),
+                )
+                .context("search failed")?;
+            let hits = top
+                .into_iter()
+                .map(|(score, address)| {
+                    Ok(DedupHit {
+                        score,
+                        address,
+                        fingerprint: fingerprint_at(&searcher, address)?,
+                        hidden: Vec::new(),
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            DedupTopDocs {
+                hits,
+                hidden_total: 0,
+                has_more: false,
+            }
+        } else {
+            index
+                .dedup
+                .collector(limit)
+                .offset(offset)
+                .search(&searcher, &*query)
+                .context("search failed")?
+        };
+        let hits = page
+            .hits
+            .iter()
+            .map(|hit| hit_of(&index, &searcher, hit))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let hits = Hits {
+            hits,
+            hidden_total: page.hidden_total,
+        };
+        if self.json {
+            println!("{}", serde_json::to_string(&hits)?);
+        } else {
+            for (n, hit) in hits.hits.iter().enumerate() {
+                println!(
+                    "{:>3}. {:7.3}  {}  {}",
+                    offset + n + 1,
+                    hit.score,
+                    hit.id,
+                    hit.title.as_deref().unwrap_or("")
+                );
+                if !hit.hidden.is_empty() {
+                    println!("       hides {}", hit.hidden.join(", "));
+                }
+            }
+            if hits.hits.is_empty() {
+                println!("no hits");
+            }
+            eprintln!("{} near-duplicates hidden", hits.hidden_total);
+        }
+        Ok(true)
+    }
+}
+
+fn hit_of(index: &CliIndex, searcher: &Searcher, hit: &DedupHit) -> anyhow::Result<Hit> {
+    let doc: TantivyDocument = searcher
+        .doc(hit.address)
+        .context("cannot read a stored document")?;
+    let text = |field| {
+        doc.get_first(field)
+            .and_then(|value| value.as_str())
+            .map(str::to_owned)
+    };
+    Ok(Hit {
+        id: text(index.fields.id).unwrap_or_default(),
+        score: hit.score,
+        fingerprint: hit.fingerprint.map(|f| f.to_string()),
+        title: text(index.fields.title),
+        hidden: hit
+            .hidden
+            .iter()
+            .map(|&address| id_of(index, searcher, address))
+            .collect::<anyhow::Result<_>>()?,
+    })
+}
+
+fn fingerprint_at(searcher: &Searcher, address: DocAddress) -> anyhow::Result<Option<Fingerprint>> {
+    let column = searcher
+        .segment_reader(address.segment_ord)
+        .fast_fields()
+        .u64(FINGERPRINT_FIELD)
+        .context("the index has no fingerprint column")?;
+    Ok(column.first(address.doc_id).map(Fingerprint))
+}
