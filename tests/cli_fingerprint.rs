@@ -1,27 +1,8 @@
 //! `tantivy-dedup fingerprint` end to end: inputs, the output format, exit codes, bad input.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary starts");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn lines(output: &Output) -> Vec<serde_json::Value> {
-    String::from_utf8(output.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every output line is JSON"))
-        .collect()
-}
+use support::cli::{lines, run};
 
 #[test]
 fn sample_corpus_gets_one_line_per_document() {

@@ -2,7 +2,11 @@
 //! with heavy boilerplate a near-duplicate of its article's plain text, and broken pages do
 //! not stop a batch.
 
-use std::process::{Command, Output};
+mod support;
+
+use std::process::Output;
+
+use support::cli::{lines, run};
 
 use tantivy_dedup::Fingerprint;
 
@@ -10,19 +14,9 @@ use tantivy_dedup::Fingerprint;
 const K: u32 = 3;
 
 fn fingerprint(inputs: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
-        .arg("fingerprint")
-        .args(inputs)
-        .output()
-        .expect("the binary runs")
-}
-
-fn lines(output: &Output) -> Vec<serde_json::Value> {
-    String::from_utf8(output.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every output line is JSON"))
-        .collect()
+    let mut args = vec!["fingerprint"];
+    args.extend_from_slice(inputs);
+    run(&args, b"")
 }
 
 fn fingerprint_of(line: &serde_json::Value) -> Fingerprint {

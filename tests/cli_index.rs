@@ -1,0 +1,307 @@
+//! `tantivy-dedup ingest`, `search`, `clusters` and `stats` end to end: the report format,
+//! resumed runs, every input kind, bad input, exit codes and messages.
+
+mod support;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+use support::cli::{lines, run, run_in, stderr};
+
+fn ingest(index: &Path, extra: &[&str], stdin: &[u8]) -> std::process::Output {
+    let index = index.to_str().unwrap();
+    let mut args = vec!["ingest", "--index", index, "--report", "-"];
+    args.extend_from_slice(extra);
+    run(&args, stdin)
+}
+
+fn by_id(report: &[Value]) -> HashMap<String, Value> {
+    report
+        .iter()
+        .map(|line| (line["id"].as_str().unwrap().to_owned(), line.clone()))
+        .collect()
+}
+
+fn json(output: &std::process::Output) -> Value {
+    assert!(output.status.success(), "{}", stderr(output));
+    serde_json::from_slice(&output.stdout).expect("JSON on standard output")
+}
+
+#[test]
+fn the_sample_corpus_twice_adds_nothing_the_second_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let first = ingest(&index, &[], b"");
+    assert!(first.status.success(), "{}", stderr(&first));
+    let report = lines(&first);
+    assert_eq!(
+        report.len(),
+        65,
+        "one line per document of samples/corpus.jsonl"
+    );
+    let statuses = by_id(&report);
+    let line = &statuses["en-license-gpl2-nowarranty"];
+    assert_eq!(line["status"], "duplicate");
+    assert_eq!(line["duplicate_of"], "en-license-gpl1-nowarranty");
+    assert!(line["distance"].as_u64().unwrap() <= 3);
+    assert_eq!(statuses["en-license-gpl1-nowarranty"]["status"], "added");
+    assert!(
+        stderr(&first).contains("65 read"),
+        "a summary: {}",
+        stderr(&first)
+    );
+    let added = report.iter().filter(|l| l["status"] == "added").count();
+
+    let second = ingest(&index, &[], b"");
+    assert!(second.status.success());
+    let again = lines(&second);
+    assert_eq!(again.len(), 65);
+    assert!(
+        again.iter().all(|l| l["status"] != "added"),
+        "nothing is added again"
+    );
+    let exists = again.iter().filter(|l| l["status"] == "exists").count();
+    assert_eq!(exists, added, "every indexed document is recognized");
+
+    let stats = json(&run(
+        &["stats", "--index", index.to_str().unwrap(), "--json"],
+        b"",
+    ));
+    assert_eq!(stats["num_docs"].as_u64().unwrap() as usize, added);
+    assert_eq!(stats["settings"]["distance"], 3);
+}
+
+#[test]
+fn flagged_documents_form_the_clusters_and_search_hides_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let output = ingest(&index, &["--policy", "flag"], b"");
+    let report = lines(&output);
+    let mut flagged: Vec<(String, String)> = report
+        .iter()
+        .filter(|l| l["status"] == "duplicate")
+        .map(|l| {
+            assert_eq!(l["action"], "flagged");
+            (
+                l["duplicate_of"].as_str().unwrap().to_owned(),
+                l["id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    flagged.sort();
+    assert!(!flagged.is_empty());
+
+    let index = index.to_str().unwrap();
+    let clusters = json(&run(&["clusters", "--index", index, "--json"], b""));
+    let mut pairs: Vec<(String, String)> = clusters["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|cluster| {
+            let ids: Vec<String> = cluster["ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|id| id.as_str().unwrap().to_owned())
+                .collect();
+            let leader = ids[0].clone();
+            ids.into_iter().skip(1).map(move |id| (leader.clone(), id))
+        })
+        .collect();
+    pairs.sort();
+    assert_eq!(pairs, flagged, "clusters replay the decisions of ingest");
+
+    let stats = json(&run(&["stats", "--index", index, "--json"], b""));
+    assert_eq!(stats["flagged"].as_u64().unwrap() as usize, flagged.len());
+    assert_eq!(stats["num_docs"], 65);
+
+    let deduped = json(&run(
+        &["search", "--index", index, "--json", "warranty"],
+        b"",
+    ));
+    let all = json(&run(
+        &[
+            "search",
+            "--index",
+            index,
+            "--json",
+            "--no-dedup",
+            "--limit",
+            "100",
+            "warranty",
+        ],
+        b"",
+    ));
+    let shown: Vec<&str> = deduped["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["id"].as_str().unwrap())
+        .collect();
+    let flagged_ids: Vec<&str> = flagged.iter().map(|(_, id)| id.as_str()).collect();
+    assert!(
+        shown.iter().all(|id| !flagged_ids.contains(id)),
+        "flagged documents are left out"
+    );
+    assert!(all["hits"].as_array().unwrap().len() > shown.len());
+    let hit = &deduped["hits"][0];
+    assert_eq!(hit["fingerprint"].as_str().unwrap().len(), 16);
+    assert!(hit["score"].as_f64().unwrap() > 0.0);
+    assert!(hit["title"].as_str().unwrap().contains("WARRANTY"));
+    assert!(deduped["hidden_total"].is_u64());
+}
+
+#[test]
+fn search_hides_near_duplicates_and_pages_are_stable() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    // Ingested at distance 0, only exact copies are rejected: the near-duplicates are in the
+    // index, for the search at distance 3 to hide.
+    let output = ingest(&index, &["--distance", "0"], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let index = index.to_str().unwrap();
+    let page = |extra: &[&str]| {
+        let mut args = vec!["search", "--index", index, "--json", "--distance", "3"];
+        args.extend_from_slice(extra);
+        args.push("license");
+        json(&run(&args, b""))
+    };
+    let first = page(&["--limit", "4"]);
+    let hidden: usize = first["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["hidden"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(first["hidden_total"].as_u64().unwrap() as usize, hidden);
+    assert!(hidden > 0, "license versions hide each other: {first}");
+    let both = page(&["--limit", "8"]);
+    let second = page(&["--limit", "4", "--offset", "4"]);
+    let ids = |v: &Value| -> Vec<String> {
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut joined = ids(&first);
+    joined.extend(ids(&second));
+    assert_eq!(joined, ids(&both), "offset pages join up");
+}
+
+#[test]
+fn every_input_kind_and_bad_record_gets_one_report_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(docs.join("sub")).unwrap();
+    std::fs::write(
+        docs.join("a.txt"),
+        "The river rose during the night and the fields flooded.",
+    )
+    .unwrap();
+    std::fs::write(docs.join("sub/b.html"), "<html><head><title>T</title></head><body><p>A page about tantivy and search engines in Rust.</p></body></html>").unwrap();
+    std::fs::write(docs.join("bad.txt"), b"\xff\xfe not utf-8").unwrap();
+    std::fs::write(docs.join("empty.txt"), "  \n").unwrap();
+    std::fs::write(
+        docs.join("lines.jsonl"),
+        "{\"id\":\"j1\",\"text\":\"first line document\",\"title\":\"One\",\"url\":\"http://x/1\",\"tags\":[\"en\"]}\n{truncated\n[1,2]\n{\"id\":\"j2\",\"text\":5}\n{\"body\":\"a line without an id\"}\n",
+    )
+    .unwrap();
+    let index = dir.path().join("index");
+    let output = ingest(
+        &index,
+        &[docs.to_str().unwrap(), "-"],
+        b"standard input text document",
+    );
+    assert_eq!(output.status.code(), Some(1), "errors make the exit code 1");
+    let report = lines(&output);
+    let statuses: Vec<(String, String)> = report
+        .iter()
+        .map(|l| {
+            let id = l["id"].as_str().unwrap();
+            let name = id.rsplit('/').next().unwrap().to_owned();
+            (name, l["status"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    let expected = [
+        ("a.txt", "added"),
+        ("bad.txt", "error"),
+        ("empty.txt", "error"),
+        ("j1", "added"),
+        ("lines.jsonl:2", "error"),
+        ("lines.jsonl:3", "error"),
+        ("lines.jsonl:4", "error"),
+        ("lines.jsonl:5", "added"),
+        ("b.html", "added"),
+        ("-", "added"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(statuses, expected);
+    for line in report.iter().filter(|l| l["status"] == "error") {
+        assert!(!line["error"].as_str().unwrap().is_empty());
+    }
+    let stats = json(&run(
+        &["stats", "--index", index.to_str().unwrap(), "--json"],
+        b"",
+    ));
+    assert_eq!(stats["num_docs"], 5);
+}
+
+#[test]
+fn setup_errors_are_messages_with_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    assert!(ingest(&index, &[], b"").status.success());
+    let index = index.to_str().unwrap();
+
+    let mismatch = run(&["ingest", "--index", index, "--features", "shingles"], b"");
+    assert_eq!(mismatch.status.code(), Some(2));
+    assert!(
+        stderr(&mismatch).contains("fingerprint.features.kind"),
+        "{}",
+        stderr(&mismatch)
+    );
+
+    let missing = run(&["search", "--index", "no-such-index", "x"], b"");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        stderr(&missing).contains("no index at"),
+        "{}",
+        stderr(&missing)
+    );
+
+    let foreign = run(&["stats", "--index", "src"], b"");
+    assert_eq!(foreign.status.code(), Some(2));
+    assert!(
+        stderr(&foreign).contains("not a tantivy index"),
+        "{}",
+        stderr(&foreign)
+    );
+
+    let unknown = run(&["ingest", "--no-such-option"], b"");
+    assert_eq!(unknown.status.code(), Some(2));
+    let distance = run(&["clusters", "--index", index, "--distance", "65"], b"");
+    assert_eq!(distance.status.code(), Some(2));
+    let limit = run(&["search", "--index", index, "--limit", "0", "x"], b"");
+    assert_eq!(limit.status.code(), Some(2));
+    let query = run(&["search", "--index", index, "a AND ("], b"");
+    assert_eq!(query.status.code(), Some(2));
+    for output in [&mismatch, &missing, &foreign, &distance, &limit, &query] {
+        assert!(!stderr(output).contains("panicked"), "{}", stderr(output));
+    }
+}
+
+#[test]
+fn the_default_index_folder_is_in_the_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(Some(dir.path()), &["ingest"], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(dir.path().join("tantivy-dedup-index/meta.json").is_file());
+    let stats = run_in(Some(dir.path()), &["stats"], b"");
+    assert!(String::from_utf8_lossy(&stats.stdout).contains("documents"));
+}

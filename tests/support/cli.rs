@@ -1,0 +1,43 @@
+//! Running the `tantivy-dedup` binary in tests (included with `mod support;`).
+
+#![allow(dead_code)] // Each test file uses its own part.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// Runs the binary with `args`, `stdin` on its standard input, in `dir` (the crate root for
+/// `None`).
+pub fn run_in(dir: Option<&Path>, args: &[&str], stdin: &[u8]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"));
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let mut child = command.spawn().expect("the binary starts");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Runs the binary in the crate root.
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    run_in(None, args, stdin)
+}
+
+/// Standard output, one JSON value per line.
+pub fn lines(output: &Output) -> Vec<serde_json::Value> {
+    String::from_utf8(output.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every output line is JSON"))
+        .collect()
+}
+
+/// Standard error, for messages.
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
