@@ -18,13 +18,13 @@
 //!
 //! # Deduplicating search results
 //!
-//! [`DedupCollector`](crate::plugin::DedupCollector) is a
+//! [`DedupCollector`] is a
 //! [`Collector`](tantivy::collector::Collector) that ranks the matching documents by score, as
 //! `TopDocs::with_limit(n).order_by_score()` does, and hides every hit whose fingerprint lies
 //! within distance *k* of a higher-ranked shown hit: field collapsing (as in Elasticsearch's
 //! `collapse`) keyed by near-equality of SimHash fingerprints instead of equal values. It
-//! returns a [`DedupTopDocs`](crate::plugin::DedupTopDocs) page of
-//! [`DedupHit`](crate::plugin::DedupHit)s, each listing the hits it hid.
+//! returns a [`DedupTopDocs`] page of
+//! [`DedupHit`]s, each listing the hits it hid.
 //!
 //! The index stores each document's fingerprint in a u64 fast field, and optionally a flag
 //! (a u64 fast field, nonzero for documents flagged as near-duplicates while indexing) that
