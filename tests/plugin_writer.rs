@@ -416,19 +416,56 @@ fn table_identity(table: &tantivy_dedup::text::IdfTable) -> &str {
     table.identity()
 }
 
+/// `base` with a one-letter word added, 1 to 3 bits away from it where some letter does
+/// that (on some texts every letter leaves the fingerprint as it is).
+fn edited(index: &DedupIndex, base: &str) -> String {
+    let original = index.hasher().fingerprint(base).unwrap();
+    let candidates: Vec<(u32, String)> = ('a'..='z')
+        .map(|word| {
+            let edited = format!("{base} {word}");
+            let distance = index
+                .hasher()
+                .fingerprint(&edited)
+                .unwrap()
+                .distance(original);
+            (distance, edited)
+        })
+        .filter(|(distance, _)| *distance <= 3)
+        .collect();
+    let nearest_nonzero = candidates
+        .iter()
+        .filter(|(d, _)| *d > 0)
+        .min_by_key(|(d, _)| *d);
+    nearest_nonzero
+        .or(candidates.first())
+        .expect("a one-letter word moves at most 3 bits")
+        .1
+        .clone()
+}
+
 #[test]
 fn concurrent_writers_admit_exactly_one_document_per_group() {
     const GROUPS: usize = 1_000;
-    const COPIES: usize = 3;
+    const COPIES: usize = 4;
     const THREADS: usize = 4;
     let f = fixture();
     let writer = Arc::new(f.writer(Policy::Reject));
     let bases: Vec<String> = (0..GROUPS as u64).map(|g| text(1_000 + g)).collect();
+    // Copies 0-2 differ in case and punctuation (distance 0); copy 3 has a word added and
+    // lies up to 3 bits away: a group is near-duplicates, not only exact ones.
+    let copies: Vec<Vec<String>> = bases
+        .iter()
+        .map(|base| {
+            let mut copies: Vec<String> = (0..3).map(|c| variant(base, c)).collect();
+            copies.push(edited(&f.index, base));
+            copies
+        })
+        .collect();
     // Every thread adds every copy of every group, in its own order.
     std::thread::scope(|scope| {
         for thread in 0..THREADS {
             let writer = Arc::clone(&writer);
-            let bases = &bases;
+            let copies = &copies;
             let f = &f;
             scope.spawn(move || {
                 let mut order: Vec<(usize, usize)> = (0..GROUPS)
@@ -440,7 +477,7 @@ fn concurrent_writers_admit_exactly_one_document_per_group() {
                 }
                 for (n, (g, c)) in order.into_iter().enumerate() {
                     let url = format!("g{g}-c{c}-t{thread}");
-                    writer.add(f.doc(&url, &variant(&bases[g], c))).unwrap();
+                    writer.add(f.doc(&url, &copies[g][c])).unwrap();
                     if n % 700 == 0 {
                         writer.commit().unwrap();
                     }
