@@ -15,7 +15,7 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{doc, Index, Searcher, Term};
-use tantivy_dedup::plugin::DedupCollector;
+use tantivy_dedup::plugin::{ColumnCache, DedupCollector};
 
 // Only the `Rng` is used here; the fingerprint generators serve the lookup benches.
 #[allow(dead_code)]
@@ -120,6 +120,8 @@ fn bench_collector(c: &mut Criterion) {
     ];
     let top_docs = TopDocs::with_limit(10).order_by_score();
     let dedup = DedupCollector::new("fingerprint", 10);
+    // As `DedupIndex::collector` builds it: columns kept across searches.
+    let cached = dedup.clone().column_cache(ColumnCache::new());
     for (name, query) in &queries {
         let page = dedup.search(&searcher, query.as_ref()).unwrap();
         eprintln!(
@@ -140,6 +142,9 @@ fn bench_collector(c: &mut Criterion) {
         });
         group.bench_function("dedup", |b| {
             b.iter(|| searcher.search(black_box(query.as_ref()), &dedup).unwrap())
+        });
+        group.bench_function("dedup_cached_columns", |b| {
+            b.iter(|| searcher.search(black_box(query.as_ref()), &cached).unwrap())
         });
         group.finish();
     }

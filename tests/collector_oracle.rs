@@ -14,7 +14,7 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Score, Searcher, TantivyDocument, TantivyError, Term};
-use tantivy_dedup::plugin::{DedupCollector, DedupHit, DedupTopDocs};
+use tantivy_dedup::plugin::{ColumnCache, DedupCollector, DedupHit, DedupTopDocs};
 use tantivy_dedup::{Error, Fingerprint};
 
 /// One document to index.
@@ -264,6 +264,9 @@ proptest! {
     ) {
         let (index, fields) = build(&corpus);
         let searcher = index.reader().unwrap().searcher();
+        // One cache for every collector, with and without the flag field, as
+        // `DedupIndex::collector` shares its own.
+        let cache = ColumnCache::new();
         for kind in 0..4 {
             let query = query(kind, &fields);
             for settings in &settings {
@@ -271,6 +274,11 @@ proptest! {
                 let collector = settings.collector();
                 let got = collector.search(&searcher, query.as_ref()).unwrap();
                 prop_assert_eq!(&got, &expected, "query {} {:?}", kind, settings);
+                let cached = collector.clone().column_cache(cache.clone());
+                for _ in 0..2 {
+                    let got = cached.search(&searcher, query.as_ref()).unwrap();
+                    prop_assert_eq!(&got, &expected, "cached: query {} {:?}", kind, settings);
+                }
                 // Inside a tuple, tantivy feeds every document to the segment collector.
                 let (_, fed) = searcher.search(query.as_ref(), &(Count, collector)).unwrap();
                 prop_assert_eq!(&fed, &expected, "in a tuple: query {} {:?}", kind, settings);
@@ -420,4 +428,58 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
         .unwrap();
     assert_eq!(top.addresses(), [DocAddress::new(0, 0)]);
     assert_eq!(top.hidden_total, 2);
+}
+
+/// A cache filled before a merge serves the merged index exactly, and keeps no columns of
+/// the segments merged away.
+#[test]
+fn column_cache_follows_merges() {
+    let docs = (0..40)
+        .map(|i| Doc {
+            alpha: 1 + i % 3,
+            beta: i % 2,
+            filler: i % 5,
+            fingerprint: Some(if i % 4 == 0 { 0 } else { (i as u64) << 20 }),
+            flag: None,
+        })
+        .collect();
+    let (index, fields) = build(&Corpus {
+        docs,
+        segment_sizes: vec![10, 10, 10, 10],
+        deleted: (0..40).map(|i| i % 7 == 0).collect(),
+    });
+    let reader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()
+        .unwrap();
+    let settings = Settings {
+        limit: 5,
+        offset: 0,
+        k: 3,
+        skip_flagged: false,
+    };
+    let cache = ColumnCache::new();
+    let cached = settings.collector().column_cache(cache.clone());
+    let query = query(0, &fields);
+    let before = reader.searcher();
+    assert_eq!(
+        cached.search(&before, query.as_ref()).unwrap(),
+        reference(&before, query.as_ref(), &settings)
+    );
+
+    let mut writer = index
+        .writer_with_num_threads::<TantivyDocument>(1, 15_000_000)
+        .unwrap();
+    let segments = index.searchable_segment_ids().unwrap();
+    writer.merge(&segments).wait().unwrap();
+    writer.wait_merging_threads().unwrap();
+    reader.reload().unwrap();
+    let after = reader.searcher();
+    assert_eq!(after.segment_readers().len(), 1);
+    assert_eq!(
+        cached.search(&after, query.as_ref()).unwrap(),
+        reference(&after, query.as_ref(), &settings)
+    );
+    assert_eq!(format!("{cache:?}"), "ColumnCache { segments: 1 }");
 }

@@ -8,6 +8,7 @@ use tantivy::schema::{FieldType, Schema};
 use tantivy::{DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError};
 
 use super::candidates::{finish, normalize, Need, SegmentCandidates, TopHits};
+use super::column_cache::ColumnCache;
 use super::results::DedupTopDocs;
 use super::suppression::{merge, Page};
 use crate::error::{Error, Result};
@@ -72,6 +73,7 @@ pub const RETRY_FACTOR: usize = 4;
 pub struct DedupCollector {
     fingerprint_field: String,
     flag_field: Option<String>,
+    cache: Option<ColumnCache>,
     limit: usize,
     offset: usize,
     max_distance: u32,
@@ -85,6 +87,7 @@ impl DedupCollector {
         DedupCollector {
             fingerprint_field: fingerprint_field.into(),
             flag_field: None,
+            cache: None,
             limit,
             offset: 0,
             max_distance: DEFAULT_MAX_DISTANCE,
@@ -114,6 +117,14 @@ impl DedupCollector {
         self
     }
 
+    /// Keeps the columns it opens in `cache`, and reads them from it: searches after the
+    /// first of a segment skip opening its columns. Default: no cache.
+    #[must_use]
+    pub fn column_cache(mut self, cache: ColumnCache) -> DedupCollector {
+        self.cache = Some(cache);
+        self
+    }
+
     /// Checks the settings: a `limit` of at least 1 and a `distance` of at most 64.
     pub fn validate(&self) -> Result<()> {
         if self.limit == 0 {
@@ -137,6 +148,9 @@ impl DedupCollector {
     /// Runs `query` and returns the page: [`Searcher::search`] with this crate's error type.
     pub fn search(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
         self.validate()?;
+        if let Some(cache) = &self.cache {
+            cache.retain_segments_of(searcher);
+        }
         Ok(searcher.search(query, self)?)
     }
 
@@ -148,6 +162,26 @@ impl DedupCollector {
     }
 
     fn open_columns(&self, reader: &SegmentReader) -> tantivy::Result<SegmentColumns> {
+        match &self.cache {
+            Some(cache) => cache.get_or_open(reader.segment_id(), self.fields_key(), || {
+                self.open_columns_uncached(reader)
+            }),
+            None => self.open_columns_uncached(reader),
+        }
+    }
+
+    /// Identifies the fields read, in the cache.
+    fn fields_key(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(self.fingerprint_field.as_bytes());
+        if let Some(flag) = &self.flag_field {
+            hasher.update(&[0]);
+            hasher.update(flag.as_bytes());
+        }
+        hasher.digest()
+    }
+
+    fn open_columns_uncached(&self, reader: &SegmentReader) -> tantivy::Result<SegmentColumns> {
         let fast_fields = reader.fast_fields();
         let flag = match &self.flag_field {
             Some(name) => fast_fields.column_opt::<u64>(name)?,
@@ -262,7 +296,7 @@ impl Collector for DedupCollector {
 /// The fast-field columns one segment is read through. A column missing from a segment (no
 /// document of it has a value) reads as no value.
 #[derive(Clone)]
-struct SegmentColumns {
+pub(crate) struct SegmentColumns {
     fingerprint: Option<Column<u64>>,
     flag: Option<Column<u64>>,
 }

@@ -9,7 +9,7 @@ use tantivy::{Index, IndexWriter};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, SimHasher};
 use crate::plugin::{
-    config_file, DedupCollector, DedupFields, DedupSettings, DedupWriter, Policy,
+    config_file, ColumnCache, DedupCollector, DedupFields, DedupSettings, DedupWriter, Policy,
     FINGERPRINT_FIELD, FLAG_FIELD,
 };
 use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
@@ -50,6 +50,7 @@ struct Inner {
     settings: DedupSettings,
     fields: DedupFields,
     hasher: SimHasher,
+    columns: ColumnCache,
 }
 
 impl DedupIndex {
@@ -130,6 +131,7 @@ impl DedupIndex {
                 settings,
                 fields,
                 hasher,
+                columns: ColumnCache::new(),
             }),
         })
     }
@@ -167,11 +169,13 @@ impl DedupIndex {
             .fingerprint(&self.inner.fields.text_of(document))
     }
 
-    /// A [`DedupCollector`] for this index: its fingerprint field, its distance, and, when
-    /// the index has flag fields, flagged documents skipped (they are near-duplicates
-    /// already).
+    /// A [`DedupCollector`] for this index: its fingerprint field, its distance, the
+    /// index's [`ColumnCache`], and, when the index has flag fields, flagged documents
+    /// skipped (they are near-duplicates already).
     pub fn collector(&self, limit: usize) -> DedupCollector {
-        let collector = DedupCollector::new(FINGERPRINT_FIELD, limit).distance(self.distance());
+        let collector = DedupCollector::new(FINGERPRINT_FIELD, limit)
+            .distance(self.distance())
+            .column_cache(self.inner.columns.clone());
         if self.inner.fields.flag.is_some() {
             collector.skip_flagged(FLAG_FIELD)
         } else {

@@ -62,6 +62,7 @@
 mod batch;
 mod candidates;
 mod collector;
+mod column_cache;
 mod config_file;
 mod dedup_index;
 mod fields;
@@ -76,6 +77,7 @@ mod writer;
 pub use batch::{DuplicateGroup, NearDuplicate};
 pub use candidates::SegmentCandidates;
 pub use collector::{DedupCollector, DedupSegmentCollector, CANDIDATE_FACTOR, RETRY_FACTOR};
+pub use column_cache::ColumnCache;
 pub use config_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
 pub use dedup_index::{register_tokenizer, DedupIndex};
 pub use fields::DedupFields;

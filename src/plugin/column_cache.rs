@@ -1,0 +1,85 @@
+//! `ColumnCache`: the fast-field columns a [`DedupCollector`](super::DedupCollector) reads,
+//! kept across searches.
+//!
+//! Opening a column looks its name up in the segment's columnar directory: about 1.3 µs a
+//! segment, 40% of a 20 µs query on six segments, which `TopDocs` does not pay. Segments are
+//! immutable (deletes live in a separate bitset), so a segment's columns, once opened, serve
+//! every later search of it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use tantivy::index::SegmentId;
+use tantivy::Searcher;
+
+use super::collector::SegmentColumns;
+
+/// Entries kept at most when searches bypass [`DedupCollector::search`]
+/// (super::DedupCollector::search), which drops the segments its searcher no longer has:
+/// more than a large index has segments across a few reloads. When full, the cache is
+/// emptied (segments merged away are never asked for again).
+const CAPACITY: usize = 1024;
+
+/// A cache of opened fast-field columns by segment, shared by clones (an `Arc`): give one to
+/// every [`DedupCollector`](super::DedupCollector) of an index with
+/// [`column_cache`](super::DedupCollector::column_cache). [`DedupIndex::collector`]
+/// (super::DedupIndex::collector) does.
+#[derive(Clone, Default)]
+pub struct ColumnCache {
+    columns: Arc<Mutex<HashMap<(SegmentId, u64), SegmentColumns>>>,
+}
+
+impl ColumnCache {
+    /// An empty cache.
+    pub fn new() -> ColumnCache {
+        ColumnCache::default()
+    }
+
+    /// The columns of `segment` for the fields identified by `fields`, opened with `open`
+    /// on a miss.
+    pub(crate) fn get_or_open<E>(
+        &self,
+        segment: SegmentId,
+        fields: u64,
+        open: impl FnOnce() -> Result<SegmentColumns, E>,
+    ) -> Result<SegmentColumns, E> {
+        let key = (segment, fields);
+        if let Some(columns) = self.lock().get(&key) {
+            return Ok(columns.clone());
+        }
+        let columns = open()?;
+        let mut cache = self.lock();
+        if cache.len() >= CAPACITY {
+            cache.clear();
+        }
+        cache.insert(key, columns.clone());
+        Ok(columns)
+    }
+
+    /// Drops the columns of segments `searcher` does not have: merged away, their files
+    /// deleted, and kept from the disk only by the open columns' memory maps.
+    pub(crate) fn retain_segments_of(&self, searcher: &Searcher) {
+        let readers = searcher.segment_readers();
+        let mut cache = self.lock();
+        // A searcher of the same generation leaves nothing to drop: the common case, checked
+        // without building a set.
+        if cache.len() <= readers.len() {
+            return;
+        }
+        let live: HashSet<SegmentId> = readers.iter().map(|r| r.segment_id()).collect();
+        cache.retain(|(segment, _), _| live.contains(segment));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(SegmentId, u64), SegmentColumns>> {
+        // The map holds no invariant a panic could break.
+        self.columns.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl std::fmt::Debug for ColumnCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ColumnCache")
+            .field("segments", &self.lock().len())
+            .finish()
+    }
+}
