@@ -104,6 +104,14 @@ pub enum Error {
         /// What is missing or wrong.
         reason: String,
     },
+
+    /// An evaluation set would count pairs wrongly: a repeated document id, a pair naming an
+    /// unknown document or one document twice, a pair listed twice, a rate outside `[0, 1]`.
+    #[error("invalid evaluation set: {reason}")]
+    InvalidEvalSet {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 fn list_differences(differences: &[crate::fingerprint::ConfigDifference]) -> String {

@@ -18,6 +18,8 @@
 //!   in the index directory; [`DedupWriter`](plugin::DedupWriter) rejects, flags or replaces
 //!   near-duplicates while indexing; [`DedupCollector`](plugin::DedupCollector) hides
 //!   near-duplicates of higher-ranked hits in search results.
+//! - [`eval`]: detection quality against labeled pairs: precision, recall and F1 for every
+//!   distance *k*, ROC AUC, a grid of configs, and SimHash candidates verified with MinHash.
 //! - `html` (cargo feature `html`, on by default): `html::extract`, the title and main text
 //!   of an HTML page without its menus, sidebars and footers, to fingerprint crawled pages.
 //!
@@ -99,6 +101,7 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod eval;
 pub mod fingerprint;
 #[cfg(feature = "html")]
 pub mod html;

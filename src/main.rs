@@ -24,6 +24,7 @@ enum Command {
     Clusters(cli::clusters::ClustersCommand),
     Stats(cli::stats::StatsCommand),
     Fingerprint(cli::fingerprint::FingerprintCommand),
+    Eval(cli::eval::EvalCommand),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Command::Clusters(command) => command.run(),
         Command::Stats(command) => command.run(),
         Command::Fingerprint(command) => command.run(),
+        Command::Eval(command) => command.run(),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

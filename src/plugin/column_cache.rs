@@ -14,16 +14,16 @@ use tantivy::Searcher;
 
 use super::collector::SegmentColumns;
 
-/// Entries kept at most when searches bypass [`DedupCollector::search`]
-/// (super::DedupCollector::search), which drops the segments its searcher no longer has:
-/// more than a large index has segments across a few reloads. When full, the cache is
-/// emptied (segments merged away are never asked for again).
+/// Entries kept at most when searches bypass
+/// [`DedupCollector::search`](super::DedupCollector::search), which drops the segments its
+/// searcher no longer has: more than a large index has segments across a few reloads. When
+/// full, the cache is emptied (segments merged away are never asked for again).
 const CAPACITY: usize = 1024;
 
 /// A cache of opened fast-field columns by segment, shared by clones (an `Arc`): give one to
 /// every [`DedupCollector`](super::DedupCollector) of an index with
-/// [`column_cache`](super::DedupCollector::column_cache). [`DedupIndex::collector`]
-/// (super::DedupIndex::collector) does.
+/// [`column_cache`](super::DedupCollector::column_cache), as
+/// [`DedupIndex::collector`](super::DedupIndex::collector) does.
 #[derive(Clone, Default)]
 pub struct ColumnCache {
     columns: Arc<Mutex<HashMap<(SegmentId, u64), SegmentColumns>>>,

@@ -1,0 +1,139 @@
+//! `tantivy-dedup eval`: precision, recall and F1 of every config of a grid on labeled
+//! sets, written as JSON, Markdown and an SVG plot per set.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use tantivy_dedup::eval::{default_grid, evaluate, EvalOptions, GridConfig};
+
+use crate::cli::eval_markdown::markdown;
+use crate::cli::eval_plot::plot;
+use crate::cli::eval_set::read_set;
+use crate::cli::options::FingerprintOptions;
+
+/// Which configs to compare.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Grid {
+    /// Words, word 2- and 3-shingles, character 3-, 4- and 5-grams, each with TF, TF-IDF and
+    /// TF-IDF x length relevance: 18 configs.
+    Full,
+    /// Only the config the fingerprint options give.
+    Single,
+}
+
+/// Measure detection quality on labeled evaluation sets.
+///
+/// Each SET is a directory with docs.jsonl ({"id","text","group"?,"meta"?}), pairs.jsonl
+/// ({"a","b","label":true|false|null,"kind"?,"rate"?}) and set.json ({"name","unlisted":
+/// "negative"|"ignore"|"group"}): see docs/DATA.md. For every config, fingerprints are
+/// computed once (in parallel) and every counted pair is scored by distance: precision,
+/// recall and F1 for k = 0..=--max-k, the best k, and the ROC AUC of the distance. Then the
+/// best config's candidates within --loose-k are verified with MinHash (two-stage matching).
+///
+/// Writes OUT/SET.json (everything), OUT/SET.md (tables) and OUT/SET.svg (distance
+/// distributions of near-duplicate and distinct pairs, best k marked), and prints the
+/// Markdown. Bad lines are reported as FILE:LINE and left out (exit code 1).
+#[derive(Args, Debug)]
+pub struct EvalCommand {
+    /// Evaluation set directories.
+    #[arg(required = true)]
+    sets: Vec<PathBuf>,
+    /// Where the reports go.
+    #[arg(long, default_value = "eval-report")]
+    out: PathBuf,
+    /// The configs compared: the full grid over the fingerprint options' tokenizer, or just
+    /// the fingerprint options' config.
+    #[arg(long, value_enum, default_value = "full")]
+    grid: Grid,
+    /// The largest distance swept, 0 to 64.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=64))]
+    max_k: u32,
+    /// The distance per-category figures are also given at, 0 to 64.
+    #[arg(long, default_value_t = tantivy_dedup::lookup::DEFAULT_MAX_DISTANCE, value_parser = clap::value_parser!(u32).range(0..=64))]
+    distance: u32,
+    /// Candidate distances of the two-stage matchers (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "6,10")]
+    loose_k: Vec<u32>,
+    /// Skip the two-stage matchers.
+    #[arg(long)]
+    no_verify: bool,
+    #[command(flatten)]
+    options: FingerprintOptions,
+}
+
+impl EvalCommand {
+    /// Runs the command; `Ok(false)` when some line of a set was an error.
+    pub fn run(&self) -> anyhow::Result<bool> {
+        if let Some(k) = self.loose_k.iter().find(|&&k| k > 64) {
+            anyhow::bail!("--loose-k {k}: a distance is at most 64 bits");
+        }
+        let base = self.options.config();
+        let grid = match self.grid {
+            Grid::Full => default_grid(&base),
+            Grid::Single => vec![GridConfig::new("given", base.clone())],
+        };
+        let options = EvalOptions {
+            max_k: self.max_k,
+            default_k: self.distance,
+            loose_ks: if self.no_verify {
+                Vec::new()
+            } else {
+                self.loose_k.clone()
+            },
+            ..EvalOptions::default()
+        };
+        std::fs::create_dir_all(&self.out)
+            .with_context(|| format!("cannot create {}", self.out.display()))?;
+        let mut clean = true;
+        for dir in &self.sets {
+            let (set, errors) = read_set(dir)?;
+            clean &= errors == 0;
+            eprintln!(
+                "{}: {} documents, {} listed pairs; {} configs",
+                set.name(),
+                set.len(),
+                set.listed().len(),
+                grid.len()
+            );
+            let started = std::time::Instant::now();
+            let report = evaluate(&set, &grid, &options)
+                .with_context(|| format!("cannot evaluate {}", dir.display()))?;
+            eprintln!(
+                "{}: done in {:.1} s",
+                set.name(),
+                started.elapsed().as_secs_f64()
+            );
+            let stem = self.out.join(sanitize(&report.set));
+            let json = stem.with_extension("json");
+            std::fs::write(&json, serde_json::to_string_pretty(&report)?)
+                .with_context(|| format!("cannot write {}", json.display()))?;
+            let text = markdown(&report, &base);
+            let md = stem.with_extension("md");
+            std::fs::write(&md, &text).with_context(|| format!("cannot write {}", md.display()))?;
+            let svg = stem.with_extension("svg");
+            plot(&report, &svg).with_context(|| format!("cannot write {}", svg.display()))?;
+            println!("{text}");
+        }
+        Ok(clean)
+    }
+}
+
+/// A set name as a file name: path separators and other oddities replaced.
+fn sanitize(name: &str) -> String {
+    let cleaned: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() || cleaned.starts_with('.') {
+        format!("set{cleaned}")
+    } else {
+        cleaned
+    }
+}

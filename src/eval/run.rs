@@ -1,0 +1,316 @@
+//! [`evaluate`]: every config of a grid on one set, then the two-stage variants.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::counts::{DistanceCounts, NO_FINGERPRINT};
+use super::grid::GridConfig;
+use super::pairs::{count_pairs, near_pairs, NearPair, PairCounts};
+use super::report::{CategoryResult, ConfigResult, EvalReport, VerifyResult};
+use super::set::EvalSet;
+use super::verify::{sweep_scores, ScoredPair, ThresholdPoint};
+use crate::error::Result;
+use crate::fingerprint::{
+    combined_similarity, Fingerprint, FingerprintConfig, MinHashSignature, MinHasher, SimHasher,
+    DEFAULT_MU,
+};
+use crate::lookup::DEFAULT_MAX_DISTANCE;
+use crate::text::{FeatureKind, Weighting};
+
+/// How an evaluation runs.
+#[derive(Clone, Debug)]
+pub struct EvalOptions {
+    /// The largest *k* swept. Default 16.
+    pub max_k: u32,
+    /// The *k* the per-category figures are also given at. Default: the library's
+    /// [`DEFAULT_MAX_DISTANCE`].
+    pub default_k: u32,
+    /// The candidate distances of the two-stage variants; none to skip them. Default 6 and 10.
+    pub loose_ks: Vec<u32>,
+    /// The shingles the second stage's MinHash is taken over. Default: word 3-shingles.
+    pub shingles: FeatureKind,
+    /// Hash functions of the MinHash signatures. Default 128.
+    pub minhash_k: usize,
+    /// The weight of the fingerprint distance in the combined similarity. Default
+    /// [`DEFAULT_MU`].
+    pub mu: f64,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            max_k: 16,
+            default_k: DEFAULT_MAX_DISTANCE,
+            loose_ks: vec![6, 10],
+            shingles: FeatureKind::WordShingles { n: 3 },
+            minhash_k: 128,
+            mu: DEFAULT_MU,
+        }
+    }
+}
+
+/// Evaluates every config of `grid` on `set`, then the two-stage variants over the
+/// candidates of the config with the highest F1.
+///
+/// Fingerprints are computed once per config, in parallel; the pairs are counted as
+/// [`count_pairs`] does.
+///
+/// # Errors
+/// [`Error::InvalidSetting`](crate::Error::InvalidSetting) when a config is invalid, the
+/// grid is empty, or `max_k` exceeds 64.
+pub fn evaluate(set: &EvalSet, grid: &[GridConfig], options: &EvalOptions) -> Result<EvalReport> {
+    if grid.is_empty() {
+        return Err(crate::Error::InvalidSetting {
+            name: "grid",
+            reason: "no config to evaluate".to_owned(),
+        });
+    }
+    if options.max_k > 64 || options.default_k > 64 {
+        return Err(crate::Error::InvalidSetting {
+            name: "distance",
+            reason: "at most 64 bits".to_owned(),
+        });
+    }
+    let mut configs = Vec::with_capacity(grid.len());
+    let mut best_fingerprints = Vec::new();
+    let mut best_config = 0;
+    for (i, entry) in grid.iter().enumerate() {
+        let started = Instant::now();
+        let fingerprints = fingerprint_all(set, &entry.config)?;
+        let seconds = started.elapsed().as_secs_f64();
+        let counts = count_pairs(set, &fingerprints);
+        let result = config_result(set, entry, &fingerprints, &counts, seconds, options);
+        if i == 0 || result.best.f1 > configs_best_f1(&configs, best_config) {
+            best_config = i;
+            best_fingerprints = fingerprints;
+        }
+        configs.push(result);
+    }
+    let (positives, negatives) = {
+        let overall = &configs[0].counts;
+        (overall.positives(), overall.negatives())
+    };
+    let verify = if options.loose_ks.is_empty() || positives == 0 {
+        Vec::new()
+    } else {
+        verify_all(
+            set,
+            &grid[best_config],
+            &best_fingerprints,
+            positives,
+            options,
+        )?
+    };
+    Ok(EvalReport {
+        set: set.name().to_owned(),
+        documents: set.len(),
+        positives,
+        negatives,
+        max_k: options.max_k,
+        default_k: options.default_k,
+        configs,
+        best_config,
+        verify,
+    })
+}
+
+fn configs_best_f1(configs: &[ConfigResult], index: usize) -> f64 {
+    configs.get(index).map_or(f64::NEG_INFINITY, |c| c.best.f1)
+}
+
+fn fingerprint_all(set: &EvalSet, config: &FingerprintConfig) -> Result<Vec<Option<Fingerprint>>> {
+    let hasher = SimHasher::new(config)?;
+    Ok(set
+        .texts()
+        .par_iter()
+        .map(|text| hasher.fingerprint(text))
+        .collect())
+}
+
+fn config_result(
+    set: &EvalSet,
+    entry: &GridConfig,
+    fingerprints: &[Option<Fingerprint>],
+    counts: &PairCounts,
+    seconds: f64,
+    options: &EvalOptions,
+) -> ConfigResult {
+    let overall = &counts.overall;
+    let best = overall.best(options.max_k);
+    let near_within = |c: &DistanceCounts, k: u32| {
+        let within = k as usize + 1;
+        let side = |v: &[u64]| -> (u64, u64) { (v[..within].iter().sum(), v.iter().sum()) };
+        let (pn, pt) = side(&c.positive);
+        let (nn, nt) = side(&c.negative);
+        (pn + nn, pt + nt)
+    };
+    let categories = set
+        .categories()
+        .iter()
+        .zip(&counts.by_category)
+        .map(|(category, c)| {
+            let fraction = |k: u32| {
+                let (near, total) = near_within(c, k);
+                near as f64 / total.max(1) as f64
+            };
+            CategoryResult {
+                kind: category.kind.clone(),
+                rate: category.rate,
+                label: category.label,
+                pairs: near_within(c, NO_FINGERPRINT as u32 - 1).1,
+                near_at_best: fraction(best.k),
+                near_at_default: Some(fraction(options.default_k)),
+            }
+        })
+        .collect();
+    ConfigResult {
+        name: entry.name.clone(),
+        config: entry.config.clone(),
+        no_fingerprint: fingerprints.iter().filter(|f| f.is_none()).count(),
+        fingerprint_seconds: seconds,
+        counts: overall.clone(),
+        sweep: overall.sweep(options.max_k),
+        best,
+        at_default_k: overall.at(options.default_k),
+        roc_auc: overall.roc_auc(),
+        categories,
+    }
+}
+
+/// The two-stage variants: for each loose distance, MinHash of word shingles alone, the
+/// combined similarity with it, and the combined similarity with the metadata sets.
+fn verify_all(
+    set: &EvalSet,
+    entry: &GridConfig,
+    fingerprints: &[Option<Fingerprint>],
+    positives: u64,
+    options: &EvalOptions,
+) -> Result<Vec<VerifyResult>> {
+    let minhasher = MinHasher::new(options.minhash_k, entry.config.get_seed())?;
+    let shingles = SimHasher::new(
+        &entry
+            .config
+            .clone()
+            .features(options.shingles)
+            .weighting(Weighting::Tf),
+    )?;
+    let shingle_signatures: Vec<MinHashSignature> = set
+        .texts()
+        .par_iter()
+        .map(|text| {
+            let mut features = Vec::new();
+            shingles
+                .extractor()
+                .for_each_feature(text, |f, _| features.push(f.to_owned()));
+            minhasher.signature(features)
+        })
+        .collect();
+    let meta_signatures: Option<Vec<MinHashSignature>> = set.has_meta().then(|| {
+        set.meta()
+            .par_iter()
+            .map(|m| minhasher.signature(m))
+            .collect()
+    });
+    let categories: HashMap<(u32, u32), u32> = set
+        .listed()
+        .iter()
+        .filter_map(|p| Some(((p.a, p.b), p.category?)))
+        .collect();
+    let grid: Vec<f64> = (0..=20).map(|i| f64::from(i) * 0.05).collect();
+    let mut results = Vec::new();
+    for &loose_k in &options.loose_ks {
+        let candidates = near_pairs(set, fingerprints, loose_k);
+        let jaccard = |signatures: &[MinHashSignature], p: &NearPair| {
+            signatures[p.a as usize]
+                .jaccard(&signatures[p.b as usize])
+                .expect("signatures of one MinHasher")
+        };
+        let mut methods: Vec<(&str, Vec<f64>)> = vec![
+            (
+                "minhash",
+                candidates
+                    .iter()
+                    .map(|p| jaccard(&shingle_signatures, p))
+                    .collect(),
+            ),
+            (
+                "combined",
+                candidates
+                    .iter()
+                    .map(|p| {
+                        combined_similarity(p.distance, jaccard(&shingle_signatures, p), options.mu)
+                    })
+                    .collect(),
+            ),
+        ];
+        if let Some(meta) = &meta_signatures {
+            methods.push((
+                "combined-meta",
+                candidates
+                    .iter()
+                    .map(|p| combined_similarity(p.distance, jaccard(meta, p), options.mu))
+                    .collect(),
+            ));
+        }
+        for (method, scores) in methods {
+            let scored: Vec<ScoredPair> = candidates
+                .iter()
+                .zip(&scores)
+                .map(|(p, &score)| ScoredPair {
+                    label: p.label,
+                    score,
+                })
+                .collect();
+            let (best, curve) = sweep_scores(&scored, positives, &grid);
+            results.push(VerifyResult {
+                method: method.to_owned(),
+                config: entry.name.clone(),
+                loose_k,
+                candidates: candidates.len(),
+                best,
+                curve,
+                categories: verified_categories(set, &candidates, &scores, &categories, &best),
+            });
+        }
+    }
+    Ok(results)
+}
+
+/// The listed pairs of each category kept at the best threshold: candidates scoring at
+/// least it, out of all the category's pairs (candidates or not).
+fn verified_categories(
+    set: &EvalSet,
+    candidates: &[NearPair],
+    scores: &[f64],
+    categories: &HashMap<(u32, u32), u32>,
+    best: &ThresholdPoint,
+) -> Vec<CategoryResult> {
+    let mut totals = vec![0u64; set.categories().len()];
+    for pair in set.listed() {
+        if let Some(c) = pair.category {
+            totals[c as usize] += 1;
+        }
+    }
+    let mut kept = vec![0u64; set.categories().len()];
+    for (pair, &score) in candidates.iter().zip(scores) {
+        if score >= best.threshold {
+            if let Some(&c) = categories.get(&(pair.a, pair.b)) {
+                kept[c as usize] += 1;
+            }
+        }
+    }
+    set.categories()
+        .iter()
+        .enumerate()
+        .map(|(i, category)| CategoryResult {
+            kind: category.kind.clone(),
+            rate: category.rate,
+            label: category.label,
+            pairs: totals[i],
+            near_at_best: kept[i] as f64 / totals[i].max(1) as f64,
+            near_at_default: None,
+        })
+        .collect()
+}

@@ -1,0 +1,198 @@
+//! `tantivy-dedup eval`: the report's counts against a brute-force count over the same
+//! fingerprints, bad lines reported and left out, the files written, bad options refused.
+
+mod support;
+
+use std::path::Path;
+
+use support::cli::{run, stderr};
+use tantivy_dedup::{FingerprintConfig, SimHasher};
+
+const ORIGINALS: [&str; 4] = [
+    "The river rose during the night and by morning the lower fields were under water, so the farmers moved their animals to the hill behind the church and waited for the rain to stop.",
+    "Our annual report describes the revenue of the company, the costs of the new factory, the salaries of the staff and the plans of the board for the coming two years of growth.",
+    "搜索引擎每天抓取大量网页，其中很多网页内容几乎相同，例如镜像站点、转载文章和只改了日期的页面，这些重复页面浪费了存储空间和计算资源。",
+    "Please read the installation guide before you start: it explains how to prepare the disk, which packages to select, and how to configure the network and the boot loader.",
+];
+
+/// A set: each original, a copy with one word changed (same group, listed positive), and
+/// unlisted pairs across groups as negatives; one ignored pair; `extra` lines appended to
+/// pairs.jsonl.
+fn write_set(dir: &Path, extra: &str) -> Vec<(String, String)> {
+    let mut docs = Vec::new();
+    let mut pairs = String::new();
+    for (i, text) in ORIGINALS.iter().enumerate() {
+        let copy = text.replacen("the", "a", 1).replacen("网页", "页面", 1);
+        docs.push((format!("o{i}"), text.to_string()));
+        docs.push((format!("c{i}"), copy));
+        pairs.push_str(&format!(
+            "{{\"a\":\"o{i}\",\"b\":\"c{i}\",\"label\":true,\"kind\":\"substitute\",\"rate\":0.03}}\n"
+        ));
+    }
+    pairs.push_str("{\"a\":\"o0\",\"b\":\"o1\",\"label\":null}\n");
+    pairs.push_str(extra);
+    let mut lines = String::new();
+    for (i, (id, text)) in docs.iter().enumerate() {
+        let group = i / 2;
+        lines.push_str(
+            &serde_json::json!({"id": id, "text": text, "group": format!("g{group}")}).to_string(),
+        );
+        lines.push('\n');
+    }
+    std::fs::write(dir.join("docs.jsonl"), lines).unwrap();
+    std::fs::write(dir.join("pairs.jsonl"), pairs).unwrap();
+    std::fs::write(
+        dir.join("set.json"),
+        r#"{"name":"tiny","unlisted":"negative"}"#,
+    )
+    .unwrap();
+    docs
+}
+
+#[test]
+fn counts_match_a_brute_force_count_of_the_same_fingerprints() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = write_set(dir.path(), "");
+    let out = dir.path().join("out");
+    let output = run(
+        &[
+            "eval",
+            "--grid",
+            "single",
+            "--out",
+            out.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap();
+    assert!(out.join("tiny.md").exists());
+    let svg = std::fs::read_to_string(out.join("tiny.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("best k ="));
+
+    let hasher = SimHasher::new(&FingerprintConfig::default()).unwrap();
+    let fps: Vec<_> = docs
+        .iter()
+        .map(|(_, t)| hasher.fingerprint(t).unwrap())
+        .collect();
+    let (mut positive, mut negative) = (vec![0u64; 66], vec![0u64; 66]);
+    for a in 0..docs.len() {
+        for b in a + 1..docs.len() {
+            let d = fps[a].distance(fps[b]) as usize;
+            if a / 2 == b / 2 {
+                positive[d] += 1; // listed original-copy pairs
+            } else if (a, b) != (0, 2) {
+                negative[d] += 1; // across groups, but for the ignored pair o0-o1
+            }
+        }
+    }
+    let config = &report["configs"][0];
+    let counts = &config["counts"];
+    assert_eq!(counts["positive"], serde_json::json!(positive));
+    assert_eq!(counts["negative"], serde_json::json!(negative));
+    assert_eq!(report["positives"], 4);
+    assert_eq!(report["negatives"], 4 * 2 * 6 / 2 - 1);
+    let sweep = config["sweep"].as_array().unwrap();
+    assert_eq!(sweep.len(), 17);
+    let at3 = &sweep[3];
+    let tp: u64 = positive[..4].iter().sum();
+    let fp: u64 = negative[..4].iter().sum();
+    assert_eq!(at3["true_positives"], tp);
+    assert_eq!(at3["false_positives"], fp);
+    let category = &config["categories"][0];
+    assert_eq!(category["kind"], "substitute");
+    assert_eq!(category["pairs"], 4);
+}
+
+#[test]
+fn bad_lines_are_reported_and_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    write_set(
+        dir.path(),
+        "not json\n{\"a\":\"o0\",\"b\":\"nobody\",\"label\":true}\n{\"a\":\"c0\",\"b\":\"o0\",\"label\":false}\n",
+    );
+    let out = dir.path().join("out");
+    let output = run(
+        &[
+            "eval",
+            "--grid",
+            "single",
+            "--no-verify",
+            "--out",
+            out.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let messages = stderr(&output);
+    assert!(messages.contains("pairs.jsonl:6:"), "{messages}");
+    assert!(
+        messages.contains("pairs.jsonl:7:") && messages.contains("nobody"),
+        "{messages}"
+    );
+    assert!(
+        messages.contains("pairs.jsonl:8:") && messages.contains("twice"),
+        "{messages}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap();
+    assert_eq!(report["positives"], 4);
+    assert_eq!(report["verify"], serde_json::json!([]));
+}
+
+#[test]
+fn the_full_grid_and_two_stage_variants_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    write_set(dir.path(), "");
+    let out = dir.path().join("out");
+    let output = run(
+        &[
+            "eval",
+            "--out",
+            out.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap();
+    assert_eq!(report["configs"].as_array().unwrap().len(), 18);
+    let methods: Vec<&str> = report["verify"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["minhash", "combined", "minhash", "combined"]);
+    let markdown = String::from_utf8(output.stdout).unwrap();
+    assert!(markdown.contains("## Configs, best F1 first"));
+}
+
+#[test]
+fn bad_options_and_missing_sets_are_usage_errors() {
+    let output = run(&["eval", "--max-k", "65", "nowhere"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let output = run(&["eval", "--loose-k", "70", "nowhere"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("at most 64"));
+    let dir = tempfile::tempdir().unwrap();
+    let output = run(
+        &[
+            "eval",
+            "--out",
+            dir.path().join("o").to_str().unwrap(),
+            dir.path().join("missing").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("docs.jsonl"),
+        "{}",
+        stderr(&output)
+    );
+}
