@@ -53,7 +53,7 @@ pub struct EvalCommand {
     #[arg(long, default_value_t = tantivy_dedup::lookup::DEFAULT_MAX_DISTANCE, value_parser = clap::value_parser!(u32).range(0..=64))]
     distance: u32,
     /// Candidate distances of the two-stage matchers (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "6,10")]
+    #[arg(long, value_delimiter = ',', default_value = "10,16")]
     loose_k: Vec<u32>,
     /// Skip the two-stage matchers.
     #[arg(long)]
