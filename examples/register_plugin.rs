@@ -83,7 +83,7 @@ fn main() -> anyhow::Result<()> {
     assert_eq!((searcher.num_docs(), hits), (2, 1));
 
     // Opening with other fingerprint settings is an error that names what differs.
-    let other = settings.fingerprint(FingerprintConfig::default().weighting(Weighting::Tf));
+    let other = settings.fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
     let error = DedupIndex::open_with(Index::open_in_dir(dir.path())?, &other).unwrap_err();
     println!("other settings: {error}");
     Ok(())

@@ -362,7 +362,7 @@ fn outcome_opstamp(outcome: &AddOutcome) -> u64 {
 #[test]
 fn other_settings_on_open_are_a_typed_error_naming_them() {
     let f = fixture();
-    let other = settings().fingerprint(FingerprintConfig::default().weighting(Weighting::Tf));
+    let other = settings().fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
     let error = DedupIndex::open_with(f.index.index().clone(), &other).unwrap_err();
     let Error::SettingsMismatch { differences } = &error else {
         panic!("expected a mismatch, got {error}");

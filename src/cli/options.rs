@@ -41,13 +41,13 @@ pub enum FoldingArg {
 /// a new index or for `fingerprint`, the stored one for an existing index.
 #[derive(Args, Debug, Clone, Default)]
 pub struct FingerprintOptions {
-    /// Feature kind [default: words].
+    /// Feature kind [default: chargrams, with --n 3].
     #[arg(long, value_enum, help_heading = "Fingerprint")]
     features: Option<Features>,
     /// Words per shingle or characters per n-gram, 1 to 16 [default: 3]; ignored for words.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=16), help_heading = "Fingerprint")]
     n: Option<u8>,
-    /// Feature weighting [default: tf-idf-length].
+    /// Feature weighting [default: tf].
     #[arg(long, value_enum, help_heading = "Fingerprint")]
     weighting: Option<WeightingArg>,
     /// Traditional to Simplified Chinese before segmenting: off, characters (門 -> 门) or

@@ -271,7 +271,7 @@ mod tests {
         let mut builder = IdfTableBuilder::new(MixedTokenizer::new(), FeatureKind::Words);
         builder.add_document("some words");
         let table: Arc<dyn IdfSource> = Arc::new(builder.build());
-        let config = FingerprintConfig::default();
+        let config = FingerprintConfig::default().weighting(Weighting::TfIdf);
         let mismatch = SimHasher::builder(config.clone())
             .idf(Arc::clone(&table))
             .build();

@@ -278,7 +278,7 @@ mod tests {
         assert!(a.differences(&b).is_empty());
         let c = DedupSettings::new(["title", "body"])
             .key_field("url")
-            .fingerprint(FingerprintConfig::default().weighting(Weighting::Tf));
+            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
         let fields: Vec<String> = a.differences(&c).into_iter().map(|d| d.field).collect();
         assert_eq!(
             fields,
