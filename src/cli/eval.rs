@@ -71,7 +71,11 @@ impl EvalCommand {
         let base = self.options.config();
         let grid = match self.grid {
             Grid::Full => default_grid(&base),
-            Grid::Single => vec![GridConfig::new("given", base.clone())],
+            Grid::Single => vec![GridConfig::variant(
+                &base,
+                base.get_features(),
+                base.get_weighting(),
+            )],
         };
         let options = EvalOptions {
             max_k: self.max_k,

@@ -71,6 +71,23 @@ pub fn plot(report: &EvalReport, path: &Path) -> anyhow::Result<()> {
             best.best.precision, best.best.recall, best.best.f1
         ))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+    let k0 = report.default_k;
+    if k0 != k {
+        let at = &best.at_default_k;
+        let grey = RGBColor(0x7f, 0x7f, 0x7f);
+        chart
+            .draw_series(LineSeries::new(
+                vec![(k0, 0.0), (k0, top)],
+                grey.stroke_width(2),
+            ))?
+            .label(format!(
+                "k = {k0} (--distance): precision {:.3}, recall {:.3}, F1 {:.3}",
+                at.precision, at.recall, at.f1
+            ))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(2))
+            });
+    }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)

@@ -70,6 +70,9 @@ pub struct CategoryResult {
     pub near_at_best: f64,
     /// The same at the default distance (`None` for two-stage matchers).
     pub near_at_default: Option<f64>,
+    /// The fraction within `k` bits for `k` in `0..=max_k`: the recall curve of a
+    /// near-duplicate category over *k* (empty for two-stage matchers).
+    pub near_by_k: Vec<f64>,
 }
 
 /// A two-stage matcher: fingerprint candidates within `loose_k`, kept when a second score

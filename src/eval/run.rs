@@ -163,6 +163,7 @@ fn config_result(
                 pairs: near_within(c, NO_FINGERPRINT as u32 - 1).1,
                 near_at_best: fraction(best.k),
                 near_at_default: Some(fraction(options.default_k)),
+                near_by_k: (0..=options.max_k).map(fraction).collect(),
             }
         })
         .collect();
@@ -312,6 +313,7 @@ fn verified_categories(
             pairs: totals[i],
             near_at_best: kept[i] as f64 / totals[i].max(1) as f64,
             near_at_default: None,
+            near_by_k: Vec::new(),
         })
         .collect()
 }
