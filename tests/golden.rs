@@ -96,3 +96,15 @@ fn fingerprints_never_change_by_accident() {
         actual.join("\n")
     );
 }
+
+/// The default config is the pinned `chargrams-3/tf` row, so its fingerprints are pinned too
+/// (chosen by measurement: docs/PARAMETERS.md).
+#[test]
+fn the_default_config_is_pinned() {
+    let pinned = configs()
+        .into_iter()
+        .find(|(name, _)| *name == "chargrams-3/tf")
+        .unwrap()
+        .1;
+    assert_eq!(FingerprintConfig::default(), pinned);
+}

@@ -1,0 +1,219 @@
+//! Ingest with `DedupWriter` against a plain `IndexWriter` with the same schema and
+//! tokenizer, and the time `DedupWriter` takes to open over a large committed index (its
+//! lookup built from the fingerprint column) against opening a plain `IndexWriter`.
+//!
+//! Run with `cargo bench --bench ingest`. The documents are the first 3,000 English and
+//! 1,000 Chinese documents of `data/english.jsonl` and `data/chinese.jsonl`
+//! (`scripts/fetch-corpora.sh`), or, without them, the sample corpus repeated with a
+//! numbered line per copy. Figures and commands: `docs/BENCHMARKS.md`, "Ingest".
+
+use std::hint::black_box;
+use std::io::BufRead;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use tantivy::schema::{Schema, TantivyDocument};
+use tantivy::{doc, Index, IndexWriter};
+use tantivy_dedup::plugin::{
+    register_tokenizer, text_field_options, DedupIndex, DedupSettings, Policy,
+};
+use tantivy_dedup::text::MixedTokenizer;
+
+// Only the `Rng` is used here.
+#[allow(dead_code)]
+#[path = "support/data.rs"]
+mod data;
+
+const MEMORY: usize = 100_000_000;
+const THREADS: usize = 2;
+const OPEN_DOCS: u64 = 1_000_000;
+
+/// `(url, text)` pairs, and where they came from.
+fn documents() -> (Vec<(String, String)>, &'static str) {
+    let read = |path: &str, take: usize| -> Option<Vec<(String, String)>> {
+        let file = std::fs::File::open(path).ok()?;
+        let docs: Vec<(String, String)> = std::io::BufReader::new(file)
+            .lines()
+            .map_while(Result::ok)
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
+            .filter_map(|v| Some((v["id"].as_str()?.to_owned(), v["text"].as_str()?.to_owned())))
+            .take(take)
+            .collect();
+        (!docs.is_empty()).then_some(docs)
+    };
+    if let (Some(mut english), Some(chinese)) = (
+        read("data/english.jsonl", 3000),
+        read("data/chinese.jsonl", 1000),
+    ) {
+        english.extend(chinese);
+        return (english, "data/english.jsonl + data/chinese.jsonl");
+    }
+    let sample = read("samples/corpus.jsonl", usize::MAX).expect("the sample corpus ships");
+    let docs = (0..40)
+        .flat_map(|copy| {
+            sample
+                .iter()
+                .map(move |(id, text)| (format!("{id}/{copy}"), format!("copy {copy}\n{text}")))
+        })
+        .collect();
+    (docs, "samples/corpus.jsonl x 40")
+}
+
+/// A schema with the plugin's fields (for both sides, so that they store the same fields).
+fn schema(settings: &DedupSettings) -> Schema {
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", text_field_options());
+    settings.add_fields(&mut schema);
+    schema.build()
+}
+
+fn bench_ingest(c: &mut Criterion) {
+    let (docs, source) = documents();
+    let bytes: usize = docs.iter().map(|(_, t)| t.len()).sum();
+    eprintln!(
+        "ingest: {} documents, {:.1} MB, from {source}",
+        docs.len(),
+        bytes as f64 / 1e6
+    );
+    let mut group = c.benchmark_group("ingest");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(docs.len() as u64));
+
+    let plain_settings = DedupSettings::new(["body"]).key_field("url");
+    group.bench_function("plain_index_writer", |b| {
+        b.iter_batched(
+            || {
+                let index = Index::create_in_ram(schema(&plain_settings));
+                register_tokenizer(&index, MixedTokenizer::new());
+                index
+            },
+            |index| {
+                let schema = index.schema();
+                let (body, url) = (
+                    schema.get_field("body").unwrap(),
+                    schema.get_field("url").unwrap(),
+                );
+                let mut writer: IndexWriter =
+                    index.writer_with_num_threads(THREADS, MEMORY).unwrap();
+                for (id, text) in &docs {
+                    writer
+                        .add_document(doc!(url => id.as_str(), body => text.as_str()))
+                        .unwrap();
+                }
+                writer.commit().unwrap();
+                black_box(index)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+
+    for (name, policy, flagging) in [
+        ("dedup_writer_reject", Policy::Reject, false),
+        ("dedup_writer_flag", Policy::Flag, true),
+    ] {
+        let settings = DedupSettings::new(["body"])
+            .key_field("url")
+            .flagging(flagging);
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || {
+                    DedupIndex::create(Index::create_in_ram(schema(&settings)), settings.clone())
+                        .unwrap()
+                },
+                |index| {
+                    let schema = index.index().schema();
+                    let (body, url) = (
+                        schema.get_field("body").unwrap(),
+                        schema.get_field("url").unwrap(),
+                    );
+                    let writer: IndexWriter = index
+                        .index()
+                        .writer_with_num_threads(THREADS, MEMORY)
+                        .unwrap();
+                    let writer =
+                        tantivy_dedup::plugin::DedupWriter::new(index.clone(), writer, policy)
+                            .unwrap();
+                    for (id, text) in &docs {
+                        black_box(
+                            writer
+                                .add(doc!(url => id.as_str(), body => text.as_str()))
+                                .unwrap(),
+                        );
+                    }
+                    writer.commit().unwrap();
+                    black_box(index)
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
+    group.finish();
+}
+
+/// An index of `OPEN_DOCS` documents holding only the plugin's fields (random fingerprints,
+/// a key each, one in ten deleted), written once.
+fn large_index() -> DedupIndex {
+    let settings = DedupSettings::new(["body"]).key_field("url");
+    let index = DedupIndex::create(Index::create_in_ram(schema(&settings)), settings).unwrap();
+    let fields = index.fields().clone();
+    let key = fields.key.unwrap();
+    let mut writer: IndexWriter = index
+        .index()
+        .writer_with_num_threads(THREADS, 400_000_000)
+        .unwrap();
+    let mut rng = data::Rng(7);
+    for i in 0..OPEN_DOCS {
+        let mut document = TantivyDocument::default();
+        document.add_u64(fields.fingerprint, rng.next());
+        document.add_u64(fields.sequence, i);
+        document.add_text(key, format!("https://example.org/{i}"));
+        writer.add_document(document).unwrap();
+    }
+    writer.commit().unwrap();
+    for i in (0..OPEN_DOCS).step_by(10) {
+        writer.delete_term(tantivy::Term::from_field_text(
+            key,
+            &format!("https://example.org/{i}"),
+        ));
+    }
+    writer.commit().unwrap();
+    writer.wait_merging_threads().unwrap();
+    index
+}
+
+fn bench_open(c: &mut Criterion) {
+    let started = std::time::Instant::now();
+    let index = large_index();
+    eprintln!(
+        "open: {OPEN_DOCS} documents (10% deleted) written in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let mut group = c.benchmark_group("open");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(OPEN_DOCS * 9 / 10));
+    group.bench_function("plain_index_writer", |b| {
+        b.iter(|| {
+            let writer: IndexWriter = index
+                .index()
+                .writer_with_num_threads(THREADS, MEMORY)
+                .unwrap();
+            drop(black_box(writer));
+        })
+    });
+    group.bench_function("dedup_writer", |b| {
+        b.iter(|| {
+            let writer: IndexWriter = index
+                .index()
+                .writer_with_num_threads(THREADS, MEMORY)
+                .unwrap();
+            let writer =
+                tantivy_dedup::plugin::DedupWriter::new(index.clone(), writer, Policy::Reject)
+                    .unwrap();
+            assert_eq!(writer.references(), (OPEN_DOCS * 9 / 10) as usize);
+            drop(black_box(writer));
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_ingest, bench_open);
+criterion_main!(benches);
