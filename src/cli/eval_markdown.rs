@@ -28,19 +28,19 @@ pub fn markdown(report: &EvalReport, base: &FingerprintConfig) -> String {
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let mut ranked: Vec<&ConfigResult> = report.configs.iter().collect();
-    ranked.sort_by(|a, b| b.best.f1.total_cmp(&a.best.f1));
+    ranked.sort_by(|a, b| b.best.scores.f1.total_cmp(&a.best.scores.f1));
     for c in ranked {
         let _ = writeln!(
             out,
             "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} | {:.2} |",
             c.name,
             c.best.k,
-            c.best.precision,
-            c.best.recall,
-            c.best.f1,
-            c.at_default_k.precision,
-            c.at_default_k.recall,
-            c.at_default_k.f1,
+            c.best.scores.precision,
+            c.best.scores.recall,
+            c.best.scores.f1,
+            c.at_default_k.scores.precision,
+            c.at_default_k.scores.recall,
+            c.at_default_k.scores.f1,
             c.roc_auc.map_or("-".to_owned(), |a| format!("{a:.4}")),
             c.no_fingerprint,
             c.fingerprint_seconds,
@@ -54,12 +54,12 @@ pub fn markdown(report: &EvalReport, base: &FingerprintConfig) -> String {
             out,
             "| {} | {} | {} | {} | {:.4} | {:.4} | {:.4} |",
             p.k,
-            p.true_positives,
-            p.false_positives,
-            p.false_negatives,
-            p.precision,
-            p.recall,
-            p.f1
+            p.scores.true_positives,
+            p.scores.false_positives,
+            p.scores.false_negatives,
+            p.scores.precision,
+            p.scores.recall,
+            p.scores.f1
         );
     }
     categories(&mut out, best, k0);
@@ -89,12 +89,12 @@ pub fn markdown(report: &EvalReport, base: &FingerprintConfig) -> String {
                 v.loose_k,
                 v.candidates,
                 b.threshold,
-                b.true_positives,
-                b.false_positives,
-                b.false_negatives,
-                b.precision,
-                b.recall,
-                b.f1
+                b.scores.true_positives,
+                b.scores.false_positives,
+                b.scores.false_negatives,
+                b.scores.precision,
+                b.scores.recall,
+                b.scores.f1
             );
         }
     }

@@ -68,7 +68,7 @@ pub fn plot(report: &EvalReport, path: &Path) -> anyhow::Result<()> {
         ))?
         .label(format!(
             "best k = {k}: precision {:.3}, recall {:.3}, F1 {:.3}",
-            best.best.precision, best.best.recall, best.best.f1
+            best.best.scores.precision, best.best.scores.recall, best.best.scores.f1
         ))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
     let k0 = report.default_k;
@@ -82,7 +82,7 @@ pub fn plot(report: &EvalReport, path: &Path) -> anyhow::Result<()> {
             ))?
             .label(format!(
                 "k = {k0} (--distance): precision {:.3}, recall {:.3}, F1 {:.3}",
-                at.precision, at.recall, at.f1
+                at.scores.precision, at.scores.recall, at.scores.f1
             ))
             .legend(move |(x, y)| {
                 PathElement::new(vec![(x, y), (x + 20, y)], grey.stroke_width(2))

@@ -18,11 +18,9 @@ pub struct DistanceCounts {
     pub negative: Vec<u64>,
 }
 
-/// Precision, recall and F1 when pairs within `k` bits are called near-duplicates.
+/// Counts of a matcher's calls on the labeled pairs, and what follows from them.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Point {
-    /// The threshold: pairs at most `k` bits apart are called near-duplicates.
-    pub k: u32,
+pub struct Scores {
     /// Near-duplicate pairs called near-duplicates.
     pub true_positives: u64,
     /// Distinct pairs called near-duplicates.
@@ -37,9 +35,9 @@ pub struct Point {
     pub f1: f64,
 }
 
-impl Point {
-    /// The point for these counts.
-    pub fn new(k: u32, true_positives: u64, false_positives: u64, false_negatives: u64) -> Point {
+impl Scores {
+    /// The scores of these counts.
+    pub fn new(true_positives: u64, false_positives: u64, false_negatives: u64) -> Scores {
         let ratio = |num: u64, den: u64| {
             if den == 0 {
                 1.0
@@ -54,8 +52,7 @@ impl Point {
         } else {
             2.0 * precision * recall / (precision + recall)
         };
-        Point {
-            k,
+        Scores {
             true_positives,
             false_positives,
             false_negatives,
@@ -64,6 +61,16 @@ impl Point {
             f1,
         }
     }
+}
+
+/// The scores when pairs within `k` bits are called near-duplicates.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// The threshold: pairs at most `k` bits apart are called near-duplicates.
+    pub k: u32,
+    /// What that calls right and wrong.
+    #[serde(flatten)]
+    pub scores: Scores,
 }
 
 impl DistanceCounts {
@@ -111,7 +118,10 @@ impl DistanceCounts {
         let within = (k as usize).min(FINGERPRINT_BITS as usize) + 1;
         let tp: u64 = self.positive[..within].iter().sum();
         let fp: u64 = self.negative[..within].iter().sum();
-        Point::new(k, tp, fp, self.positives() - tp)
+        Point {
+            k,
+            scores: Scores::new(tp, fp, self.positives() - tp),
+        }
     }
 
     /// The points for `k` in `0..=max_k`.
@@ -124,7 +134,7 @@ impl DistanceCounts {
         self.sweep(max_k)
             .into_iter()
             .fold(None, |best: Option<Point>, p| match best {
-                Some(b) if b.f1 >= p.f1 => Some(b),
+                Some(b) if b.scores.f1 >= p.scores.f1 => Some(b),
                 _ => Some(p),
             })
             .expect("the sweep has at least k = 0")
@@ -166,7 +176,7 @@ mod tests {
     #[test]
     fn points_count_pairs_within_k() {
         let c = counts(&[(0, 2), (3, 1), (10, 1)], &[(2, 1), (30, 5)]);
-        let p = c.at(3);
+        let p = c.at(3).scores;
         assert_eq!(
             (p.true_positives, p.false_positives, p.false_negatives),
             (3, 1, 1)
@@ -177,14 +187,14 @@ mod tests {
         // At 10 every near-duplicate is found for one false positive: F1 0.89.
         assert_eq!(c.best(16).k, 10);
         assert_eq!(c.best(5).k, 3);
-        assert_eq!(c.at(64).true_positives, 4);
+        assert_eq!(c.at(64).scores.true_positives, 4);
     }
 
     #[test]
     fn pairs_without_fingerprints_are_never_near() {
         let c = counts(&[(NO_FINGERPRINT, 1)], &[(NO_FINGERPRINT, 1)]);
-        assert_eq!(c.at(64).true_positives, 0);
-        assert_eq!(c.at(64).false_positives, 0);
+        assert_eq!(c.at(64).scores.true_positives, 0);
+        assert_eq!(c.at(64).scores.false_positives, 0);
     }
 
     #[test]

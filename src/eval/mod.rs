@@ -25,7 +25,7 @@
 //! let grid = [GridConfig::new("default", FingerprintConfig::default())];
 //! let report = evaluate(&set, &grid, &EvalOptions::default())?;
 //! let best = &report.configs[0].best;
-//! assert_eq!((best.true_positives, best.false_positives), (1, 0));
+//! assert_eq!((best.scores.true_positives, best.scores.false_positives), (1, 0));
 //! # Ok::<(), tantivy_dedup::Error>(())
 //! ```
 
@@ -37,7 +37,7 @@ mod run;
 mod set;
 mod verify;
 
-pub use counts::{DistanceCounts, Point, NO_FINGERPRINT};
+pub use counts::{DistanceCounts, Point, Scores, NO_FINGERPRINT};
 pub use grid::{default_grid, GridConfig};
 pub use pairs::{count_pairs, near_pairs, NearPair, PairCounts};
 pub use report::{CategoryResult, ConfigResult, EvalReport, VerifyResult};

@@ -201,8 +201,8 @@ mod tests {
 
             let near = near_pairs(&set, &fps, 64);
             let near_total = near.len() as u64;
-            let counted_with_fingerprints =
-                counts.overall.at(64).true_positives + counts.overall.at(64).false_positives;
+            let counted_with_fingerprints = counts.overall.at(64).scores.true_positives
+                + counts.overall.at(64).scores.false_positives;
             assert_eq!(near_total, counted_with_fingerprints, "{unlisted:?}");
         }
     }

@@ -83,7 +83,7 @@ pub fn evaluate(set: &EvalSet, grid: &[GridConfig], options: &EvalOptions) -> Re
         let seconds = started.elapsed().as_secs_f64();
         let counts = count_pairs(set, &fingerprints);
         let result = config_result(set, entry, &fingerprints, &counts, seconds, options);
-        if i == 0 || result.best.f1 > configs_best_f1(&configs, best_config) {
+        if i == 0 || result.best.scores.f1 > configs_best_f1(&configs, best_config) {
             best_config = i;
             best_fingerprints = fingerprints;
         }
@@ -118,7 +118,9 @@ pub fn evaluate(set: &EvalSet, grid: &[GridConfig], options: &EvalOptions) -> Re
 }
 
 fn configs_best_f1(configs: &[ConfigResult], index: usize) -> f64 {
-    configs.get(index).map_or(f64::NEG_INFINITY, |c| c.best.f1)
+    configs
+        .get(index)
+        .map_or(f64::NEG_INFINITY, |c| c.best.scores.f1)
 }
 
 fn fingerprint_all(set: &EvalSet, config: &FingerprintConfig) -> Result<Vec<Option<Fingerprint>>> {

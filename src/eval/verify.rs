@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::counts::Point;
+use super::counts::Scores;
 
 /// A candidate pair's score under a second-stage similarity, with its label.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -14,36 +14,21 @@ pub struct ScoredPair {
     pub score: f64,
 }
 
-/// Precision, recall and F1 when candidates scoring at least `threshold` are kept.
+/// The scores when candidates scoring at least `threshold` are kept.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ThresholdPoint {
     /// Candidates scoring at least this are called near-duplicates.
     pub threshold: f64,
-    /// Near-duplicate pairs called near-duplicates.
-    pub true_positives: u64,
-    /// Distinct pairs called near-duplicates.
-    pub false_positives: u64,
-    /// Near-duplicate pairs missed, by either stage.
-    pub false_negatives: u64,
-    /// `tp / (tp + fp)`.
-    pub precision: f64,
-    /// `tp / (tp + fn)`.
-    pub recall: f64,
-    /// Harmonic mean of precision and recall.
-    pub f1: f64,
+    /// What that calls right and wrong (missed pairs include those the first stage missed).
+    #[serde(flatten)]
+    pub scores: Scores,
 }
 
 impl ThresholdPoint {
     fn new(threshold: f64, tp: u64, fp: u64, positives: u64) -> ThresholdPoint {
-        let p = Point::new(0, tp, fp, positives - tp);
         ThresholdPoint {
             threshold,
-            true_positives: tp,
-            false_positives: fp,
-            false_negatives: p.false_negatives,
-            precision: p.precision,
-            recall: p.recall,
-            f1: p.f1,
+            scores: Scores::new(tp, fp, positives - tp),
         }
     }
 }
@@ -74,7 +59,7 @@ pub fn sweep_scores(
         let last_of_score = sorted.get(i + 1).is_none_or(|next| next.score < pair.score);
         if last_of_score {
             let point = ThresholdPoint::new(pair.score, tp, fp, positives);
-            if point.f1 > best.f1 {
+            if point.scores.f1 > best.scores.f1 {
                 best = point;
             }
         }
@@ -117,11 +102,14 @@ mod tests {
         let (best, curve) = sweep_scores(&pairs, 4, &[0.0, 0.45, 1.0]);
         // At 0.4: 3 of 4 found, 1 of 4 kept wrong (F1 0.75, better than 0.67 at 0.8).
         assert_eq!(best.threshold, 0.4);
-        assert_eq!((best.true_positives, best.false_positives), (3, 1));
-        assert_eq!(best.false_negatives, 1);
-        assert_eq!(curve[0].true_positives, 3);
-        assert_eq!(curve[0].false_positives, 2);
-        assert_eq!(curve[1].true_positives, 2);
-        assert_eq!(curve[2].true_positives, 0);
+        assert_eq!(
+            (best.scores.true_positives, best.scores.false_positives),
+            (3, 1)
+        );
+        assert_eq!(best.scores.false_negatives, 1);
+        assert_eq!(curve[0].scores.true_positives, 3);
+        assert_eq!(curve[0].scores.false_positives, 2);
+        assert_eq!(curve[1].scores.true_positives, 2);
+        assert_eq!(curve[2].scores.true_positives, 0);
     }
 }
