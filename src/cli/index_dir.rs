@@ -125,12 +125,44 @@ pub fn open_or_create(
     if !empty {
         return open_existing(dir, options, distance);
     }
-    let settings = new_settings(options, distance);
-    let index = Index::create_in_dir(dir, schema(&settings))
-        .with_context(|| format!("cannot create an index in {}", dir.display()))?;
-    let fields = CliFields::of(&index.schema())?;
-    let dedup = DedupIndex::create(index, settings).map_err(|e| explain(e, dir))?;
-    Ok(CliIndex { dedup, fields })
+    create(dir, new_settings(options, distance))?;
+    open_existing(dir, &FingerprintOptions::default(), None)
+}
+
+/// Creates the index in the empty folder `dir` in one step: built in a staging folder
+/// beside it (the tantivy index, then the deduplication settings), then renamed into place.
+/// A run killed half-way leaves `dir` empty, never a tantivy index without settings, which
+/// no later run could open.
+fn create(dir: &Path, settings: DedupSettings) -> anyhow::Result<()> {
+    let dir = dir
+        .canonicalize()
+        .with_context(|| format!("cannot find the index folder {}", dir.display()))?;
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        bail!(
+            "{} cannot hold an index: choose a folder with --index",
+            dir.display()
+        );
+    };
+    let staging = parent.join(format!(".{}.creating", name.to_string_lossy()));
+    // Left by a run killed while creating: nothing in it was ever promised.
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging)
+            .with_context(|| format!("cannot remove {}", staging.display()))?;
+    }
+    std::fs::create_dir(&staging)
+        .with_context(|| format!("cannot create the folder {}", staging.display()))?;
+    {
+        let index = Index::create_in_dir(&staging, schema(&settings))
+            .with_context(|| format!("cannot create an index in {}", staging.display()))?;
+        DedupIndex::create(index, settings).map_err(|e| explain(e, &staging))?;
+    }
+    // rename(2) replaces an empty folder; where the platform does not, remove it first.
+    if std::fs::rename(&staging, &dir).is_err() {
+        std::fs::remove_dir(&dir)
+            .and_then(|()| std::fs::rename(&staging, &dir))
+            .with_context(|| format!("cannot move the new index into {}", dir.display()))?;
+    }
+    Ok(())
 }
 
 /// Opens the existing index in `dir`.
