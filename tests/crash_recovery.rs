@@ -3,7 +3,6 @@
 //! report called committed is in it, and no rejected document names an original that is not;
 //! running the same command again gives exactly the index of a run never interrupted.
 
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
