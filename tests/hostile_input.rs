@@ -196,6 +196,10 @@ fn the_command_line_reports_each_hostile_line_and_indexes_the_rest() {
         "{\"id\":{\"an\":\"object\"},\"text\":\"an id that is an object\"}",
         "{\"id\":\"t\",\"text\":[\"an\",\"array\"]}",
         "null",
+        // Two empty ids: once accepted as one key, the second was dropped as "already
+        // indexed" (a fuzzing finding).
+        "{\"id\":\"\",\"text\":\"the first page with an empty id\"}",
+        "{\"id\":\"\",\"text\":\"another page with an empty id, about something else\"}",
     ];
     let first_bad = expected.len() + 1;
     for line in bad {

@@ -178,7 +178,7 @@ fn html_page(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
     })
 }
 
-fn read_json_lines(
+pub fn read_json_lines(
     mut reader: impl BufRead,
     place: &str,
     lossy: bool,
@@ -212,6 +212,11 @@ fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String
         serde_json::from_str(&line).map_err(|e| format!("malformed JSON line: {e}"))?;
     let id = match record.id {
         None | Some(serde_json::Value::Null) => here.to_owned(),
+        // An empty key would make every later empty-id line look "already indexed"
+        // (the resume rule) and be dropped: refuse it (found by fuzzing).
+        Some(serde_json::Value::String(id)) if id.is_empty() => {
+            return Err("`id` is empty (leave it out to get FILE:LINE)".to_owned())
+        }
         Some(serde_json::Value::String(id)) => id,
         Some(serde_json::Value::Number(id)) => id.to_string(),
         Some(other) => return Err(format!("`id` must be a string, not {other}")),
@@ -287,5 +292,20 @@ mod tests {
         assert!(got[2].as_ref().unwrap_err().contains("no `text` or `body`"));
         assert!(got[3].as_ref().unwrap_err().contains("invalid UTF-8"));
         assert_eq!(got[4], Ok(("d".into(), "ok".into())));
+    }
+
+    /// Fuzzing regression (fuzz/seeds/json_lines/empty-id): an empty `id` was accepted, and
+    /// every later empty-id line of a run was then skipped as "already indexed".
+    #[test]
+    fn an_empty_id_is_an_error_not_a_key() {
+        let got = lines(b"{\"id\":\"\",\"text\":\"x\"}\n{\"id\":\"\",\"text\":\"y\"}\n");
+        assert_eq!(got.len(), 2);
+        for (line, record) in got.iter().enumerate() {
+            let reason = record.as_ref().unwrap_err();
+            assert!(
+                reason.starts_with(&format!("f.jsonl:{}: `id` is empty", line + 1)),
+                "{reason}"
+            );
+        }
     }
 }
