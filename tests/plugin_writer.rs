@@ -170,6 +170,50 @@ fn flag_indexes_the_duplicate_marked_and_filterable() {
     assert_eq!(searcher.search(&flagged, &Count).unwrap(), 2);
 }
 
+/// A committed original is named (key and address) even when flagged copies with exactly its
+/// fingerprint come before it in the index, and still after a merge moves it.
+#[test]
+fn flag_names_the_committed_original_behind_its_flagged_copies() {
+    let f = fixture();
+    let writer = f.writer(Policy::Flag);
+    let a = text(21);
+    writer.add(f.doc("first", &a)).unwrap();
+    for i in 0..50 {
+        let outcome = writer
+            .add(f.doc(&format!("copy{i}"), &variant(&a, 0)))
+            .unwrap();
+        assert_eq!(status(&outcome), "flagged");
+    }
+    writer.commit().unwrap();
+    // The original goes; its 50 flagged copies (same fingerprint) stay, and are no references.
+    writer.delete_key("first").unwrap();
+    writer.commit().unwrap();
+    let outcome = writer.add(f.doc("second", &variant(&a, 1))).unwrap();
+    assert_eq!(status(&outcome), "added");
+    writer.commit().unwrap();
+    let named = |writer: &DedupWriter, url: &str| {
+        let outcome = writer.add(f.doc(url, &variant(&a, 2))).unwrap();
+        assert_eq!(status(&outcome), "flagged");
+        let duplicate = outcome.duplicate_of().unwrap().clone();
+        assert_eq!(duplicate.key.as_deref(), Some("second"));
+        let stored: TantivyDocument = writer
+            .searcher()
+            .doc(duplicate.address.expect("committed"))
+            .unwrap();
+        assert_eq!(stored.get_first(f.url).unwrap().as_str(), Some("second"));
+        duplicate.address
+    };
+    let before = named(&writer, "later1");
+    named(&writer, "later2");
+    writer.commit().unwrap();
+    // Merge every segment: the original's address changes, and the writer follows it.
+    let segments = f.index.index().searchable_segment_ids().unwrap();
+    writer.merge(&segments).unwrap();
+    writer.commit().unwrap();
+    let after = named(&writer, "later3");
+    assert_ne!(before, after, "the merge moved the original");
+}
+
 #[test]
 fn replace_deletes_the_older_version() {
     let f = fixture();

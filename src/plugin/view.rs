@@ -12,11 +12,12 @@ use std::collections::{HashMap, HashSet};
 use tantivy::collector::{Count, DocSetCollector};
 use tantivy::query::TermQuery;
 use tantivy::schema::IndexRecordOption;
-use tantivy::{DocAddress, Searcher, Term};
+use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
 use crate::lookup::{FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
+use crate::plugin::settings::FLAG_FIELD;
 use crate::plugin::stored::{fingerprint_at, key_at, key_hash, stored_fingerprints, NO_KEY};
 use crate::plugin::{DedupIndex, Duplicate};
 
@@ -30,6 +31,9 @@ pub(crate) struct WriterView {
     pending_keys: HashSet<String>,
     /// Keys deleted since the last commit: their committed documents no longer count.
     deleted_keys: HashSet<String>,
+    /// Committed slots already found in the current searcher: a popular reference (the
+    /// original of a campaign) is described on every add that duplicates it.
+    addresses: HashMap<u32, Option<DocAddress>>,
     matches: Vec<Match>,
 }
 
@@ -53,6 +57,7 @@ impl WriterView {
             pending_slots: HashMap::new(),
             pending_keys: HashSet::new(),
             deleted_keys: HashSet::new(),
+            addresses: HashMap::new(),
             matches: Vec::new(),
         })
     }
@@ -135,7 +140,7 @@ impl WriterView {
 
     /// What the writer reports about the reference in `slot`, at `distance`.
     pub fn describe(
-        &self,
+        &mut self,
         index: &DedupIndex,
         searcher: &Searcher,
         slot: u32,
@@ -153,7 +158,15 @@ impl WriterView {
                 distance,
             });
         }
-        let address = committed_slot(index, searcher, fingerprint, self.slot_keys[slot as usize])?;
+        let address = match self.addresses.get(&slot) {
+            Some(&address) => address,
+            None => {
+                let address =
+                    committed_slot(index, searcher, fingerprint, self.slot_keys[slot as usize])?;
+                self.addresses.insert(slot, address);
+                address
+            }
+        };
         let key = match (address, index.settings().get_key_field()) {
             (Some(address), Some(field)) => key_at(searcher, field, address)?,
             _ => None,
@@ -168,6 +181,8 @@ impl WriterView {
 
     /// The documents added since the last commit are committed now.
     pub fn commit(&mut self) {
+        // The writer's searcher moves to the new commit, where merges may have moved documents.
+        self.addresses.clear();
         self.pending_slots.clear();
         self.pending_keys.clear();
         self.deleted_keys.clear();
@@ -194,6 +209,11 @@ fn committed_with_key(
 
 /// The first alive, unflagged document of `searcher` with exactly `fingerprint` and a key of
 /// hash `key_hash`.
+///
+/// Walks the fingerprint's postings in index order and stops at the first hit, reading the
+/// flag column before the key: a corpus of near-identical pages under Flag holds thousands of
+/// flagged copies of one fingerprint, and collecting (and sorting) them all on every add made
+/// ingest quadratic.
 fn committed_slot(
     index: &DedupIndex,
     searcher: &Searcher,
@@ -201,34 +221,39 @@ fn committed_slot(
     key_hash_wanted: u64,
 ) -> Result<Option<DocAddress>> {
     let term = Term::from_field_u64(index.fields().fingerprint, fingerprint.0);
-    let query = TermQuery::new(term, IndexRecordOption::Basic);
-    let mut found: Vec<DocAddress> = searcher
-        .search(&query, &DocSetCollector)?
-        .into_iter()
-        .collect();
-    found.sort();
     let key_field = index.settings().get_key_field();
-    for address in found {
-        let hash = match key_field {
-            Some(field) => {
-                key_at(searcher, field, address)?.map_or(NO_KEY, |key| key_hash(key.as_bytes()))
-            }
-            None => NO_KEY,
+    for (segment_ord, reader) in searcher.segment_readers().iter().enumerate() {
+        let Some(mut postings) = reader
+            .inverted_index(term.field())?
+            .read_postings(&term, IndexRecordOption::Basic)
+            .map_err(tantivy::TantivyError::from)?
+        else {
+            continue;
         };
-        if hash == key_hash_wanted && !is_flagged(index, searcher, address)? {
-            return Ok(Some(address));
+        let flags = if index.settings().get_flagging() {
+            Some(reader.fast_fields().u64(FLAG_FIELD)?)
+        } else {
+            None
+        };
+        let alive = reader.alive_bitset();
+        let mut doc = postings.doc();
+        while doc != TERMINATED {
+            let flagged = flags
+                .as_ref()
+                .is_some_and(|flags| flags.first(doc).unwrap_or(0) != 0);
+            if !flagged && alive.is_none_or(|alive| alive.is_alive(doc)) {
+                let address = DocAddress::new(segment_ord as u32, doc);
+                let hash = match key_field {
+                    Some(field) => key_at(searcher, field, address)?
+                        .map_or(NO_KEY, |key| key_hash(key.as_bytes())),
+                    None => NO_KEY,
+                };
+                if hash == key_hash_wanted {
+                    return Ok(Some(address));
+                }
+            }
+            doc = postings.advance();
         }
     }
     Ok(None)
-}
-
-fn is_flagged(index: &DedupIndex, searcher: &Searcher, address: DocAddress) -> Result<bool> {
-    if !index.settings().get_flagging() {
-        return Ok(false);
-    }
-    let reader = searcher.segment_reader(address.segment_ord);
-    let flags = reader
-        .fast_fields()
-        .u64(crate::plugin::settings::FLAG_FIELD)?;
-    Ok(flags.first(address.doc_id).unwrap_or(0) != 0)
 }

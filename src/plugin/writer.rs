@@ -3,9 +3,10 @@
 
 use std::sync::{Mutex, MutexGuard};
 
+use tantivy::index::SegmentId;
 use tantivy::query::Query;
 use tantivy::schema::TantivyDocument;
-use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, Term};
+use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, SegmentMeta, Term};
 
 use crate::error::{Error, Result};
 use crate::plugin::stored::next_sequence;
@@ -334,6 +335,19 @@ impl DedupWriter {
         state.view = WriterView::build(&self.index, &state.searcher)?;
         state.stale = false;
         Ok(opstamp)
+    }
+
+    /// Merges the committed segments `segment_ids` into one and waits for it, as
+    /// [`IndexWriter::merge`]: the documents keep their fingerprints, flags and keys, and the
+    /// writer finds its references at their new addresses from the next
+    /// [`commit`](Self::commit) on (until then [`searcher`](Self::searcher) still shows the
+    /// old segments). Adds from other threads go on during the merge.
+    ///
+    /// # Errors
+    /// As [`IndexWriter::merge`] (a segment that is not committed, or already being merged).
+    pub fn merge(&self, segment_ids: &[SegmentId]) -> Result<Option<SegmentMeta>> {
+        let merging = self.lock().writer.merge(segment_ids);
+        Ok(merging.wait()?)
     }
 
     /// Waits for the background merges and gives the `IndexWriter` back, after which the
