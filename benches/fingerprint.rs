@@ -11,9 +11,11 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tantivy_dedup::fingerprint::SimHashAccumulator;
-use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
+use tantivy_dedup::fingerprint::{SimHashAccumulator, SimHashCounter};
+use tantivy_dedup::SimHasher;
+
+#[path = "support/configs.rs"]
+mod configs;
 
 fn texts(env: &str, language: &str) -> Vec<String> {
     let content = match std::env::var(env) {
@@ -31,38 +33,6 @@ fn texts(env: &str, language: &str) -> Vec<String> {
         .collect()
 }
 
-fn configs() -> Vec<(&'static str, FingerprintConfig)> {
-    let default = FingerprintConfig::default();
-    vec![
-        ("words/tf", default.clone().weighting(Weighting::Tf)),
-        ("words/tfidf", default.clone().weighting(Weighting::TfIdf)),
-        ("words/tfidf-length", default.clone()),
-        (
-            "words/tfidf-length/fold-off",
-            default
-                .clone()
-                .tokenizer(TokenizerConfig::default().folding(ScriptFolding::Off)),
-        ),
-        (
-            "words/tfidf-length/fold-regional",
-            default
-                .clone()
-                .tokenizer(TokenizerConfig::default().folding(ScriptFolding::Regional)),
-        ),
-        (
-            "shingles-2/tfidf-length",
-            default.clone().features(FeatureKind::WordShingles { n: 2 }),
-        ),
-        (
-            "chargrams-4/tf",
-            default
-                .clone()
-                .features(FeatureKind::CharNgrams { n: 4 })
-                .weighting(Weighting::Tf),
-        ),
-    ]
-}
-
 fn bench_corpus(c: &mut Criterion, name: &str, texts: &[String]) {
     let bytes: usize = texts.iter().map(String::len).sum();
     let mut group = c.benchmark_group(format!("fingerprint/{name}"));
@@ -77,7 +47,7 @@ fn bench_corpus(c: &mut Criterion, name: &str, texts: &[String]) {
                 .sum::<usize>()
         })
     });
-    for (label, config) in configs() {
+    for (label, config) in configs::configs() {
         let hasher = SimHasher::new(&config).expect("valid config");
         let _ = hasher.fingerprint("预热 warm-up 預熱");
         group.bench_function(label, |b| {
@@ -111,6 +81,16 @@ fn accumulator(c: &mut Criterion) {
                 acc.add(black_box(h), 1.5);
             }
             acc.finish()
+        })
+    });
+    // Unit weights through the counter, which TF weighting uses: same bits.
+    group.bench_function("count-1000-features", |b| {
+        b.iter(|| {
+            let mut counter = SimHashCounter::new();
+            for &h in &hashes {
+                counter.add(black_box(h));
+            }
+            counter.finish()
         })
     });
     group.finish();

@@ -18,8 +18,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
+use tantivy_dedup::SimHasher;
+
+#[path = "../benches/support/configs.rs"]
+mod configs;
 
 fn load(path: &Path) -> anyhow::Result<Vec<String>> {
     let file = std::fs::File::open(path).with_context(|| format!("open {}", path.display()))?;
@@ -100,64 +102,7 @@ fn report(config: &str, corpus: &str, texts: &[String], best: Best) {
 fn main() -> anyhow::Result<()> {
     let paths: Vec<String> = std::env::args().skip(1).collect();
     anyhow::ensure!(!paths.is_empty(), "usage: throughput FILE.jsonl...");
-    let default = FingerprintConfig::default();
-    let no_fold = TokenizerConfig::default().folding(ScriptFolding::Off);
-    let regional = TokenizerConfig::default().folding(ScriptFolding::Regional);
-    let configs = [
-        ("words/tf", default.clone().weighting(Weighting::Tf)),
-        ("words/tfidf", default.clone().weighting(Weighting::TfIdf)),
-        (
-            "words/tfidf-length",
-            default.clone().weighting(Weighting::TfIdfLength),
-        ),
-        (
-            "words/tfidf-length/fold-off",
-            default.clone().tokenizer(no_fold.clone()),
-        ),
-        (
-            "words/tfidf-length/fold-regional",
-            default.clone().tokenizer(regional),
-        ),
-        (
-            "words/tfidf/no-hmm",
-            default
-                .clone()
-                .tokenizer(TokenizerConfig::default().hmm(false)),
-        ),
-        (
-            "shingles-2/tf",
-            default
-                .clone()
-                .features(FeatureKind::WordShingles { n: 2 })
-                .weighting(Weighting::Tf),
-        ),
-        (
-            "shingles-3/tfidf",
-            default.clone().features(FeatureKind::WordShingles { n: 3 }),
-        ),
-        (
-            "chargrams-3/tf",
-            default
-                .clone()
-                .features(FeatureKind::CharNgrams { n: 3 })
-                .weighting(Weighting::Tf),
-        ),
-        (
-            "chargrams-4/tf",
-            default
-                .clone()
-                .features(FeatureKind::CharNgrams { n: 4 })
-                .weighting(Weighting::Tf),
-        ),
-        (
-            "chargrams-4/tf/fold-off",
-            default
-                .clone()
-                .features(FeatureKind::CharNgrams { n: 4 })
-                .weighting(Weighting::Tf)
-                .tokenizer(no_fold),
-        ),
-    ];
+    let configs = configs::configs();
     let jieba = jieba_rs::Jieba::new();
     let hashers = configs
         .iter()

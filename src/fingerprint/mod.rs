@@ -8,6 +8,7 @@
 
 mod accumulator;
 mod config;
+mod counter;
 mod minhash;
 mod simhasher;
 mod value;
@@ -15,6 +16,7 @@ mod value;
 pub use accumulator::SimHashAccumulator;
 pub(crate) use config::serialized_differences;
 pub use config::{ConfigDifference, FingerprintConfig, DEFAULT_MAX_TEXT_BYTES, FORMAT_VERSION};
+pub use counter::SimHashCounter;
 pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
 pub use simhasher::{SimHasher, SimHasherBuilder, Utf8Policy};
 pub use value::{Fingerprint, FINGERPRINT_BITS};

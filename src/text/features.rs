@@ -98,23 +98,22 @@ fn for_each_char_ngram(
     text: &str,
     mut emit: impl FnMut(&str),
 ) {
-    let mut window = String::new();
-    let mut lengths = VecDeque::with_capacity(n);
-    let mut emitted = false;
+    // The normalized characters go into one buffer; a ring holds where each of the last n
+    // starts, so each n-gram is a slice of the buffer (no copying per n-gram).
+    let mut normalized = String::with_capacity(text.len());
+    let mut starts = [0usize; MAX_FEATURE_N];
+    let mut count = 0usize;
     tokenizer.for_each_normalized_char(text, |c| {
-        if lengths.len() == n {
-            let first = lengths.pop_front().unwrap_or(0);
-            window.drain(..first);
-        }
-        window.push(c);
-        lengths.push_back(c.len_utf8());
-        if lengths.len() == n {
-            emit(&window);
-            emitted = true;
+        starts[count % n] = normalized.len();
+        normalized.push(c);
+        count += 1;
+        if count >= n {
+            // The oldest start in the ring: that of character `count - n`.
+            emit(&normalized[starts[count % n]..]);
         }
     });
-    if !emitted && !window.is_empty() {
-        emit(&window);
+    if 0 < count && count < n {
+        emit(&normalized);
     }
 }
 

@@ -13,7 +13,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::error::{Error, Result};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
-use crate::text::script::{for_each_piece, for_each_run, is_separator};
+use crate::text::script::{for_each_piece, for_each_run, is_caseless_ideograph, is_separator};
 use crate::text::stopwords::StopWords;
 use crate::text::TokenizerConfig;
 
@@ -152,9 +152,19 @@ impl MixedTokenizer {
                 Some(folder) if han => folder.fold(run),
                 _ => std::borrow::Cow::Borrowed(run),
             };
-            for c in folded.chars().filter(|c| c.is_alphanumeric()) {
-                if c.is_lowercase() || !c.is_alphabetic() {
+            for c in folded.chars() {
+                // Fast paths for the two kinds of character that make up most text, with
+                // the same result as the general case below (a test checks it over both).
+                if c.is_ascii() {
+                    if c.is_ascii_alphanumeric() {
+                        emit(c.to_ascii_lowercase());
+                    }
+                } else if is_caseless_ideograph(c) {
                     emit(c);
+                } else if c.is_lowercase() || !c.is_alphabetic() {
+                    if c.is_alphanumeric() {
+                        emit(c);
+                    }
                 } else {
                     c.to_lowercase().for_each(&mut emit);
                 }
