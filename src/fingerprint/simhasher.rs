@@ -158,24 +158,20 @@ impl SimHasher {
     pub fn fingerprint(&self, text: &str) -> Option<Fingerprint> {
         let text = bounded_prefix(text, self.config.get_max_text_bytes());
         let seed = self.config.get_seed();
+        let hash = |feature: &str| xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), seed);
         if self.config.get_weighting() == Weighting::Tf {
-            // Every weight is 1: count instead of summing (same bits, a third of the work).
+            // Every weight is 1: count instead of summing (the same bits, fewer operations per
+            // feature: `SimHashCounter`).
             let mut counter = SimHashCounter::new();
             self.extractor.for_each_feature(text, |feature, weight| {
                 debug_assert_eq!(weight, 1.0);
-                counter.add(xxhash_rust::xxh3::xxh3_64_with_seed(
-                    feature.as_bytes(),
-                    seed,
-                ));
+                counter.add(hash(feature));
             });
             return counter.finish();
         }
         let mut accumulator = SimHashAccumulator::new();
         self.extractor.for_each_feature(text, |feature, weight| {
-            accumulator.add(
-                xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), seed),
-                weight,
-            );
+            accumulator.add(hash(feature), weight)
         });
         accumulator.finish()
     }
