@@ -161,13 +161,39 @@ fn the_full_grid_and_two_stage_variants_are_reported() {
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap();
     assert_eq!(report["configs"].as_array().unwrap().len(), 18);
-    let methods: Vec<&str> = report["verify"]
+    let rows: Vec<(&str, u64, &str)> = report["verify"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v["method"].as_str().unwrap())
+        .map(|v| {
+            (
+                v["config"].as_str().unwrap(),
+                v["loose_k"].as_u64().unwrap(),
+                v["method"].as_str().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(methods, ["minhash", "combined", "minhash", "combined"]);
+    // The best config's variants at both loose distances, then the default config's (the
+    // one the plugin verifies) when it is another.
+    let best = report["configs"][report["best_config"].as_u64().unwrap() as usize]["name"]
+        .as_str()
+        .unwrap();
+    let mut expected = Vec::new();
+    for config in [best, "chargrams-3/tf"] {
+        if expected.iter().any(|&(c, _, _)| c == config) {
+            continue;
+        }
+        for k in [10, 16] {
+            for method in ["minhash", "combined", "plugin"] {
+                expected.push((config, k, method));
+            }
+        }
+    }
+    assert_eq!(rows, expected);
+    for row in report["verify"].as_array().unwrap() {
+        let at_default = row["at_default"]["threshold"].as_f64().unwrap();
+        assert_eq!(at_default, 0.5, "the plugin's default threshold");
+    }
     let markdown = String::from_utf8(output.stdout).unwrap();
     assert!(markdown.contains("## Configs, best F1 first"));
 }

@@ -306,3 +306,45 @@ fn the_default_index_folder_is_in_the_working_directory() {
     let stats = run_in(Some(dir.path()), &["stats"], b"");
     assert!(String::from_utf8_lossy(&stats.stdout).contains("documents"));
 }
+
+#[test]
+fn two_stage_matching_is_chosen_at_creation_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain");
+    let verified = dir.path().join("verified");
+    let plain_report = lines(&ingest(&plain, &[], b""));
+    let output = ingest(&verified, &["--verify"], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = lines(&output);
+    assert_eq!(report.len(), 65);
+    let duplicates =
+        |report: &[Value]| report.iter().filter(|l| l["status"] == "duplicate").count();
+    assert!(
+        duplicates(&report) > duplicates(&plain_report),
+        "verification finds more: {} against {}",
+        duplicates(&report),
+        duplicates(&plain_report)
+    );
+    // The zh_TW man page is a near-duplicate of the zh_CN one beyond 3 bits.
+    let line = &by_id(&report)["zh-man-echo-1-zh_TW"];
+    assert_eq!(line["duplicate_of"], "zh-man-echo-1-zh_CN", "{line}");
+    assert!(line["distance"].as_u64().unwrap() > 3);
+    assert!(line["similarity"].as_f64().unwrap() >= 0.5);
+    assert!(
+        plain_report.iter().all(|l| l.get("similarity").is_none()),
+        "no similarity without --verify"
+    );
+
+    // The threshold can change at every run; the signatures cannot be added later.
+    let stricter = ingest(&verified, &["--threshold", "0.95"], b"");
+    assert!(stricter.status.success(), "{}", stderr(&stricter));
+    let refused = ingest(&plain, &["--verify"], b"");
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("without --verify"),
+        "{}",
+        stderr(&refused)
+    );
+    let bad = ingest(&verified, &["--threshold", "1.5"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -1,8 +1,11 @@
 //! `DedupWriter` end to end on real indexes: policies, reopen, deletes, merges, rollback,
 //! concurrency, settings mismatch, empty documents.
 
+mod support;
+
 use std::collections::HashSet;
 use std::sync::Arc;
+use support::rng::Rng;
 
 use tantivy::collector::{Count, DocSetCollector};
 use tantivy::indexer::NoMergePolicy;
@@ -17,19 +20,6 @@ use tantivy_dedup::text::{FeatureKind, IdfTableBuilder, MixedTokenizer, Weightin
 use tantivy_dedup::{Error, FingerprintConfig};
 
 const MEMORY: usize = 15_000_000;
-
-/// splitmix64: deterministic texts.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 /// A text of 60 words from a vocabulary of 20,000, distinct for each `seed`.
 fn text(seed: u64) -> String {

@@ -1,5 +1,6 @@
-//! Deterministic fingerprint data for the lookup benchmarks and `examples/lookup_compare.rs`
-//! (included by both with `#[path]`), so that every run measures the same data.
+//! Deterministic fingerprint data for the lookup benchmarks, `examples/lookup_compare.rs` and
+//! the integration tests (included by each with `#[path]`), so that every run measures the
+//! same data.
 
 /// splitmix64.
 pub struct Rng(pub u64);

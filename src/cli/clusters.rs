@@ -6,13 +6,15 @@ use serde::Serialize;
 use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{DocAddress, Searcher};
 
-use crate::cli::index_dir::{open, CliIndex, IndexArg};
+use crate::cli::index_dir::{open_verified, CliIndex, IndexArg};
+use crate::cli::options::VerifyOptions;
 
 /// Print every group of near-duplicates in the index.
 ///
 /// Documents are taken in index order; one within --distance bits of an earlier group
-/// leader joins the nearest leader, any other leads a group of its own: the rule `ingest`
-/// applies. On an index ingested with --policy reject there are none; with --policy flag,
+/// leader (or, in an index created with --verify, within --candidate-distance bits with
+/// signatures agreeing) joins the nearest leader, any other leads a group of its own: the
+/// rule `ingest` applies. On an index ingested with --policy reject there are none; with --policy flag,
 /// each original with the documents flagged against it. With --json:
 /// {"clusters":[{"ids":[leader, member, ..]}, ..]}.
 #[derive(Args, Debug)]
@@ -25,6 +27,8 @@ pub struct ClustersCommand {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    verify: VerifyOptions,
 }
 
 #[derive(Serialize)]
@@ -40,7 +44,7 @@ struct Clusters {
 impl ClustersCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let index = open(&self.index.index, self.distance)?;
+        let index = open_verified(&self.index.index, self.distance, &self.verify)?;
         let searcher = index
             .dedup
             .index()

@@ -73,18 +73,22 @@ pub fn markdown(report: &EvalReport, base: &FingerprintConfig) -> String {
     if !report.verify.is_empty() {
         let _ = writeln!(
             out,
-            "\n## Two-stage: candidates within loose k of the best config, verified\n"
+            "\n## Two-stage: candidates within loose k of the best and the default config, verified\n"
         );
         let _ = writeln!(
             out,
-            "| method | loose k | candidates | threshold | TP | FP | FN | precision | recall | F1 |"
+            "| config | method | loose k | candidates | threshold | TP | FP | FN | precision | recall | F1 |"
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            out,
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
         for v in &report.verify {
             let b = &v.best;
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {:.3} | {} | {} | {} | {:.4} | {:.4} | {:.4} |",
+                "| {} | {} | {} | {} | {:.3} | {} | {} | {} | {:.4} | {:.4} | {:.4} |",
+                v.config,
                 v.method,
                 v.loose_k,
                 v.candidates,

@@ -11,7 +11,7 @@ use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
 use tantivy_dedup::Error;
 
 use crate::cli::input::Document;
-use crate::cli::options::FingerprintOptions;
+use crate::cli::options::{FingerprintOptions, VerifyOptions};
 
 /// The default index folder.
 pub const DEFAULT_INDEX: &str = "tantivy-dedup-index";
@@ -82,11 +82,16 @@ pub struct CliIndex {
 
 /// The settings of a new index: `body` fingerprinted, `id` as the key, flagging on so that
 /// every policy works.
-fn new_settings(options: &FingerprintOptions, distance: Option<u32>) -> DedupSettings {
+fn new_settings(
+    options: &FingerprintOptions,
+    distance: Option<u32>,
+    verify: &VerifyOptions,
+) -> DedupSettings {
     let settings = DedupSettings::new(["body"])
         .key_field("id")
         .flagging(true)
         .fingerprint(options.config());
+    let settings = verify.apply(settings);
     match distance {
         Some(k) => settings.distance(k),
         None => settings,
@@ -109,6 +114,7 @@ pub fn open_or_create(
     dir: &Path,
     options: &FingerprintOptions,
     distance: Option<u32>,
+    verify: &VerifyOptions,
 ) -> anyhow::Result<CliIndex> {
     let empty = match std::fs::read_dir(dir) {
         Ok(mut entries) => entries.next().is_none(),
@@ -123,10 +129,15 @@ pub fn open_or_create(
         }
     };
     if !empty {
-        return open_existing(dir, options, distance);
+        return open_existing(dir, options, distance, verify);
     }
-    create(dir, new_settings(options, distance))?;
-    open_existing(dir, &FingerprintOptions::default(), None)
+    create(dir, new_settings(options, distance, verify))?;
+    open_existing(
+        dir,
+        &FingerprintOptions::default(),
+        None,
+        &VerifyOptions::default(),
+    )
 }
 
 /// Creates the index in the empty folder `dir` in one step: built in a staging folder
@@ -167,13 +178,23 @@ fn create(dir: &Path, settings: DedupSettings) -> anyhow::Result<()> {
 
 /// Opens the existing index in `dir`.
 pub fn open(dir: &Path, distance: Option<u32>) -> anyhow::Result<CliIndex> {
-    open_existing(dir, &FingerprintOptions::default(), distance)
+    open_verified(dir, distance, &VerifyOptions::default())
+}
+
+/// Opens the existing index in `dir`, with the two-stage matching options given.
+pub fn open_verified(
+    dir: &Path,
+    distance: Option<u32>,
+    verify: &VerifyOptions,
+) -> anyhow::Result<CliIndex> {
+    open_existing(dir, &FingerprintOptions::default(), distance, verify)
 }
 
 fn open_existing(
     dir: &Path,
     options: &FingerprintOptions,
     distance: Option<u32>,
+    verify: &VerifyOptions,
 ) -> anyhow::Result<CliIndex> {
     if !dir.is_dir() {
         bail!(
@@ -192,7 +213,7 @@ fn open_existing(
         .with_context(|| format!("cannot open the index in {}", dir.display()))?;
     let fields = CliFields::of(&index.schema())?;
     let stored = DedupIndex::open(index.clone()).map_err(|e| explain(e, dir))?;
-    if options.is_empty() && distance.is_none() {
+    if options.is_empty() && distance.is_none() && verify.is_empty() {
         return Ok(CliIndex {
             dedup: stored,
             fields,
@@ -206,6 +227,7 @@ fn open_existing(
     if let Some(k) = distance {
         wanted = wanted.distance(k);
     }
+    wanted = verify.apply(wanted);
     let dedup = DedupIndex::open_with(index, &wanted).map_err(|e| explain(e, dir))?;
     Ok(CliIndex { dedup, fields })
 }
@@ -213,6 +235,15 @@ fn open_existing(
 /// The library error, with what to do about it in the tool's terms.
 fn explain(error: Error, dir: &Path) -> anyhow::Error {
     let hint = match &error {
+        Error::SettingsMismatch { differences }
+            if differences.iter().any(|d| d.field == "verification") =>
+        {
+            format!(
+                "the index in {} was created without --verify and has no signatures: drop \
+                 the two-stage options, or use another --index",
+                dir.display()
+            )
+        }
         Error::SettingsMismatch { .. } => format!(
             "the index in {} keeps the fingerprint options it was created with: drop the \
              options, or use another --index",

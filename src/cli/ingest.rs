@@ -12,7 +12,7 @@ use tantivy_dedup::plugin::{AddOutcome, Policy};
 
 use crate::cli::index_dir::{open_or_create, IndexArg};
 use crate::cli::input::{read_inputs, read_sample, Record};
-use crate::cli::options::FingerprintOptions;
+use crate::cli::options::{FingerprintOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, ReportLine, Tally};
 
@@ -35,7 +35,9 @@ enum PolicyArg {
 /// command again skips the documents already in the index (reported as "exists").
 ///
 /// With --report FILE, one JSON line per input record, written once its batch is committed:
-/// {"id":..,"status":"added"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}.
+/// {"id":..,"status":"added"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}
+/// (and "similarity", the signatures' Jaccard estimate, for a duplicate of an index created
+/// with --verify).
 /// The exit code is 1 when some record was an error.
 #[derive(Args, Debug)]
 pub struct IngestCommand {
@@ -65,13 +67,20 @@ pub struct IngestCommand {
     memory_mb: u64,
     #[command(flatten)]
     options: FingerprintOptions,
+    #[command(flatten)]
+    verify: VerifyOptions,
 }
 
 impl IngestCommand {
     /// Runs the command; `Ok(false)` when some record was an error.
     pub fn run(&self) -> anyhow::Result<bool> {
         let start = Instant::now();
-        let index = open_or_create(&self.index.index, &self.options, self.distance)?;
+        let index = open_or_create(
+            &self.index.index,
+            &self.options,
+            self.distance,
+            &self.verify,
+        )?;
         let policy = match self.policy {
             PolicyArg::Reject => Policy::Reject,
             PolicyArg::Flag => Policy::Flag,
@@ -177,6 +186,7 @@ impl ReportLine {
             duplicate_of: duplicate
                 .map(|d| d.key.clone().unwrap_or_else(|| d.fingerprint.to_string())),
             distance: duplicate.map(|d| d.distance),
+            similarity: duplicate.and_then(|d| d.similarity),
             action,
             fingerprint: fingerprint.map(|f| f.to_string()),
             error: None,

@@ -1,6 +1,7 @@
 //! Feature, weighting and tokenizer options shared by every command.
 
 use clap::{Args, ValueEnum};
+use tantivy_dedup::plugin::{DedupSettings, Verification};
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::FingerprintConfig;
 
@@ -130,5 +131,61 @@ impl FingerprintOptions {
             config = config.seed(seed);
         }
         config
+    }
+}
+
+/// Two-stage matching: candidates within a loose distance, verified with MinHash
+/// signatures of word 3-shingles stored beside the fingerprints (docs/PARAMETERS.md).
+#[derive(Args, Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Create the index with two-stage matching: a pair within --candidate-distance bits is
+    /// a near-duplicate when its signatures' Jaccard estimate reaches --threshold (a pair
+    /// within --distance bits is one anyway). Only at creation: an index created without it
+    /// has no signatures.
+    #[arg(long, help_heading = "Two-stage matching")]
+    verify: bool,
+    /// Loose distance of the candidates, 0 to 64 [default: the index's, 16 for a new one].
+    /// Implies --verify for a new index.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=64), help_heading = "Two-stage matching")]
+    candidate_distance: Option<u32>,
+    /// Jaccard estimate at or above which a candidate is a near-duplicate, 0 to 1
+    /// [default: the index's, 0.5 for a new one]. Implies --verify for a new index.
+    #[arg(long, value_name = "T", value_parser = threshold, help_heading = "Two-stage matching")]
+    threshold: Option<f64>,
+}
+
+fn threshold(arg: &str) -> Result<f64, String> {
+    let value: f64 = arg.parse().map_err(|e| format!("{e}"))?;
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not in [0, 1]"))
+    }
+}
+
+impl VerifyOptions {
+    /// True when no option was given.
+    pub fn is_empty(&self) -> bool {
+        !self.verify && self.candidate_distance.is_none() && self.threshold.is_none()
+    }
+
+    /// `settings` with these options applied: a verification added when asked for and
+    /// missing (which an existing index refuses as a settings mismatch), its candidate
+    /// distance and threshold set when given.
+    pub fn apply(&self, settings: DedupSettings) -> DedupSettings {
+        if self.is_empty() {
+            return settings;
+        }
+        let mut verification = settings
+            .get_verification()
+            .cloned()
+            .unwrap_or_else(Verification::default);
+        if let Some(k) = self.candidate_distance {
+            verification = verification.candidate_distance(k);
+        }
+        if let Some(t) = self.threshold {
+            verification = verification.threshold(t);
+        }
+        settings.verification(verification)
     }
 }

@@ -19,6 +19,9 @@ pub struct ReportLine {
     pub duplicate_of: Option<String>,
     /// For a duplicate: the Hamming distance to it.
     pub distance: Option<u32>,
+    /// For a duplicate in an index created with `--verify`: the verification's score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
     /// For a duplicate: `rejected`, `flagged` or `replaced`, as the policy says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<&'static str>,
@@ -38,6 +41,7 @@ impl ReportLine {
             status: "error",
             duplicate_of: None,
             distance: None,
+            similarity: None,
             action: None,
             fingerprint: None,
             error: Some(reason),

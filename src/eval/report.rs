@@ -95,4 +95,9 @@ pub struct VerifyResult {
     pub curve: Vec<ThresholdPoint>,
     /// The listed pairs by category at the best threshold.
     pub categories: Vec<CategoryResult>,
+    /// The scores at the plugin's default threshold
+    /// ([`DEFAULT_THRESHOLD`](crate::plugin::DEFAULT_THRESHOLD)).
+    pub at_default: ThresholdPoint,
+    /// The listed pairs by category at the plugin's default threshold.
+    pub categories_at_default: Vec<CategoryResult>,
 }

@@ -17,7 +17,8 @@ use crate::fingerprint::{
     DEFAULT_MU,
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
-use crate::text::{FeatureKind, Weighting};
+use crate::plugin::{jaccard, Signature, Signer, Verification, DEFAULT_THRESHOLD};
+use crate::text::{ChineseDictionary, FeatureKind};
 
 /// How an evaluation runs.
 #[derive(Clone, Debug)]
@@ -77,9 +78,19 @@ pub fn evaluate(set: &EvalSet, grid: &[GridConfig], options: &EvalOptions) -> Re
     let mut configs = Vec::with_capacity(grid.len());
     let mut best_fingerprints = Vec::new();
     let mut best_config = 0;
+    // The library's default features and weighting: what the plugin verifies by default.
+    let library = FingerprintConfig::default();
+    let default_config = grid.iter().position(|entry| {
+        entry.config.get_features() == library.get_features()
+            && entry.config.get_weighting() == library.get_weighting()
+    });
+    let mut default_fingerprints = Vec::new();
     for (i, entry) in grid.iter().enumerate() {
         let started = Instant::now();
         let fingerprints = fingerprint_all(set, &entry.config)?;
+        if Some(i) == default_config {
+            default_fingerprints.clone_from(&fingerprints);
+        }
         let seconds = started.elapsed().as_secs_f64();
         let counts = count_pairs(set, &fingerprints);
         let result = config_result(set, entry, &fingerprints, &counts, seconds, options);
@@ -93,17 +104,25 @@ pub fn evaluate(set: &EvalSet, grid: &[GridConfig], options: &EvalOptions) -> Re
         let overall = &configs[0].counts;
         (overall.positives(), overall.negatives())
     };
-    let verify = if options.loose_ks.is_empty() || positives == 0 {
-        Vec::new()
-    } else {
-        verify_all(
+    let mut verify = Vec::new();
+    if !options.loose_ks.is_empty() && positives > 0 {
+        verify = verify_all(
             set,
             &grid[best_config],
             &best_fingerprints,
             positives,
             options,
-        )?
-    };
+        )?;
+        if let Some(default) = default_config.filter(|&d| d != best_config) {
+            verify.extend(verify_all(
+                set,
+                &grid[default],
+                &default_fingerprints,
+                positives,
+                options,
+            )?);
+        }
+    }
     Ok(EvalReport {
         set: set.name().to_owned(),
         documents: set.len(),
@@ -184,7 +203,9 @@ fn config_result(
 }
 
 /// The two-stage variants: for each loose distance, MinHash of word shingles alone, the
-/// combined similarity with it, and the combined similarity with the metadata sets.
+/// combined similarity with it, the combined similarity with the metadata sets, and the
+/// plugin's rule (within the default *k*, or MinHash at the threshold). The shingles'
+/// signatures are the plugin's ([`Signer`]).
 fn verify_all(
     set: &EvalSet,
     entry: &GridConfig,
@@ -193,23 +214,17 @@ fn verify_all(
     options: &EvalOptions,
 ) -> Result<Vec<VerifyResult>> {
     let minhasher = MinHasher::new(options.minhash_k, entry.config.get_seed())?;
-    let shingles = SimHasher::new(
-        &entry
-            .config
-            .clone()
-            .features(options.shingles)
-            .weighting(Weighting::Tf),
+    let signer = Signer::new(
+        &SimHasher::new(&entry.config)?,
+        ChineseDictionary::default(),
+        &Verification::default()
+            .shingles(options.shingles)
+            .hashes(options.minhash_k),
     )?;
-    let shingle_signatures: Vec<MinHashSignature> = set
+    let shingle_signatures: Vec<Signature> = set
         .texts()
         .par_iter()
-        .map(|text| {
-            let mut features = Vec::new();
-            shingles
-                .extractor()
-                .for_each_feature(text, |f, _| features.push(f.to_owned()));
-            minhasher.signature(features)
-        })
+        .map(|text| signer.sign(text))
         .collect();
     let meta_signatures: Option<Vec<MinHashSignature>> = set.has_meta().then(|| {
         set.meta()
@@ -226,25 +241,38 @@ fn verify_all(
     let mut results = Vec::new();
     for &loose_k in &options.loose_ks {
         let candidates = near_pairs(set, fingerprints, loose_k);
-        let jaccard = |signatures: &[MinHashSignature], p: &NearPair| {
+        let shingles = |p: &NearPair| {
+            jaccard(
+                shingle_signatures[p.a as usize].values(),
+                shingle_signatures[p.b as usize].values(),
+            )
+        };
+        let meta_jaccard = |signatures: &[MinHashSignature], p: &NearPair| {
             signatures[p.a as usize]
                 .jaccard(&signatures[p.b as usize])
                 .expect("signatures of one MinHasher")
         };
         let mut methods: Vec<(&str, Vec<f64>)> = vec![
-            (
-                "minhash",
-                candidates
-                    .iter()
-                    .map(|p| jaccard(&shingle_signatures, p))
-                    .collect(),
-            ),
+            ("minhash", candidates.iter().map(shingles).collect()),
             (
                 "combined",
                 candidates
                     .iter()
+                    .map(|p| combined_similarity(p.distance, shingles(p), options.mu))
+                    .collect(),
+            ),
+            (
+                // A pair within the default k is a near-duplicate whatever its signatures
+                // say: a score above every threshold.
+                "plugin",
+                candidates
+                    .iter()
                     .map(|p| {
-                        combined_similarity(p.distance, jaccard(&shingle_signatures, p), options.mu)
+                        if p.distance <= options.default_k {
+                            2.0
+                        } else {
+                            shingles(p)
+                        }
                     })
                     .collect(),
             ),
@@ -254,7 +282,7 @@ fn verify_all(
                 "combined-meta",
                 candidates
                     .iter()
-                    .map(|p| combined_similarity(p.distance, jaccard(meta, p), options.mu))
+                    .map(|p| combined_similarity(p.distance, meta_jaccard(meta, p), options.mu))
                     .collect(),
             ));
         }
@@ -268,6 +296,8 @@ fn verify_all(
                 })
                 .collect();
             let (best, curve) = sweep_scores(&scored, positives, &grid);
+            let (_, at_default) = sweep_scores(&scored, positives, &[DEFAULT_THRESHOLD]);
+            let at_default = at_default[0];
             results.push(VerifyResult {
                 method: method.to_owned(),
                 config: entry.name.clone(),
@@ -276,6 +306,14 @@ fn verify_all(
                 best,
                 curve,
                 categories: verified_categories(set, &candidates, &scores, &categories, &best),
+                categories_at_default: verified_categories(
+                    set,
+                    &candidates,
+                    &scores,
+                    &categories,
+                    &at_default,
+                ),
+                at_default,
             });
         }
     }

@@ -18,5 +18,6 @@ pub(crate) use config::serialized_differences;
 pub use config::{ConfigDifference, FingerprintConfig, DEFAULT_MAX_TEXT_BYTES, FORMAT_VERSION};
 pub use counter::SimHashCounter;
 pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
+pub(crate) use simhasher::bounded_prefix;
 pub use simhasher::{SimHasher, SimHasherBuilder, Utf8Policy};
 pub use value::{Fingerprint, FINGERPRINT_BITS};

@@ -219,7 +219,7 @@ impl SimHasher {
 
 /// The longest prefix of `text` of at most `max_bytes` bytes that ends on a character
 /// boundary.
-fn bounded_prefix(text: &str, max_bytes: usize) -> &str {
+pub(crate) fn bounded_prefix(text: &str, max_bytes: usize) -> &str {
     if text.len() <= max_bytes {
         return text;
     }

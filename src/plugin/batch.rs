@@ -7,11 +7,14 @@ use tantivy::{DocAddress, Searcher};
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
 use crate::lookup::{LookupOptions, MAX_TABLE_DISTANCE};
-use crate::plugin::stored::{fingerprint_at, stored_fingerprints, StoredFingerprint};
+use crate::plugin::signature::Signature;
+use crate::plugin::stored::{
+    fingerprint_at, signature_at, stored_fingerprints, stored_signatures, StoredFingerprint,
+};
 use crate::plugin::DedupIndex;
 
 /// A document found near a probe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct NearDuplicate {
     /// Its address in the searcher searched.
     #[serde(skip)]
@@ -20,6 +23,10 @@ pub struct NearDuplicate {
     pub fingerprint: Fingerprint,
     /// Its Hamming distance to the probe.
     pub distance: u32,
+    /// The [verification](super::Verification)'s score of the pair, when the index
+    /// verifies candidates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
 }
 
 /// A group of near-duplicates: its first document in the writer's add order, and the
@@ -35,7 +42,9 @@ pub struct DuplicateGroup {
 impl DedupIndex {
     /// Every alive document of `searcher` within `k` bits of `text`'s fingerprint, nearest
     /// first (then in add order); empty when the text has no features. A popcount scan of
-    /// the fingerprint columns: tens of milliseconds for ten million documents.
+    /// the fingerprint columns: tens of milliseconds for ten million documents. With a
+    /// [verification](super::Verification), also those within its candidate distance whose
+    /// signatures agree, as the writer decides.
     ///
     /// # Errors
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
@@ -45,14 +54,17 @@ impl DedupIndex {
         text: &str,
         k: u32,
     ) -> Result<Vec<NearDuplicate>> {
-        match self.hasher().fingerprint(text) {
-            Some(fingerprint) => self.near_fingerprint(searcher, fingerprint, k, None),
-            None => Ok(Vec::new()),
+        match self.fingerprint_and_signature(text) {
+            (Some(fingerprint), signature) => {
+                self.near_fingerprint(searcher, (fingerprint, signature), k, None)
+            }
+            (None, _) => Ok(Vec::new()),
         }
     }
 
-    /// Every other alive document of `searcher` within `k` bits of the document at
-    /// `address`, nearest first; empty when it has no fingerprint.
+    /// Every other alive document of `searcher` near the document at `address`, by the
+    /// rule of [`near_duplicates_of_text`](Self::near_duplicates_of_text), nearest first;
+    /// empty when it has no fingerprint.
     ///
     /// # Errors
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
@@ -62,31 +74,54 @@ impl DedupIndex {
         address: DocAddress,
         k: u32,
     ) -> Result<Vec<NearDuplicate>> {
-        match fingerprint_at(searcher, address)? {
-            Some(fingerprint) => self.near_fingerprint(searcher, fingerprint, k, Some(address)),
-            None => Ok(Vec::new()),
+        let Some(fingerprint) = fingerprint_at(searcher, address)? else {
+            return Ok(Vec::new());
+        };
+        let signature = self.signature_at(searcher, address)?;
+        self.near_fingerprint(searcher, (fingerprint, signature), k, Some(address))
+    }
+
+    fn signature_at(&self, searcher: &Searcher, address: DocAddress) -> Result<Option<Signature>> {
+        match self.settings().get_verification() {
+            Some(verification) => signature_at(searcher, address, verification.get_hashes()),
+            None => Ok(None),
         }
     }
 
     fn near_fingerprint(
         &self,
         searcher: &Searcher,
-        probe: Fingerprint,
+        (probe, signature): (Fingerprint, Option<Signature>),
         k: u32,
         except: Option<DocAddress>,
     ) -> Result<Vec<NearDuplicate>> {
-        let mut found: Vec<NearDuplicate> = stored_fingerprints(searcher, self.settings())?
-            .into_iter()
-            .filter(|doc| Some(doc.address) != except)
-            .filter_map(|doc| {
-                let distance = doc.fingerprint.distance(probe);
-                (distance <= k).then_some(NearDuplicate {
+        let matcher = self.matcher(k);
+        let mut found = Vec::new();
+        for doc in stored_fingerprints(searcher, self.settings())? {
+            let distance = doc.fingerprint.distance(probe);
+            if Some(doc.address) == except || distance > matcher.reach() {
+                continue;
+            }
+            // Signatures are read for the candidates only.
+            let theirs = if matcher.verifies() {
+                self.signature_at(searcher, doc.address)?
+            } else {
+                None
+            };
+            let judged = matcher.judge(
+                distance,
+                signature.as_ref().map(Signature::values),
+                theirs.as_ref().map(Signature::values),
+            );
+            if let Some(similarity) = judged {
+                found.push(NearDuplicate {
                     address: doc.address,
                     fingerprint: doc.fingerprint,
                     distance,
-                })
-            })
-            .collect();
+                    similarity,
+                });
+            }
+        }
         found.sort_by_key(|near| (near.distance, near.address));
         Ok(found)
     }
@@ -107,7 +142,14 @@ impl DedupIndex {
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
     pub fn duplicate_groups(&self, searcher: &Searcher, k: u32) -> Result<Vec<DuplicateGroup>> {
         let docs = stored_fingerprints(searcher, self.settings())?;
-        Ok(leader_groups(&docs, k)?
+        let signatures = stored_signatures(searcher, &docs, self.settings())?;
+        let matcher = self.matcher(k);
+        let matches = |a: u32, b: u32, distance: u32| {
+            matcher
+                .judge(distance, signatures.get(a), signatures.get(b))
+                .is_some()
+        };
+        Ok(leader_groups(&docs, matcher.reach(), matches)?
             .into_iter()
             .map(|(leader, members)| DuplicateGroup {
                 leader: docs[leader].address,
@@ -117,9 +159,15 @@ impl DedupIndex {
     }
 }
 
-/// Leader clustering of `docs` (in their order) at distance `k`: `(leader, members)` by
-/// position, for leaders with members.
-fn leader_groups(docs: &[StoredFingerprint], k: u32) -> Result<Vec<(usize, Vec<usize>)>> {
+/// Leader clustering of `docs` (in their order): pairs within `reach` bits for which
+/// `matches(a, b, distance)` holds are near-duplicates. `(leader, members)` by position, for
+/// leaders with members.
+fn leader_groups(
+    docs: &[StoredFingerprint],
+    reach: u32,
+    matches: impl Fn(u32, u32, u32) -> bool + Sync,
+) -> Result<Vec<(usize, Vec<usize>)>> {
+    let k = reach;
     let lookup = LookupOptions::new()
         .max_distance(k.min(MAX_TABLE_DISTANCE))
         .build_from(
@@ -130,7 +178,9 @@ fn leader_groups(docs: &[StoredFingerprint], k: u32) -> Result<Vec<(usize, Vec<u
     // For each document, its nearest earlier neighbour of each distance comes first.
     let mut earlier: Vec<Vec<(u32, u32)>> = vec![Vec::new(); docs.len()];
     for pair in lookup.all_pairs(k) {
-        earlier[pair.b as usize].push((pair.distance, pair.a));
+        if matches(pair.a, pair.b, pair.distance) {
+            earlier[pair.b as usize].push((pair.distance, pair.a));
+        }
     }
     let mut leader_of: Vec<Option<usize>> = vec![None; docs.len()];
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); docs.len()];
@@ -177,14 +227,20 @@ mod tests {
     fn a_chain_is_cut_where_the_writer_would_cut_it() {
         // 0 ~ 1 (2 bits), 1 ~ 2 (2 bits), 0 !~ 2 (4 bits): 2 starts a group of its own,
         // as the writer would have kept it after rejecting 1.
-        let groups = leader_groups(&docs(&[0b0000, 0b0011, 0b1111, 0b1110]), 2).unwrap();
+        let groups =
+            leader_groups(&docs(&[0b0000, 0b0011, 0b1111, 0b1110]), 2, |_, _, _| true).unwrap();
         assert_eq!(groups, [(0, vec![1]), (2, vec![3])]);
     }
 
     #[test]
     fn a_document_joins_its_nearest_leader() {
         // 2 is 1 bit from leader 1 and 2 bits from leader 0.
-        let groups = leader_groups(&docs(&[0b0000_0000, 0b1110_0000, 0b1100_0000]), 2).unwrap();
+        let groups = leader_groups(
+            &docs(&[0b0000_0000, 0b1110_0000, 0b1100_0000]),
+            2,
+            |_, _, _| true,
+        )
+        .unwrap();
         assert_eq!(groups, [(1, vec![2])]);
     }
 }

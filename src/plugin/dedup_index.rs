@@ -8,6 +8,8 @@ use tantivy::{Index, IndexWriter};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, SimHasher};
+use crate::plugin::matcher::Matcher;
+use crate::plugin::signature::{Signature, Signer};
 use crate::plugin::{
     config_file, ColumnCache, DedupCollector, DedupFields, DedupSettings, DedupWriter, Policy,
     FINGERPRINT_FIELD, FLAG_FIELD,
@@ -50,6 +52,7 @@ struct Inner {
     settings: DedupSettings,
     fields: DedupFields,
     hasher: SimHasher,
+    signer: Option<Signer>,
     columns: ColumnCache,
 }
 
@@ -107,7 +110,7 @@ impl DedupIndex {
             return Err(Error::SettingsMismatch { differences });
         }
         let dictionary = dictionary(&stored)?;
-        let stored = stored.distance(asked.get_distance());
+        let stored = stored.with_runtime_of(asked);
         Self::assemble(index, stored, dictionary)
     }
 
@@ -119,11 +122,15 @@ impl DedupIndex {
         settings.validate()?;
         let fields = DedupFields::resolve(&index.schema(), &settings)?;
         let mut builder =
-            SimHasher::builder(settings.get_fingerprint().clone()).dictionary(dictionary);
+            SimHasher::builder(settings.get_fingerprint().clone()).dictionary(dictionary.clone());
         if let Some(table) = settings.get_idf_table() {
             builder = builder.idf(Arc::clone(table) as Arc<dyn IdfSource>);
         }
         let hasher = builder.build()?;
+        let signer = settings
+            .get_verification()
+            .map(|verification| Signer::new(&hasher, dictionary, verification))
+            .transpose()?;
         register_tokenizer(&index, hasher.extractor().tokenizer().clone());
         Ok(DedupIndex {
             inner: Arc::new(Inner {
@@ -131,6 +138,7 @@ impl DedupIndex {
                 settings,
                 fields,
                 hasher,
+                signer,
                 columns: ColumnCache::new(),
             }),
         })
@@ -167,6 +175,26 @@ impl DedupIndex {
         self.inner
             .hasher
             .fingerprint(&self.inner.fields.text_of(document))
+    }
+
+    /// The fingerprint of `text`, and its signature when the index verifies candidates
+    /// (none without a fingerprint either: such a document is never a near-duplicate).
+    pub(crate) fn fingerprint_and_signature(
+        &self,
+        text: &str,
+    ) -> (Option<Fingerprint>, Option<Signature>) {
+        let fingerprint = self.inner.hasher.fingerprint(text);
+        let signature = match (&self.inner.signer, fingerprint) {
+            (Some(signer), Some(_)) => Some(signer.sign(text)),
+            _ => None,
+        };
+        (fingerprint, signature)
+    }
+
+    /// The rule deciding which documents are near-duplicates, at distance `k` (with the
+    /// settings' verification, if any).
+    pub(crate) fn matcher(&self, k: u32) -> Matcher {
+        Matcher::new(k, self.settings().get_verification())
     }
 
     /// A [`DedupCollector`] for this index: its fingerprint field, its distance, the

@@ -4,7 +4,9 @@ use tantivy::schema::{Field, FieldType, Schema};
 use tantivy::schema::{TantivyDocument, Value};
 
 use crate::error::{Error, Result};
-use crate::plugin::settings::{DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD};
+use crate::plugin::settings::{
+    DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+};
 use crate::plugin::DedupSettings;
 
 /// The fields of an index that the plugin reads and writes.
@@ -20,6 +22,8 @@ pub struct DedupFields {
     pub key: Option<Field>,
     /// [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`], if flagging is on.
     pub flag: Option<(Field, Field)>,
+    /// [`SIGNATURE_FIELD`], if the settings have a verification.
+    pub signature: Option<Field>,
 }
 
 impl DedupFields {
@@ -75,12 +79,22 @@ impl DedupFields {
         } else {
             None
         };
+        let signature = settings
+            .get_verification()
+            .map(|_| {
+                field(schema, SIGNATURE_FIELD, |ty| match ty {
+                    FieldType::Bytes(options) if options.is_fast() => Ok(()),
+                    _ => Err("must be a bytes field, FAST".into()),
+                })
+            })
+            .transpose()?;
         Ok(DedupFields {
             fingerprint,
             sequence,
             text,
             key,
             flag,
+            signature,
         })
     }
 

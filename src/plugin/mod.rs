@@ -66,11 +66,14 @@ mod column_cache;
 mod config_file;
 mod dedup_index;
 mod fields;
+mod matcher;
 mod outcome;
 mod results;
 mod settings;
+mod signature;
 mod stored;
 mod suppression;
+mod verification;
 mod view;
 mod writer;
 
@@ -85,6 +88,11 @@ pub use outcome::{AddOutcome, Duplicate, Policy};
 pub use results::{DedupHit, DedupTopDocs};
 pub use settings::{
     text_field_options, DedupSettings, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
-    SEQUENCE_FIELD, SETTINGS_VERSION,
+    SEQUENCE_FIELD, SETTINGS_VERSION, SIGNATURE_FIELD,
+};
+pub use verification::{
+    Score, Verification, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD,
 };
 pub use writer::DedupWriter;
+
+pub(crate) use signature::{jaccard, Signature, Signer};

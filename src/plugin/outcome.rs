@@ -26,7 +26,7 @@ pub enum Policy {
 }
 
 /// A document that a new one is a near-duplicate of.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Duplicate {
     /// Its key, when the index has a key field and the document a value in it.
     pub key: Option<String>,
@@ -38,10 +38,14 @@ pub struct Duplicate {
     pub fingerprint: Fingerprint,
     /// The Hamming distance between the two fingerprints.
     pub distance: u32,
+    /// The [verification](super::Verification)'s score of the pair, when the index
+    /// verifies candidates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
 }
 
 /// What [`DedupWriter::add`](super::DedupWriter::add) did with a document.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AddOutcome {
     /// Indexed: no near-duplicate was found, or the document has no fingerprint (its text has
     /// no features) and so cannot have one.

@@ -5,13 +5,15 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tantivy::schema::{
-    IndexRecordOption, NumericOptions, SchemaBuilder, TextFieldIndexing, TextOptions, FAST,
-    INDEXED, STORED, STRING,
+    BytesOptions, IndexRecordOption, NumericOptions, SchemaBuilder, TextFieldIndexing, TextOptions,
+    FAST, INDEXED, STORED, STRING,
 };
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{serialized_differences, ConfigDifference, FingerprintConfig};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
+use crate::plugin::verification::RUNTIME_PATHS;
+use crate::plugin::Verification;
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 
 /// Version of the settings file format; a file of another version is refused.
@@ -34,6 +36,10 @@ pub const FLAG_FIELD: &str = "dedup_flag";
 /// The stored string field naming what a flagged document duplicates: the original's key,
 /// or its fingerprint in hex when the index has no key field.
 pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
+
+/// The bytes field holding each document's MinHash signature when the settings have a
+/// [`Verification`] (FAST): 4 bytes per value. A document without a fingerprint has none.
+pub const SIGNATURE_FIELD: &str = "dedup_signature";
 
 /// Deduplication settings of an index, written into its directory at creation and checked on
 /// every open (see [`DedupIndex`](super::DedupIndex)).
@@ -59,6 +65,10 @@ pub struct DedupSettings {
     key_field: Option<String>,
     flagging: bool,
     distance: u32,
+    /// Absent from the settings files of indexes without it (and of every index written
+    /// before two-stage matching existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    verification: Option<Verification>,
     /// Frozen with the settings in a file of its own (see `config_file.rs`).
     #[serde(skip)]
     idf_table: Option<Arc<IdfTable>>,
@@ -79,6 +89,7 @@ impl DedupSettings {
             key_field: None,
             flagging: false,
             distance: DEFAULT_MAX_DISTANCE,
+            verification: None,
             idf_table: None,
             user_dictionary: None,
         }
@@ -115,6 +126,16 @@ impl DedupSettings {
     #[must_use]
     pub fn distance(mut self, k: u32) -> Self {
         self.distance = k;
+        self
+    }
+
+    /// Two-stage matching: candidates within a loose distance, kept when the MinHash
+    /// signatures of their shingles agree (see [`Verification`]). The schema gets
+    /// [`SIGNATURE_FIELD`], and the writer keeps 4 bytes per signature value of every
+    /// reference document in memory. Default: none, fingerprints alone.
+    #[must_use]
+    pub fn verification(mut self, verification: impl Into<Option<Verification>>) -> Self {
+        self.verification = verification.into();
         self
     }
 
@@ -162,6 +183,19 @@ impl DedupSettings {
         self.distance
     }
 
+    /// See [`verification`](Self::verification()).
+    pub fn get_verification(&self) -> Option<&Verification> {
+        self.verification.as_ref()
+    }
+
+    /// The largest distance at which two documents can be near-duplicates: the candidate
+    /// distance of the verification, or the distance.
+    pub fn reach(&self) -> u32 {
+        self.verification.as_ref().map_or(self.distance, |v| {
+            v.get_candidate_distance().max(self.distance)
+        })
+    }
+
     /// See [`idf_table`](Self::idf_table()).
     pub fn get_idf_table(&self) -> Option<&Arc<IdfTable>> {
         self.idf_table.as_ref()
@@ -173,7 +207,8 @@ impl DedupSettings {
     }
 
     /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], [`SEQUENCE_FIELD`], the key field if one is
-    /// set, and [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`] if flagging is on. The text fields
+    /// set, [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`] if flagging is on, and
+    /// [`SIGNATURE_FIELD`] with a verification. The text fields
     /// are the caller's own (see [`text_field_options`]).
     ///
     /// # Panics
@@ -190,6 +225,9 @@ impl DedupSettings {
         if self.flagging {
             schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
             schema.add_text_field(DUPLICATE_OF_FIELD, STRING | STORED);
+        }
+        if self.verification.is_some() {
+            schema.add_bytes_field(SIGNATURE_FIELD, BytesOptions::default() | FAST);
         }
     }
 
@@ -220,16 +258,31 @@ impl DedupSettings {
                 reason: format!("{} is above 64, the fingerprint's width", self.distance),
             });
         }
+        if let Some(verification) = &self.verification {
+            verification.validate()?;
+        }
         Ok(())
     }
 
-    /// Each setting in which `self` differs from `other`, the default distance excepted
-    /// (it does not change a fingerprint). Paths are those of the settings file, e.g.
-    /// `fingerprint.weighting` or `key_field`.
+    /// Each setting in which `self` differs from `other`, except those that change no stored
+    /// value (the distance, and the verification's candidate distance, threshold and
+    /// score). Paths are those of the settings file, e.g. `fingerprint.weighting` or
+    /// `key_field`.
     pub fn differences(&self, other: &DedupSettings) -> Vec<ConfigDifference> {
         let mut differences = serialized_differences(self, other);
-        differences.retain(|difference| difference.field != "distance");
+        differences.retain(|difference| {
+            difference.field != "distance" && !RUNTIME_PATHS.contains(&difference.field.as_str())
+        });
         differences
+    }
+
+    /// `self` with the settings of `asked` that change no stored value.
+    pub(crate) fn with_runtime_of(mut self, asked: &DedupSettings) -> Self {
+        self.distance = asked.distance;
+        if let (Some(ours), Some(theirs)) = (&mut self.verification, &asked.verification) {
+            *ours = ours.clone().with_runtime_of(theirs);
+        }
+        self
     }
 
     /// The fingerprint config with the user dictionary's digest in it, as it is stored.

@@ -6,7 +6,8 @@ use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
-use crate::plugin::settings::{FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD};
+use crate::plugin::settings::{FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD};
+use crate::plugin::signature::{Signature, SignatureTable, EMPTY};
 use crate::plugin::DedupSettings;
 
 /// An alive document that has a fingerprint.
@@ -148,4 +149,80 @@ pub(crate) fn key_at(
     keys.ord_to_str(ord, &mut key)
         .map_err(tantivy::TantivyError::from)?;
     Ok(Some(key))
+}
+
+/// The signatures of `docs` (documents of `searcher`), in their order, when `settings` have
+/// a verification; a document without one gets an empty set's.
+///
+/// Each segment's distinct signatures are read once, in the order of its bytes column's
+/// dictionary, rather than looked up document by document.
+///
+/// # Errors
+/// [`Error::Decode`](crate::Error::Decode) for a stored signature of another length;
+/// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
+pub(crate) fn stored_signatures(
+    searcher: &Searcher,
+    docs: &[StoredFingerprint],
+    settings: &DedupSettings,
+) -> Result<SignatureTable> {
+    let Some(verification) = settings.get_verification() else {
+        return Ok(SignatureTable::new(0));
+    };
+    let hashes = verification.get_hashes();
+    let segments = searcher
+        .segment_readers()
+        .par_iter()
+        .map(|reader| segment_signatures(reader, hashes))
+        .collect::<Result<Vec<_>>>()?;
+    let mut out = Vec::with_capacity(docs.len() * hashes);
+    for doc in docs {
+        let (column, values) = &segments[doc.address.segment_ord as usize];
+        match column.as_ref().and_then(|c| c.first(doc.address.doc_id)) {
+            Some(ord) => {
+                let start = ord as usize * hashes;
+                out.extend_from_slice(&values[start..start + hashes]);
+            }
+            None => out.extend(std::iter::repeat_n(EMPTY, hashes)),
+        }
+    }
+    Ok(SignatureTable::from_values(hashes, out))
+}
+
+/// A segment's signature ordinals by document, and the signatures by ordinal.
+fn segment_signatures(
+    reader: &SegmentReader,
+    hashes: usize,
+) -> Result<(Option<Column<u64>>, Vec<u32>)> {
+    let Some(column) = reader.fast_fields().bytes(SIGNATURE_FIELD)? else {
+        return Ok((None, Vec::new()));
+    };
+    let mut values = Vec::with_capacity(column.num_terms() * hashes);
+    let mut stream = column
+        .dictionary()
+        .stream()
+        .map_err(tantivy::TantivyError::from)?;
+    while stream.advance() {
+        values.extend_from_slice(Signature::from_bytes(stream.key(), hashes)?.values());
+    }
+    Ok((Some(column.ords().clone()), values))
+}
+
+/// The signature of the document at `address`, if it has one.
+pub(crate) fn signature_at(
+    searcher: &Searcher,
+    address: DocAddress,
+    hashes: usize,
+) -> Result<Option<Signature>> {
+    let reader = searcher.segment_reader(address.segment_ord);
+    let Some(column) = reader.fast_fields().bytes(SIGNATURE_FIELD)? else {
+        return Ok(None);
+    };
+    let Some(ord) = column.ords().first(address.doc_id) else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    column
+        .ord_to_bytes(ord, &mut bytes)
+        .map_err(tantivy::TantivyError::from)?;
+    Signature::from_bytes(&bytes, hashes).map(Some)
 }

@@ -17,14 +17,31 @@ use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
 use crate::lookup::{FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
+use crate::plugin::matcher::Matcher;
 use crate::plugin::settings::FLAG_FIELD;
-use crate::plugin::stored::{fingerprint_at, key_at, key_hash, stored_fingerprints, NO_KEY};
+use crate::plugin::signature::{Signature, SignatureTable};
+use crate::plugin::stored::{
+    fingerprint_at, key_at, key_hash, stored_fingerprints, stored_signatures, NO_KEY,
+};
 use crate::plugin::{DedupIndex, Duplicate};
+
+/// A reference found near a new document, and judged a near-duplicate of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Judged {
+    /// Its slot.
+    pub id: u32,
+    /// The Hamming distance of the fingerprints.
+    pub distance: u32,
+    /// The verification's score of the pair, when the index verifies.
+    pub score: Option<f64>,
+}
 
 pub(crate) struct WriterView {
     lookup: FingerprintIndex,
     /// Key hash of each slot ([`NO_KEY`] for none), indexed by slot.
     slot_keys: Vec<u64>,
+    /// The signature of each slot (none when the index does not verify).
+    signatures: SignatureTable,
     /// Keys of the slots added since the last commit.
     pending_slots: HashMap<u32, Option<String>>,
     /// Keys added since the last commit.
@@ -35,16 +52,20 @@ pub(crate) struct WriterView {
     /// original of a campaign) is described on every add that duplicates it.
     addresses: HashMap<u32, Option<DocAddress>>,
     matches: Vec<Match>,
+    judged: Vec<Judged>,
 }
 
 impl WriterView {
     /// The view of the committed documents of `searcher`.
     pub fn build(index: &DedupIndex, searcher: &Searcher) -> Result<WriterView> {
-        let stored = stored_fingerprints(searcher, index.settings())?;
-        let references = stored.iter().filter(|doc| !doc.flagged);
+        let mut stored = stored_fingerprints(searcher, index.settings())?;
+        stored.retain(|doc| !doc.flagged);
+        let references = stored.iter();
         let slot_keys: Vec<u64> = references.clone().map(|doc| doc.key_hash).collect();
+        let signatures = stored_signatures(searcher, &stored, index.settings())?;
+        let reach = index.matcher(index.distance()).reach();
         let options = LookupOptions::new()
-            .max_distance(index.distance().min(MAX_TABLE_DISTANCE))
+            .max_distance(reach.min(MAX_TABLE_DISTANCE))
             .expected_len(slot_keys.len());
         let lookup = options.build_from(
             references
@@ -54,11 +75,13 @@ impl WriterView {
         Ok(WriterView {
             lookup,
             slot_keys,
+            signatures,
             pending_slots: HashMap::new(),
             pending_keys: HashSet::new(),
             deleted_keys: HashSet::new(),
             addresses: HashMap::new(),
             matches: Vec::new(),
+            judged: Vec::new(),
         })
     }
 
@@ -82,17 +105,42 @@ impl WriterView {
         Ok(searcher.search(&query, &Count)? > 0)
     }
 
-    /// The references within `k` bits of `fingerprint`, nearest first.
-    pub fn near(&mut self, fingerprint: Fingerprint, k: u32) -> &[Match] {
-        self.lookup.query_into(fingerprint, k, &mut self.matches);
-        &self.matches
+    /// The references that `matcher` judges near-duplicates of a document with
+    /// `fingerprint` and `signature`, nearest first (then in slot order).
+    pub fn near(
+        &mut self,
+        fingerprint: Fingerprint,
+        signature: Option<&Signature>,
+        matcher: &Matcher,
+    ) -> &[Judged] {
+        self.lookup
+            .query_into(fingerprint, matcher.reach(), &mut self.matches);
+        self.judged.clear();
+        for found in &self.matches {
+            let theirs = self.signatures.get(found.id);
+            let ours = signature.map(Signature::values);
+            if let Some(score) = matcher.judge(found.distance, ours, theirs) {
+                self.judged.push(Judged {
+                    id: found.id,
+                    distance: found.distance,
+                    score,
+                });
+            }
+        }
+        &self.judged
     }
 
     /// Adds a reference document, added since the last commit.
-    pub fn insert(&mut self, fingerprint: Fingerprint, key: Option<&str>) {
+    pub fn insert(
+        &mut self,
+        fingerprint: Fingerprint,
+        signature: Option<&Signature>,
+        key: Option<&str>,
+    ) {
         let slot = self.slot_keys.len() as u32;
         self.slot_keys
             .push(key.map_or(NO_KEY, |key| key_hash(key.as_bytes())));
+        self.signatures.push(signature);
         self.lookup.insert(slot, fingerprint);
         self.pending_slots.insert(slot, key.map(str::to_owned));
         self.note_added_key(key);
@@ -138,14 +186,18 @@ impl WriterView {
         Ok(())
     }
 
-    /// What the writer reports about the reference in `slot`, at `distance`.
+    /// What the writer reports about the reference `found`.
     pub fn describe(
         &mut self,
         index: &DedupIndex,
         searcher: &Searcher,
-        slot: u32,
-        distance: u32,
+        found: Judged,
     ) -> Result<Duplicate> {
+        let Judged {
+            id: slot,
+            distance,
+            score,
+        } = found;
         let fingerprint = self
             .lookup
             .get(slot)
@@ -156,6 +208,7 @@ impl WriterView {
                 address: None,
                 fingerprint,
                 distance,
+                similarity: score,
             });
         }
         let address = match self.addresses.get(&slot) {
@@ -176,6 +229,7 @@ impl WriterView {
             address,
             fingerprint,
             distance,
+            similarity: score,
         })
     }
 

@@ -9,6 +9,7 @@ use tantivy::schema::TantivyDocument;
 use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, SegmentMeta, Term};
 
 use crate::error::{Error, Result};
+use crate::plugin::matcher::Matcher;
 use crate::plugin::stored::next_sequence;
 use crate::plugin::view::WriterView;
 use crate::plugin::{AddOutcome, DedupIndex, Policy};
@@ -62,7 +63,7 @@ use crate::plugin::{AddOutcome, DedupIndex, Policy};
 pub struct DedupWriter {
     index: DedupIndex,
     policy: Policy,
-    distance: u32,
+    matcher: Matcher,
     reader: IndexReader,
     state: Mutex<State>,
 }
@@ -111,7 +112,7 @@ impl DedupWriter {
         let view = WriterView::build(&index, &searcher)?;
         let next_sequence = next_sequence(&searcher)?;
         Ok(DedupWriter {
-            distance: index.distance(),
+            matcher: index.matcher(index.distance()),
             index,
             policy,
             reader,
@@ -136,7 +137,7 @@ impl DedupWriter {
                 reason: format!("{k} is above 64, the fingerprint's width"),
             });
         }
-        self.distance = k;
+        self.matcher = self.index.matcher(k);
         Ok(self)
     }
 
@@ -150,9 +151,10 @@ impl DedupWriter {
         self.policy
     }
 
-    /// The near-duplicate distance.
+    /// The near-duplicate distance (beyond which, with a
+    /// [verification](super::Verification), its candidate distance reaches).
     pub fn distance(&self) -> u32 {
-        self.distance
+        self.matcher.distance()
     }
 
     /// A searcher on the last commit (the one [`Duplicate::address`](super::Duplicate)
@@ -175,10 +177,15 @@ impl DedupWriter {
     /// an earlier error, for one).
     pub fn add(&self, mut document: TantivyDocument) -> Result<AddOutcome> {
         let fields = self.index.fields();
-        let fingerprint = self.index.fingerprint_of(&document);
+        let (fingerprint, signature) = self
+            .index
+            .fingerprint_and_signature(&fields.text_of(&document));
         let key = fields.key_of(&document).map(str::to_owned);
         if let Some(fingerprint) = fingerprint {
             document.add_u64(fields.fingerprint, fingerprint.0);
+        }
+        if let (Some(field), Some(signature)) = (fields.signature, &signature) {
+            document.add_bytes(field, &signature.to_bytes());
         }
         let mut state = self.lock();
         let State {
@@ -205,10 +212,12 @@ impl DedupWriter {
                 opstamp,
             });
         };
-        let near: Vec<_> = view.near(fingerprint, self.distance).to_vec();
-        let Some(nearest) = near.first() else {
+        let near: Vec<_> = view
+            .near(fingerprint, signature.as_ref(), &self.matcher)
+            .to_vec();
+        let Some(&nearest) = near.first() else {
             set_flag(&self.index, &mut document, None);
-            view.insert(fingerprint, key.as_deref());
+            view.insert(fingerprint, signature.as_ref(), key.as_deref());
             let opstamp = writer.add_document(document)?;
             return Ok(AddOutcome::Added {
                 fingerprint: Some(fingerprint),
@@ -217,16 +226,14 @@ impl DedupWriter {
         };
         match self.policy {
             Policy::Reject => {
-                let duplicate_of =
-                    view.describe(&self.index, searcher, nearest.id, nearest.distance)?;
+                let duplicate_of = view.describe(&self.index, searcher, nearest)?;
                 Ok(AddOutcome::Rejected {
                     fingerprint,
                     duplicate_of,
                 })
             }
             Policy::Flag => {
-                let duplicate_of =
-                    view.describe(&self.index, searcher, nearest.id, nearest.distance)?;
+                let duplicate_of = view.describe(&self.index, searcher, nearest)?;
                 let of = duplicate_of
                     .key
                     .clone()
@@ -247,9 +254,8 @@ impl DedupWriter {
             Policy::Replace => {
                 let key_field = fields.key.expect("checked in DedupWriter::new");
                 let mut replaced = Vec::with_capacity(near.len());
-                for found in &near {
-                    let duplicate =
-                        view.describe(&self.index, searcher, found.id, found.distance)?;
+                for &found in &near {
+                    let duplicate = view.describe(&self.index, searcher, found)?;
                     // A reference without a key cannot be deleted by key: it stays.
                     if let Some(old_key) = &duplicate.key {
                         writer.delete_term(Term::from_field_text(key_field, old_key));
@@ -258,7 +264,7 @@ impl DedupWriter {
                     replaced.push(duplicate);
                 }
                 set_flag(&self.index, &mut document, None);
-                view.insert(fingerprint, key.as_deref());
+                view.insert(fingerprint, signature.as_ref(), key.as_deref());
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Replaced {
                     fingerprint,
@@ -372,7 +378,7 @@ impl std::fmt::Debug for DedupWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DedupWriter")
             .field("policy", &self.policy)
-            .field("distance", &self.distance)
+            .field("matcher", &self.matcher)
             .finish_non_exhaustive()
     }
 }

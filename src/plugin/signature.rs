@@ -1,0 +1,197 @@
+//! The MinHash signature kept beside each fingerprint for two-stage matching, as it is
+//! stored: one `u32` per value, little-endian, in the [`SIGNATURE_FIELD`] bytes fast field.
+//!
+//! [`SIGNATURE_FIELD`]: super::SIGNATURE_FIELD
+
+use crate::error::{Error, Result};
+use crate::fingerprint::{bounded_prefix, MinHasher, SimHasher};
+use crate::plugin::Verification;
+use crate::text::{ChineseDictionary, Weighting};
+
+/// The low 32 bits of each value of a one permutation MinHash signature. Two different
+/// minima agree on their low 32 bits with probability 2^-32: nothing next to the estimate's
+/// own error, at half the memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Signature(Box<[u32]>);
+
+/// The value of every position of an empty set's signature.
+pub(crate) const EMPTY: u32 = u32::MAX;
+
+impl Signature {
+    /// The stored form: 4 bytes per value, little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.0.iter().flat_map(|v| v.to_le_bytes()).collect()
+    }
+
+    /// Reads the stored form back.
+    ///
+    /// # Errors
+    /// [`Error::Decode`] when `bytes` is not `4 * hashes` long.
+    pub fn from_bytes(bytes: &[u8], hashes: usize) -> Result<Signature> {
+        if bytes.len() != 4 * hashes {
+            return Err(Error::Decode {
+                what: "signature",
+                source: format!(
+                    "{} bytes, not the {} of {hashes} values",
+                    bytes.len(),
+                    4 * hashes
+                )
+                .into(),
+            });
+        }
+        Ok(Signature(
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ))
+    }
+
+    /// The values.
+    pub fn values(&self) -> &[u32] {
+        &self.0
+    }
+}
+
+/// The fraction of equal positions of two signatures' values: their Jaccard estimate. 0
+/// when either is the signature of an empty set (no shingles is no evidence).
+pub(crate) fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    if a.is_empty() || a[0] == EMPTY && a.iter().all(|&v| v == EMPTY) {
+        return 0.0;
+    }
+    if b[0] == EMPTY && b.iter().all(|&v| v == EMPTY) {
+        return 0.0;
+    }
+    let equal = a.iter().zip(b).filter(|(x, y)| x == y).count();
+    equal as f64 / a.len() as f64
+}
+
+/// The signatures of numbered documents, one after the other: `hashes` values each, none
+/// when the index does not verify.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SignatureTable {
+    hashes: usize,
+    values: Vec<u32>,
+}
+
+impl SignatureTable {
+    /// An empty table of signatures of `hashes` values (0: no signatures).
+    pub fn new(hashes: usize) -> SignatureTable {
+        SignatureTable {
+            hashes,
+            values: Vec::new(),
+        }
+    }
+
+    /// The table of `values`, `hashes` per document.
+    pub fn from_values(hashes: usize, values: Vec<u32>) -> SignatureTable {
+        debug_assert!(hashes == 0 && values.is_empty() || values.len() % hashes == 0);
+        SignatureTable { hashes, values }
+    }
+
+    /// Appends the next document's signature (an empty set's when it has none).
+    pub fn push(&mut self, signature: Option<&Signature>) {
+        if self.hashes == 0 {
+            return;
+        }
+        match signature {
+            Some(signature) => self.values.extend_from_slice(signature.values()),
+            None => self.values.extend(std::iter::repeat_n(EMPTY, self.hashes)),
+        }
+    }
+
+    /// The signature of document `i`; `None` when the table holds none.
+    #[inline]
+    pub fn get(&self, i: u32) -> Option<&[u32]> {
+        (self.hashes > 0).then(|| {
+            let start = i as usize * self.hashes;
+            &self.values[start..start + self.hashes]
+        })
+    }
+}
+
+/// Computes the signatures of texts, under an index's [`Verification`] settings.
+#[derive(Clone, Debug)]
+pub(crate) struct Signer {
+    shingles: SimHasher,
+    minhasher: MinHasher,
+}
+
+impl Signer {
+    /// The signer of `verification`, with the fingerprint hasher's tokenizer settings, seed
+    /// and `dictionary`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for settings out of range.
+    pub fn new(
+        fingerprints: &SimHasher,
+        dictionary: ChineseDictionary,
+        verification: &Verification,
+    ) -> Result<Signer> {
+        let config = fingerprints
+            .config()
+            .clone()
+            .features(verification.get_shingles())
+            .weighting(Weighting::Tf);
+        let seed = config.get_seed();
+        Ok(Signer {
+            shingles: SimHasher::builder(config).dictionary(dictionary).build()?,
+            minhasher: MinHasher::one_permutation(verification.get_hashes(), seed)?,
+        })
+    }
+
+    /// The signature of the shingles of `text` (of its first
+    /// [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes), as the fingerprint).
+    pub fn sign(&self, text: &str) -> Signature {
+        let mut hashes = Vec::new();
+        self.shingles.extractor().for_each_feature(
+            bounded_prefix(text, self.shingles.config().get_max_text_bytes()),
+            |shingle, _| {
+                hashes.push(self.minhasher.hash(shingle));
+            },
+        );
+        let signature = self.minhasher.signature_of_hashes(hashes);
+        Signature(signature.values().iter().map(|&v| v as u32).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::FingerprintConfig;
+
+    fn signer() -> Signer {
+        let hasher = SimHasher::new(&FingerprintConfig::default()).unwrap();
+        Signer::new(
+            &hasher,
+            ChineseDictionary::default(),
+            &Verification::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn signatures_round_trip_and_estimate() {
+        let signer = signer();
+        let text =
+            "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat";
+        let a = signer.sign(text);
+        assert_eq!(a.values().len(), 128);
+        let back = Signature::from_bytes(&a.to_bytes(), 128).unwrap();
+        assert_eq!(back, a);
+        assert!(Signature::from_bytes(&a.to_bytes(), 64).is_err());
+        let b = signer.sign(&text.replace("lazy", "sleepy"));
+        let j = jaccard(a.values(), b.values());
+        // 3 of 15 shingles changed: exact Jaccard 12 / 18.
+        assert!((j - 12.0 / 18.0).abs() < 0.15, "{j}");
+        assert_eq!(jaccard(a.values(), a.values()), 1.0);
+    }
+
+    #[test]
+    fn no_shingles_is_no_evidence() {
+        let signer = signer();
+        let empty = signer.sign("!!! ...");
+        assert_eq!(jaccard(empty.values(), empty.values()), 0.0);
+    }
+}

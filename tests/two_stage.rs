@@ -1,0 +1,302 @@
+//! Two-stage matching through the plugin: candidates within the verification's loose
+//! distance, kept by the MinHash signatures stored beside the fingerprints — in the writer
+//! (pending and committed references, across a reopen), in the batch helpers, and in the
+//! settings check.
+
+mod support;
+
+use support::rng::Rng;
+use tantivy::schema::Schema;
+use tantivy::{doc, Index};
+use tantivy_dedup::plugin::{
+    text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy, Score, Verification,
+    SIGNATURE_FIELD,
+};
+use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
+
+const MEMORY: usize = 15_000_000;
+
+fn words(seed: u64, n: usize) -> Vec<String> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| format!("w{}", rng.next() % 20_000))
+        .collect()
+}
+
+/// `text` with every `period`-th word replaced by another.
+fn edited(text: &[String], period: usize, seed: u64) -> Vec<String> {
+    let mut rng = Rng(seed);
+    text.iter()
+        .enumerate()
+        .map(|(i, w)| {
+            if i % period == period / 2 {
+                format!("x{}", rng.next() % 20_000)
+            } else {
+                w.clone()
+            }
+        })
+        .collect()
+}
+
+/// The same words in another order: close fingerprints (the character n-grams are mostly
+/// within words), few shared word shingles.
+fn shuffled(text: &[String], seed: u64) -> Vec<String> {
+    let mut rng = Rng(seed);
+    let mut out = text.to_vec();
+    for i in (1..out.len()).rev() {
+        out.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+    }
+    out
+}
+
+fn distance(a: &[String], b: &[String]) -> u32 {
+    let hasher = SimHasher::new(&FingerprintConfig::default()).unwrap();
+    let fa = hasher.fingerprint(&a.join(" ")).unwrap();
+    fa.distance(hasher.fingerprint(&b.join(" ")).unwrap())
+}
+
+fn create(dir: &std::path::Path, settings: DedupSettings) -> DedupIndex {
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", text_field_options());
+    settings.add_fields(&mut schema);
+    let index = Index::create_in_dir(dir, schema.build()).unwrap();
+    DedupIndex::create(index, settings).unwrap()
+}
+
+fn settings(verification: Option<Verification>) -> DedupSettings {
+    DedupSettings::new(["body"])
+        .key_field("url")
+        .verification(verification)
+}
+
+fn add(
+    index: &DedupIndex,
+    writer: &tantivy_dedup::plugin::DedupWriter,
+    url: &str,
+    text: &[String],
+) -> AddOutcome {
+    let schema = index.index().schema();
+    let body = schema.get_field("body").unwrap();
+    let key = schema.get_field("url").unwrap();
+    writer
+        .add(doc!(key => url, body => text.join(" ")))
+        .unwrap()
+}
+
+#[test]
+fn verification_finds_edits_beyond_the_distance_and_refuses_shuffles() {
+    let original = words(1, 300);
+    let copy = edited(&original, 12, 2); // 1 word in 12: about 8%
+    let other = shuffled(&original, 3);
+    let (d_copy, d_other) = (distance(&original, &copy), distance(&original, &other));
+    assert!(
+        (4..=16).contains(&d_copy),
+        "the edited copy must lie beyond 3 bits and within 16: {d_copy}"
+    );
+    assert!(
+        (4..=16).contains(&d_other),
+        "the shuffle must be a candidate: {d_other}"
+    );
+    eprintln!("distances: edited copy {d_copy}, shuffle {d_other}");
+
+    // Fingerprints alone: both are new documents.
+    let plain_dir = tempfile::tempdir().unwrap();
+    let plain = create(plain_dir.path(), settings(None));
+    let writer = plain.writer(Policy::Reject, MEMORY).unwrap();
+    assert!(matches!(
+        add(&plain, &writer, "a", &original),
+        AddOutcome::Added { .. }
+    ));
+    assert!(matches!(
+        add(&plain, &writer, "b", &copy),
+        AddOutcome::Added { .. }
+    ));
+    assert!(matches!(
+        add(&plain, &writer, "c", &other),
+        AddOutcome::Added { .. }
+    ));
+
+    // Two-stage: the copy is a near-duplicate of the pending original, the shuffle is not.
+    let dir = tempfile::tempdir().unwrap();
+    let index = create(dir.path(), settings(Some(Verification::default())));
+    assert!(index.index().schema().get_field(SIGNATURE_FIELD).is_ok());
+    let writer = index.writer(Policy::Reject, MEMORY).unwrap();
+    assert!(matches!(
+        add(&index, &writer, "a", &original),
+        AddOutcome::Added { .. }
+    ));
+    let rejected = add(&index, &writer, "b", &copy);
+    let duplicate = rejected.duplicate_of().expect("verified near-duplicate");
+    assert_eq!(duplicate.key.as_deref(), Some("a"));
+    assert_eq!(duplicate.distance, d_copy);
+    let similarity = duplicate.similarity.expect("a verified pair has a score");
+    assert!(similarity >= 0.3, "{similarity}");
+    let added = add(&index, &writer, "c", &other);
+    assert!(matches!(added, AddOutcome::Added { .. }), "{added:?}");
+    writer.commit().unwrap();
+    drop(writer);
+
+    // Reopened: the committed signatures are read back from the index.
+    let reopened = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
+    let writer = reopened.writer(Policy::Reject, MEMORY).unwrap();
+    let again = edited(&original, 11, 4);
+    assert!(distance(&original, &again) > 3);
+    let outcome = add(&reopened, &writer, "d", &again);
+    let duplicate = outcome
+        .duplicate_of()
+        .expect("near-duplicate of a committed doc");
+    assert!(duplicate.address.is_some(), "committed");
+    assert_eq!(duplicate.key.as_deref(), Some("a"));
+
+    // The batch helpers apply the same rule.
+    let searcher = writer.searcher();
+    let near = reopened
+        .near_duplicates_of_text(&searcher, &copy.join(" "), 3)
+        .unwrap();
+    assert_eq!(near.len(), 1, "the original, not the shuffle: {near:?}");
+    assert!(near[0].similarity.is_some());
+    assert!(reopened.duplicate_groups(&searcher, 3).unwrap().is_empty());
+}
+
+#[test]
+fn flag_replace_and_groups_follow_the_verified_rule() {
+    let original = words(10, 250);
+    let copy = edited(&original, 12, 11);
+    let other = shuffled(&original, 12);
+    assert!(distance(&original, &copy) > 3);
+
+    let dir = tempfile::tempdir().unwrap();
+    let index = create(
+        dir.path(),
+        settings(Some(Verification::default())).flagging(true),
+    );
+    let writer = index.writer(Policy::Flag, MEMORY).unwrap();
+    add(&index, &writer, "a", &original);
+    add(&index, &writer, "c", &other);
+    let flagged = add(&index, &writer, "b", &copy);
+    assert!(matches!(flagged, AddOutcome::Flagged { .. }), "{flagged:?}");
+    writer.commit().unwrap();
+    let searcher = writer.searcher();
+    let groups = index.duplicate_groups(&searcher, 3).unwrap();
+    assert_eq!(groups.len(), 1, "{groups:?}");
+    assert_eq!(groups[0].members.len(), 1);
+    let key = |address| {
+        let doc: tantivy::TantivyDocument = searcher.doc(address).unwrap();
+        let url = index.index().schema().get_field("url").unwrap();
+        use tantivy::schema::Value;
+        doc.get_first(url).unwrap().as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        (key(groups[0].leader), key(groups[0].members[0])),
+        ("a".into(), "b".into())
+    );
+    drop(writer);
+
+    // Replace: the newer version wins, the shuffle stays.
+    let dir = tempfile::tempdir().unwrap();
+    let index = create(dir.path(), settings(Some(Verification::default())));
+    let writer = index.writer(Policy::Replace, MEMORY).unwrap();
+    add(&index, &writer, "a", &original);
+    add(&index, &writer, "c", &other);
+    writer.commit().unwrap();
+    let outcome = add(&index, &writer, "b", &copy);
+    assert!(
+        matches!(outcome, AddOutcome::Replaced { ref replaced, .. } if replaced.len() == 1),
+        "{outcome:?}"
+    );
+    writer.commit().unwrap();
+    assert_eq!(writer.searcher().num_docs(), 2, "b replaced a; c stays");
+}
+
+#[test]
+fn the_signature_is_frozen_and_the_rest_can_change() {
+    let dir = tempfile::tempdir().unwrap();
+    create(dir.path(), settings(Some(Verification::default())));
+    let open = |settings: DedupSettings| {
+        DedupIndex::open_with(Index::open_in_dir(dir.path()).unwrap(), &settings)
+    };
+    let changed = Verification::default()
+        .candidate_distance(12)
+        .threshold(0.5)
+        .score(Score::combined());
+    let index = open(settings(Some(changed.clone()))).unwrap();
+    assert_eq!(index.settings().get_verification(), Some(&changed));
+    for (asked, field) in [
+        (settings(None), "verification"),
+        (
+            settings(Some(Verification::default().hashes(64))),
+            "verification.hashes",
+        ),
+    ] {
+        match open(asked) {
+            Err(Error::SettingsMismatch { differences }) => {
+                assert!(
+                    differences.iter().any(|d| d.field.starts_with(field)),
+                    "{differences:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_writer_and_the_groups_agree_on_a_corpus_of_edits() {
+    // Two implementations of one rule: the writer's lookup with in-memory signatures (half
+    // of them read back after a reopen), and the groups' all-pairs scan with the signatures
+    // read from the index.
+    let dir = tempfile::tempdir().unwrap();
+    let verification = Verification::default().threshold(0.25);
+    let index = create(
+        dir.path(),
+        settings(Some(verification.clone())).flagging(true),
+    );
+    let mut corpus = Vec::new();
+    for base in 0..30u64 {
+        let original = words(100 + base, 120 + 7 * base as usize);
+        for (copy, period) in [4usize, 6, 9, 14, 25].into_iter().enumerate() {
+            corpus.push(edited(&original, period, base * 10 + copy as u64));
+        }
+        corpus.push(shuffled(&original, base));
+        corpus.push(original);
+    }
+    let mut flagged = std::collections::BTreeSet::new();
+    let half = corpus.len() / 2;
+    let mut writer = Some(index.writer(Policy::Flag, MEMORY).unwrap());
+    let mut current = index.clone();
+    for (i, text) in corpus.iter().enumerate() {
+        if i == half {
+            writer.take().unwrap().commit().unwrap();
+            current = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
+            writer = Some(current.writer(Policy::Flag, MEMORY).unwrap());
+        }
+        let w = writer.as_ref().unwrap();
+        if let AddOutcome::Flagged { duplicate_of, .. } = add(&current, w, &format!("{i}"), text) {
+            flagged.insert((duplicate_of.key.unwrap(), format!("{i}")));
+        }
+    }
+    let writer = writer.unwrap();
+    writer.commit().unwrap();
+    let searcher = writer.searcher();
+    let url = current.index().schema().get_field("url").unwrap();
+    let key = |address| {
+        use tantivy::schema::Value;
+        let doc: tantivy::TantivyDocument = searcher.doc(address).unwrap();
+        doc.get_first(url).unwrap().as_str().unwrap().to_owned()
+    };
+    let grouped: std::collections::BTreeSet<(String, String)> = current
+        .duplicate_groups(&searcher, 3)
+        .unwrap()
+        .into_iter()
+        .flat_map(|group| {
+            let leader = key(group.leader);
+            group
+                .members
+                .into_iter()
+                .map(move |member| (leader.clone(), member))
+        })
+        .map(|(leader, member)| (leader, key(member)))
+        .collect();
+    assert!(flagged.len() >= 60, "edits found: {}", flagged.len());
+    assert_eq!(grouped, flagged);
+}
