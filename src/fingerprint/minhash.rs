@@ -5,7 +5,7 @@
 //! functions ([`MinHashVariant::KHashes`]), or the `k` smallest values of one hash function
 //! ([`MinHashVariant::BottomK`], cheaper to compute: one hash per element instead of `k`), or
 //! the minimum of each of `k` bins that one hash function splits the set into, empty bins
-//! filled from their neighbours ([`MinHashVariant::OnePermutation`]: one hash per element,
+//! filled from other bins ([`MinHashVariant::OnePermutation`]: one hash per element,
 //! and compared position by position as the `k`-hash signature is).
 
 use serde::{Deserialize, Serialize};
@@ -35,9 +35,9 @@ pub enum MinHashVariant {
     BottomK,
     /// One permutation hashing (Li, Owen and Zhang, NIPS 2012): one hash function splits
     /// the elements into `k` bins by its high bits and each bin keeps its minimum; an empty
-    /// bin takes the value of the next non-empty bin to its right, shifted by the distance
-    /// (densification by rotation, Shrivastava and Li, ICML 2014). As cheap as `BottomK`,
-    /// and estimates like `KHashes`: the fraction of equal positions.
+    /// bin takes the value of a filled bin drawn by a hash of its position (optimal
+    /// densification, Shrivastava, ICML 2017). As cheap as `BottomK`, and estimates like
+    /// `KHashes`: the fraction of equal positions.
     OnePermutation,
 }
 
@@ -187,34 +187,49 @@ impl MinHasher {
     }
 }
 
-/// The bins of one permutation hashing, densified by rotation; all `u64::MAX` for an empty
-/// set.
+/// The bins of one permutation hashing, densified; all `u64::MAX` for an empty set.
+///
+/// An empty bin takes the value of a filled bin drawn by a hash of its position and of the
+/// attempt number, drawing again until the bin is filled (optimal densification, Shrivastava,
+/// ICML 2017). The draws are the same for every set, so two sets' empty bins borrow from the
+/// same positions; and they are independent across bins, which borrowing from the next
+/// filled bin to the right (rotation, Shrivastava and Li, ICML 2014) is not: with most bins
+/// empty, rotation repeats one chance agreement over a run of bins.
 fn one_permutation(hashes: impl Iterator<Item = u64>, k: usize) -> Vec<u64> {
     // The bin from the high bits of the hash, the value from all its bits remixed, so that
     // the values within a bin are not ordered by the bin's own bits.
     let mut bins = vec![u64::MAX; k];
     let mut filled = vec![false; k];
     for hash in hashes {
-        let bin = ((u128::from(hash) * k as u128) >> 64) as usize;
+        let bin = bin_of(hash, k);
         bins[bin] = bins[bin].min(mix(hash));
         filled[bin] = true;
     }
-    let Some(first) = filled.iter().position(|&f| f) else {
+    if !filled.contains(&true) {
         return bins;
-    };
-    // Walk leftwards from the first filled bin, around the circle, carrying the nearest
-    // filled bin to the right and the distance to it.
-    let (mut source, mut distance) = (bins[first], 0u64);
-    for step in 1..=k {
-        let i = (first + k - step) % k;
+    }
+    let values = bins.clone();
+    for (i, bin) in bins.iter_mut().enumerate() {
         if filled[i] {
-            (source, distance) = (bins[i], 0);
-        } else {
-            distance += 1;
-            bins[i] = source.wrapping_add(distance.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            continue;
         }
+        let mut attempt = 0u64;
+        let source = loop {
+            let j = bin_of(mix(((i as u64) << 32) ^ attempt ^ 0xD6E8_FEB8_6659_FD93), k);
+            if filled[j] {
+                break j;
+            }
+            attempt += 1;
+        };
+        *bin = values[source];
     }
     bins
+}
+
+/// The bin of `hash` among `k`, from its high bits.
+#[inline]
+fn bin_of(hash: u64, k: usize) -> usize {
+    ((u128::from(hash) * k as u128) >> 64) as usize
 }
 
 impl MinHashSignature {
