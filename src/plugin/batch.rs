@@ -165,11 +165,10 @@ impl DedupIndex {
 fn leader_groups(
     docs: &[StoredFingerprint],
     reach: u32,
-    matches: impl Fn(u32, u32, u32) -> bool + Sync,
+    matches: impl Fn(u32, u32, u32) -> bool,
 ) -> Result<Vec<(usize, Vec<usize>)>> {
-    let k = reach;
     let lookup = LookupOptions::new()
-        .max_distance(k.min(MAX_TABLE_DISTANCE))
+        .max_distance(reach.min(MAX_TABLE_DISTANCE))
         .build_from(
             docs.iter()
                 .enumerate()
@@ -177,7 +176,7 @@ fn leader_groups(
         )?;
     // For each document, its nearest earlier neighbour of each distance comes first.
     let mut earlier: Vec<Vec<(u32, u32)>> = vec![Vec::new(); docs.len()];
-    for pair in lookup.all_pairs(k) {
+    for pair in lookup.all_pairs(reach) {
         if matches(pair.a, pair.b, pair.distance) {
             earlier[pair.b as usize].push((pair.distance, pair.a));
         }
