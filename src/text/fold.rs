@@ -6,29 +6,26 @@
 //!
 //! - **characters**: each Traditional character becomes its Simplified form (門 -> 门), from
 //!   a table of single characters: fast.
-//! - **regional**: OpenCC's Taiwan-phrase conversion (`tw2sp`, through the pure-Rust
-//!   `ferrous-opencc`): regional vocabulary too (軟體 -> 软件, 檔案 -> 文件), several times
-//!   slower.
+//! - **regional**: OpenCC's Taiwan-phrase conversion (`tw2sp`, [`opencc`](super::opencc)):
+//!   regional vocabulary too (軟體 -> 软件, 檔案 -> 文件), two automaton scans.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
-use ferrous_opencc::config::BuiltinConfig;
-use ferrous_opencc::OpenCC;
 use tantivy::BitSet;
 
 use crate::error::{Error, Result};
+use crate::text::opencc::Tw2sp;
 use crate::text::ScriptFolding;
 
 /// One past the last code point the conversion tables are scanned over.
 const HAN_END: u32 = 0x2_FA20;
 
 static TW2SP: LazyLock<std::result::Result<Arc<Converter>, String>> = LazyLock::new(|| {
-    let converter = OpenCC::from_config(BuiltinConfig::Tw2sp).map_err(|e| e.to_string())?;
-    // Most Chinese text on the web is already Simplified, and converting it is the costliest
-    // step of tokenizing it (measured: 2 to 4 times slower). Knowing which characters the
-    // conversion changes lets a run without any of them skip it; finding them takes ~30 ms
-    // once per process.
+    let converter = Tw2sp::new()?;
+    // Most Chinese text on the web is already Simplified. Knowing which characters the
+    // conversion changes lets a text without any of them skip it (and its allocation);
+    // finding them takes a few milliseconds once per process.
     // The same scan gives the table of single characters.
     // A dense bit set (24 KiB): it is probed once per character of Chinese text, and a
     // roaring bitmap's container search made that probe a twelfth of the time of n-grams.
@@ -47,14 +44,14 @@ static TW2SP: LazyLock<std::result::Result<Arc<Converter>, String>> = LazyLock::
         }
     }
     Ok(Arc::new(Converter {
-        opencc: converter,
+        tw2sp: converter,
         traditional,
         characters,
     }))
 });
 
 struct Converter {
-    opencc: OpenCC,
+    tw2sp: Tw2sp,
     /// The characters that the conversion changes on their own, all below [`HAN_END`].
     traditional: BitSet,
     /// What each of them becomes on its own.
@@ -109,7 +106,7 @@ impl ScriptFolder {
             return std::borrow::Cow::Borrowed(text);
         }
         if self.regional {
-            return std::borrow::Cow::Owned(self.converter.opencc.convert(text));
+            return std::borrow::Cow::Owned(self.converter.tw2sp.convert(text));
         }
         let mut folded = String::with_capacity(text.len());
         for c in text.chars() {

@@ -9,6 +9,7 @@ mod dictionary;
 mod features;
 mod fold;
 mod idf;
+mod opencc;
 mod script;
 mod stopwords;
 mod tokenizer;
