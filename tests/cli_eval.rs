@@ -222,3 +222,58 @@ fn bad_options_and_missing_sets_are_usage_errors() {
         stderr(&output)
     );
 }
+
+#[test]
+fn the_signature_shingles_and_the_reported_threshold_are_options() {
+    let dir = tempfile::tempdir().unwrap();
+    write_set(dir.path(), "");
+    let report = |extra: &[&str]| -> serde_json::Value {
+        let out = dir.path().join(format!("out{}", extra.len()));
+        let mut args = vec![
+            "eval",
+            "--grid",
+            "single",
+            "--loose-k",
+            "16",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.push(dir.path().to_str().unwrap());
+        let output = run(&args, b"");
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap()
+    };
+    let plugin = |report: &serde_json::Value| -> serde_json::Value {
+        report["verify"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["method"] == "plugin")
+            .unwrap()
+            .clone()
+    };
+    let default = plugin(&report(&[]));
+    let chosen = plugin(&report(&[
+        "--signature-features",
+        "chargrams-4",
+        "--threshold",
+        "0.3",
+    ]));
+    assert_eq!(default["at_default"]["threshold"], 0.5);
+    assert_eq!(chosen["at_default"]["threshold"], 0.3);
+    // Other shingles, other Jaccard estimates (2-shingles lose more to a changed word than
+    // character 4-grams do): the sweeps differ somewhere.
+    assert_ne!(default["curve"], chosen["curve"]);
+
+    let output = run(
+        &["eval", "--signature-features", "trigrams", "nowhere"],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("shingles-N"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use tantivy_dedup::eval::{default_grid, evaluate, EvalOptions, GridConfig};
+use tantivy_dedup::text::FeatureKind;
 
 use crate::cli::eval_markdown::markdown;
 use crate::cli::eval_plot::plot;
@@ -58,6 +59,12 @@ pub struct EvalCommand {
     /// Skip the two-stage matchers.
     #[arg(long)]
     no_verify: bool,
+    /// The shingles of the two-stage signatures: words, shingles-N or chargrams-N.
+    #[arg(long, value_name = "KIND", default_value_t = tantivy_dedup::plugin::DEFAULT_SHINGLES)]
+    signature_features: FeatureKind,
+    /// The threshold the two-stage tables are also given at, 0 to 1 [default: the plugin's].
+    #[arg(long, value_name = "T", value_parser = crate::cli::options::threshold)]
+    threshold: Option<f64>,
     #[command(flatten)]
     options: FingerprintOptions,
 }
@@ -85,6 +92,10 @@ impl EvalCommand {
             } else {
                 self.loose_k.clone()
             },
+            shingles: self.signature_features,
+            threshold: self
+                .threshold
+                .unwrap_or(tantivy_dedup::plugin::DEFAULT_THRESHOLD),
             ..EvalOptions::default()
         };
         std::fs::create_dir_all(&self.out)

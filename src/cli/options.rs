@@ -135,7 +135,7 @@ impl FingerprintOptions {
 }
 
 /// Two-stage matching: candidates within a loose distance, verified with MinHash
-/// signatures of word 3-shingles stored beside the fingerprints (docs/PARAMETERS.md).
+/// signatures of word 2-shingles stored beside the fingerprints (docs/PARAMETERS.md).
 #[derive(Args, Debug, Clone, Default)]
 pub struct VerifyOptions {
     /// Create the index with two-stage matching: a pair within --candidate-distance bits is
@@ -154,7 +154,8 @@ pub struct VerifyOptions {
     threshold: Option<f64>,
 }
 
-fn threshold(arg: &str) -> Result<f64, String> {
+/// Parses a threshold in `[0, 1]`.
+pub fn threshold(arg: &str) -> Result<f64, String> {
     let value: f64 = arg.parse().map_err(|e| format!("{e}"))?;
     if (0.0..=1.0).contains(&value) {
         Ok(value)

@@ -95,9 +95,9 @@ pub struct VerifyResult {
     pub curve: Vec<ThresholdPoint>,
     /// The listed pairs by category at the best threshold.
     pub categories: Vec<CategoryResult>,
-    /// The scores at the plugin's default threshold
-    /// ([`DEFAULT_THRESHOLD`](crate::plugin::DEFAULT_THRESHOLD)).
+    /// The scores at [`EvalOptions::threshold`](crate::eval::EvalOptions::threshold), by
+    /// default the plugin's ([`DEFAULT_THRESHOLD`](crate::plugin::DEFAULT_THRESHOLD)).
     pub at_default: ThresholdPoint,
-    /// The listed pairs by category at the plugin's default threshold.
+    /// The listed pairs by category at that threshold.
     pub categories_at_default: Vec<CategoryResult>,
 }

@@ -17,7 +17,9 @@ use crate::fingerprint::{
     DEFAULT_MU,
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
-use crate::plugin::{jaccard, Signature, Signer, Verification, DEFAULT_THRESHOLD};
+use crate::plugin::{
+    jaccard, Signature, Signer, Verification, DEFAULT_SHINGLES, DEFAULT_THRESHOLD,
+};
 use crate::text::{ChineseDictionary, FeatureKind};
 
 /// How an evaluation runs.
@@ -31,13 +33,17 @@ pub struct EvalOptions {
     /// The candidate distances of the two-stage variants; none to skip them. Default 10 and
     /// 16 (measured: 6 finds too few candidates to verify).
     pub loose_ks: Vec<u32>,
-    /// The shingles the second stage's MinHash is taken over. Default: word 3-shingles.
+    /// The shingles the second stage's MinHash is taken over. Default: the plugin's
+    /// [`DEFAULT_SHINGLES`].
     pub shingles: FeatureKind,
     /// Hash functions of the MinHash signatures. Default 128.
     pub minhash_k: usize,
     /// The weight of the fingerprint distance in the combined similarity. Default
     /// [`DEFAULT_MU`].
     pub mu: f64,
+    /// The threshold the two-stage variants are also reported at (`at_default`). Default:
+    /// the plugin's [`DEFAULT_THRESHOLD`].
+    pub threshold: f64,
 }
 
 impl Default for EvalOptions {
@@ -46,9 +52,10 @@ impl Default for EvalOptions {
             max_k: 16,
             default_k: DEFAULT_MAX_DISTANCE,
             loose_ks: vec![10, 16],
-            shingles: FeatureKind::WordShingles { n: 3 },
+            shingles: DEFAULT_SHINGLES,
             minhash_k: 128,
             mu: DEFAULT_MU,
+            threshold: DEFAULT_THRESHOLD,
         }
     }
 }
@@ -296,7 +303,7 @@ fn verify_all(
                 })
                 .collect();
             let (best, curve) = sweep_scores(&scored, positives, &grid);
-            let (_, at_default) = sweep_scores(&scored, positives, &[DEFAULT_THRESHOLD]);
+            let (_, at_default) = sweep_scores(&scored, positives, &[options.threshold]);
             let at_default = at_default[0];
             results.push(VerifyResult {
                 method: method.to_owned(),

@@ -76,6 +76,32 @@ impl std::fmt::Display for FeatureKind {
     }
 }
 
+impl std::str::FromStr for FeatureKind {
+    type Err = Error;
+
+    /// The inverse of `Display`: `words`, `shingles-N` or `chargrams-N`, with `N` in range.
+    fn from_str(text: &str) -> Result<Self> {
+        let invalid = || Error::InvalidSetting {
+            name: "features",
+            reason: format!("{text:?} is not words, shingles-N or chargrams-N"),
+        };
+        let kind = match text.split_once('-') {
+            None if text == "words" => FeatureKind::Words,
+            Some((kind, n)) => {
+                let n = n.parse().map_err(|_| invalid())?;
+                match kind {
+                    "shingles" => FeatureKind::WordShingles { n },
+                    "chargrams" => FeatureKind::CharNgrams { n },
+                    _ => return Err(invalid()),
+                }
+            }
+            None => return Err(invalid()),
+        };
+        kind.validate()?;
+        Ok(kind)
+    }
+}
+
 /// Calls `emit` with every IDF unit of `text`: each word for word and shingle features, each
 /// n-gram for n-gram features.
 pub(crate) fn for_each_unit(
@@ -251,6 +277,27 @@ mod tests {
 
     fn names(features: Vec<(String, f32)>) -> Vec<String> {
         features.into_iter().map(|f| f.0).collect()
+    }
+
+    #[test]
+    fn kinds_parse_as_they_print() {
+        for kind in [
+            FeatureKind::Words,
+            FeatureKind::WordShingles { n: 3 },
+            FeatureKind::CharNgrams { n: 16 },
+        ] {
+            assert_eq!(kind.to_string().parse::<FeatureKind>().unwrap(), kind);
+        }
+        for bad in [
+            "word",
+            "shingles",
+            "chargrams-0",
+            "chargrams-17",
+            "ngrams-3",
+            "shingles-x",
+        ] {
+            assert!(bad.parse::<FeatureKind>().is_err(), "{bad}");
+        }
     }
 
     #[test]
