@@ -126,16 +126,22 @@ fn for_each_char_ngram(
 ) {
     // The normalized characters go into one buffer; a ring holds where each of the last n
     // starts, so each n-gram is a slice of the buffer (no copying per n-gram).
+    // `slot` is `count % n`, kept by wrapping rather than by a division per character.
     let mut normalized = String::with_capacity(text.len());
     let mut starts = [0usize; MAX_FEATURE_N];
     let mut count = 0usize;
+    let mut slot = 0usize;
     tokenizer.for_each_normalized_char(text, |c| {
-        starts[count % n] = normalized.len();
+        starts[slot] = normalized.len();
         normalized.push(c);
         count += 1;
+        slot += 1;
+        if slot == n {
+            slot = 0;
+        }
         if count >= n {
             // The oldest start in the ring: that of character `count - n`.
-            emit(&normalized[starts[count % n]..]);
+            emit(&normalized[starts[slot]..]);
         }
     });
     if 0 < count && count < n {
@@ -328,6 +334,28 @@ mod tests {
         assert_eq!(names(e.features("Ab, c-D!")), ["abc", "bcd"]);
         assert_eq!(names(e.features("門門")), ["门门"]);
         assert_eq!(names(e.features("我愛北京")), ["我爱北", "爱北京"]);
+    }
+
+    proptest::proptest! {
+        /// The ring of starts gives what sliding a window over the normalized characters
+        /// gives, for every n (and the whole text when it is shorter than n).
+        #[test]
+        fn char_ngrams_are_the_windows_of_the_normalized_text(
+            text in "[a-cA-C0-9 ,.門门我愛é]{0,40}",
+            n in 1..=MAX_FEATURE_N,
+        ) {
+            let tokenizer = MixedTokenizer::new();
+            let mut chars = Vec::new();
+            tokenizer.for_each_normalized_char(&text, |c| chars.push(c));
+            let expected: Vec<String> = if chars.len() < n {
+                (!chars.is_empty()).then(|| chars.iter().collect()).into_iter().collect()
+            } else {
+                chars.windows(n).map(|w| w.iter().collect()).collect()
+            };
+            let mut found = Vec::new();
+            for_each_char_ngram(&tokenizer, n, &text, |gram| found.push(gram.to_owned()));
+            proptest::prop_assert_eq!(found, expected);
+        }
     }
 
     #[test]
