@@ -5,7 +5,9 @@
 //! Indexes are small and in RAM, but have several segments (no merges) and deletes that hit
 //! earlier segments, so that segments are cut, collected again and merged in every way;
 //! fingerprints are clustered and chained around a few bases, with docs without fingerprint
-//! and flagged docs; texts repeat few words, so that scores tie often.
+//! and flagged docs; texts repeat few words, so that scores tie often. Signatures are short
+//! (8 values from an alphabet of 3, so that their Jaccard estimates spread over 0 to 1),
+//! some missing or of the wrong length, for the collectors that verify.
 
 use proptest::prelude::*;
 use tantivy::collector::{Count, TopDocs};
@@ -14,7 +16,7 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Score, Searcher, TantivyDocument, TantivyError, Term};
-use tantivy_dedup::plugin::{ColumnCache, DedupCollector, DedupHit, DedupTopDocs};
+use tantivy_dedup::plugin::{ColumnCache, DedupCollector, DedupHit, DedupTopDocs, Verification};
 use tantivy_dedup::{Error, Fingerprint};
 
 /// One document to index.
@@ -28,7 +30,12 @@ struct Doc {
     fingerprint: Option<u64>,
     /// `None`: no value in the flag column.
     flag: Option<u64>,
+    /// Signature values (`SIGNATURE_VALUES` of them, or a wrong number).
+    signature: Option<Vec<u32>>,
 }
+
+/// Values per signature of the verifying collectors.
+const SIGNATURE_VALUES: usize = 8;
 
 /// An index to build: documents in commit order, the commit boundaries, and which documents
 /// a later commit deletes.
@@ -45,6 +52,7 @@ struct Fields {
     id: Field,
     fingerprint: Field,
     flag: Field,
+    signature: Field,
 }
 
 fn build(corpus: &Corpus) -> (Index, Fields) {
@@ -54,6 +62,7 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
         id: schema.add_u64_field("id", INDEXED),
         fingerprint: schema.add_u64_field("fingerprint", FAST | INDEXED),
         flag: schema.add_u64_field("flag", FAST),
+        signature: schema.add_bytes_field("signature", FAST),
     };
     let index = Index::create_in_ram(schema.build());
     let mut writer = index
@@ -77,6 +86,10 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
             }
             if let Some(flag) = doc.flag {
                 document.add_u64(fields.flag, flag);
+            }
+            if let Some(values) = &doc.signature {
+                let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                document.add_bytes(fields.signature, &bytes);
             }
             writer.add_document(document).unwrap();
         }
@@ -129,6 +142,26 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
         }
         ranked.push((score, address, value("fingerprint")));
     }
+    // Two hits are near-duplicates within k bits, or, verifying, within the candidate
+    // distance when both have a signature and the fraction of equal values reaches the
+    // threshold.
+    let near = |a: (DocAddress, u64), b: (DocAddress, u64)| {
+        let distance = Fingerprint(a.1).distance(Fingerprint(b.1));
+        if distance <= settings.k {
+            return true;
+        }
+        let Some((candidate_distance, threshold)) = settings.verify else {
+            return false;
+        };
+        match (signature(searcher, a.0), signature(searcher, b.0)) {
+            (Some(x), Some(y)) => {
+                let equal = x.iter().zip(&y).filter(|(u, v)| u == v).count();
+                distance <= candidate_distance
+                    && equal as f64 / SIGNATURE_VALUES as f64 >= threshold
+            }
+            _ => false,
+        }
+    };
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
 
     let end = settings.offset + settings.limit;
@@ -139,7 +172,7 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
         let owner = fp.and_then(|fp| {
             shown.iter().position(|s| {
                 s.fingerprint
-                    .is_some_and(|other| other.distance(Fingerprint(fp)) <= settings.k)
+                    .is_some_and(|other| near((s.address, other.bits()), (address, fp)))
             })
         });
         match owner {
@@ -165,19 +198,46 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
     }
 }
 
+/// The signature of the document at `address`: its values when it has
+/// [`SIGNATURE_VALUES`] of them.
+fn signature(searcher: &Searcher, address: DocAddress) -> Option<Vec<u32>> {
+    let reader = searcher.segment_reader(address.segment_ord);
+    let column = reader.fast_fields().bytes("signature").unwrap()?;
+    let ord = column.ords().first(address.doc_id)?;
+    let mut bytes = Vec::new();
+    column.ord_to_bytes(ord, &mut bytes).unwrap();
+    (bytes.len() == 4 * SIGNATURE_VALUES).then(|| {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    })
+}
+
 #[derive(Debug, Clone)]
 struct Settings {
     limit: usize,
     offset: usize,
     k: u32,
     skip_flagged: bool,
+    /// Candidate distance and threshold of a verifying collector.
+    verify: Option<(u32, f64)>,
 }
 
 impl Settings {
     fn collector(&self) -> DedupCollector {
-        let collector = DedupCollector::new("fingerprint", self.limit)
+        let mut collector = DedupCollector::new("fingerprint", self.limit)
             .offset(self.offset)
             .distance(self.k);
+        if let Some((candidate_distance, threshold)) = self.verify {
+            collector = collector.verification(
+                "signature",
+                Verification::default()
+                    .hashes(SIGNATURE_VALUES)
+                    .candidate_distance(candidate_distance)
+                    .threshold(threshold),
+            );
+        }
         if self.skip_flagged {
             collector.skip_flagged("flag")
         } else {
@@ -213,13 +273,19 @@ fn doc() -> impl Strategy<Value = Doc> {
         0usize..3,
         fingerprint(),
         prop_oneof![4 => Just(None), 2 => Just(Some(0u64)), 1 => Just(Some(1u64))],
+        prop_oneof![
+            1 => Just(None),
+            8 => prop::collection::vec(0u32..3, SIGNATURE_VALUES).prop_map(Some),
+            1 => prop::collection::vec(0u32..3, SIGNATURE_VALUES - 1).prop_map(Some),
+        ],
     )
-        .prop_map(|(alpha, beta, filler, fingerprint, flag)| Doc {
+        .prop_map(|(alpha, beta, filler, fingerprint, flag, signature)| Doc {
             alpha,
             beta,
             filler,
             fingerprint,
             flag,
+            signature,
         })
 }
 
@@ -245,12 +311,17 @@ fn settings() -> impl Strategy<Value = Settings> {
         prop_oneof![3 => 0usize..4, 1 => 0usize..60],
         prop_oneof![8 => 0u32..8, 1 => Just(64u32)],
         any::<bool>(),
+        prop_oneof![
+            1 => Just(None),
+            1 => (0u32..24, prop::sample::select(vec![0.0, 0.25, 0.5, 0.75, 1.0])).prop_map(Some),
+        ],
     )
-        .prop_map(|(limit, offset, k, skip_flagged)| Settings {
+        .prop_map(|(limit, offset, k, skip_flagged, verify)| Settings {
             limit,
             offset,
             k,
             skip_flagged,
+            verify,
         })
 }
 
@@ -279,6 +350,10 @@ proptest! {
                     let got = cached.search(&searcher, query.as_ref()).unwrap();
                     prop_assert_eq!(&got, &expected, "cached: query {} {:?}", kind, settings);
                 }
+                // tantivy's entry point: per-segment proofs only (`search` proves a verified
+                // page on the merged ranking instead).
+                let direct = searcher.search(query.as_ref(), &collector).unwrap();
+                prop_assert_eq!(&direct, &expected, "direct: query {} {:?}", kind, settings);
                 // Inside a tuple, tantivy feeds every document to the segment collector.
                 let (_, fed) = searcher.search(query.as_ref(), &(Count, collector)).unwrap();
                 prop_assert_eq!(&fed, &expected, "in a tuple: query {} {:?}", kind, settings);
@@ -304,6 +379,7 @@ fn segments_full_of_duplicates_collect_again() {
                 i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
             }),
             flag: None,
+            signature: None,
         });
     }
     let corpus = Corpus {
@@ -321,6 +397,7 @@ fn segments_full_of_duplicates_collect_again() {
                 offset,
                 k,
                 skip_flagged: false,
+                verify: None,
             };
             let expected = reference(&searcher, query.as_ref(), &settings);
             let got = settings
@@ -340,6 +417,7 @@ fn tiny_index() -> (Index, Fields) {
             filler: 0,
             fingerprint: Some(1),
             flag: Some(0),
+            signature: None,
         };
         3
     ];
@@ -371,6 +449,15 @@ fn invalid_settings_are_typed_errors() {
         .distance(64)
         .validate()
         .is_ok());
+    let bad_verification = DedupCollector::new("fingerprint", 10)
+        .verification("signature", Verification::default().threshold(1.5));
+    assert!(matches!(
+        bad_verification.search(&searcher, &AllQuery),
+        Err(Error::InvalidSetting {
+            name: "verification.threshold",
+            ..
+        })
+    ));
     // Through tantivy's own entry point, the same message in tantivy's error type.
     assert!(matches!(
         searcher.search(&AllQuery, &far),
@@ -387,6 +474,9 @@ fn fields_must_be_u64_fast_fields() {
         DedupCollector::new("id", 10), // indexed, not fast
         DedupCollector::new("body", 10),
         DedupCollector::new("fingerprint", 10).skip_flagged("id"),
+        // Signatures are a bytes fast field.
+        DedupCollector::new("fingerprint", 10).verification("flag", Verification::default()),
+        DedupCollector::new("fingerprint", 10).verification("missing", Verification::default()),
     ] {
         assert!(
             matches!(
@@ -406,6 +496,7 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
         filler: 0,
         fingerprint: Some(fingerprint),
         flag: Some(flag),
+        signature: None,
     };
     // Equal scores: ranked by address. 0 is flagged, 1 deleted, 2 and 3 near-duplicates.
     let corpus = Corpus {
@@ -441,6 +532,7 @@ fn column_cache_follows_merges() {
             filler: i % 5,
             fingerprint: Some(if i % 4 == 0 { 0 } else { (i as u64) << 20 }),
             flag: None,
+            signature: None,
         })
         .collect();
     let (index, fields) = build(&Corpus {
@@ -458,6 +550,7 @@ fn column_cache_follows_merges() {
         offset: 0,
         k: 3,
         skip_flagged: false,
+        verify: None,
     };
     let cache = ColumnCache::new();
     let cached = settings.collector().column_cache(cache.clone());

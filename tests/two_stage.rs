@@ -300,3 +300,52 @@ fn the_writer_and_the_groups_agree_on_a_corpus_of_edits() {
     assert!(flagged.len() >= 60, "edits found: {}", flagged.len());
     assert_eq!(grouped, flagged);
 }
+
+#[test]
+fn the_index_collector_hides_what_verification_matches() {
+    let original = words(21, 300);
+    let copy = edited(&original, 12, 22);
+    let other = shuffled(&original, 23);
+    assert!((4..=16).contains(&distance(&original, &copy)));
+    let dir = tempfile::tempdir().unwrap();
+    create(dir.path(), settings(Some(Verification::default())));
+    // A writer that lets every document in (distance 0, threshold 1): the index then holds
+    // an edited copy, as one filled by other means would.
+    let open = |verification: Verification| {
+        DedupIndex::open_with(
+            Index::open_in_dir(dir.path()).unwrap(),
+            &settings(Some(verification)),
+        )
+        .unwrap()
+    };
+    let lenient = open(Verification::default().threshold(1.0));
+    let writer = lenient
+        .writer(Policy::Reject, MEMORY)
+        .unwrap()
+        .with_distance(0)
+        .unwrap();
+    for (url, text) in [("a", &original), ("b", &copy), ("c", &other)] {
+        assert!(matches!(
+            add(&lenient, &writer, url, text),
+            AddOutcome::Added { .. }
+        ));
+    }
+    writer.commit().unwrap();
+    drop(writer);
+
+    let index = open(Verification::default());
+    let searcher = index.index().reader().unwrap().searcher();
+    let query = tantivy::query::AllQuery;
+    let verified = index.collector(10).search(&searcher, &query).unwrap();
+    let shown: Vec<u32> = verified.hits.iter().map(|h| h.address.doc_id).collect();
+    assert_eq!(shown, [0, 2], "the copy (doc 1) is hidden by its original");
+    assert_eq!(verified.hits[0].hidden.len(), 1);
+    assert_eq!(verified.hits[0].hidden[0].doc_id, 1);
+    // By fingerprints alone nothing is within 3 bits.
+    let plain =
+        tantivy_dedup::plugin::DedupCollector::new(tantivy_dedup::plugin::FINGERPRINT_FIELD, 10)
+            .search(&searcher, &query)
+            .unwrap();
+    assert_eq!(plain.hidden_total, 0);
+    assert_eq!(plain.hits.len(), 3);
+}

@@ -13,7 +13,9 @@
 //!   whose fingerprints are pairwise more than `2k` apart (hits without fingerprint count
 //!   too: they are always shown), the greedy walk over any ranking prefix that contains them
 //!   shows at least `n` hits: each of them is shown or hidden by a shown hit within `k`
-//!   ranked above it, and no shown hit is within `k` of two of them.
+//!   ranked above it, and no shown hit is within `k` of two of them. With verification, *k*
+//!   is the matcher's [reach](super::matcher::Matcher::reach) (the candidate distance): a
+//!   pair further apart never matches, whatever its signatures.
 //!
 //! So a segment keeps its hits up to the one that completes a packing of `needed` (the
 //! page's end plus one), or all of them. The merge walks the hits ranked at or above the
@@ -22,18 +24,20 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
-use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
 
+use super::segment_columns::SegmentColumns;
 use crate::Fingerprint;
 
-/// One ranked hit: score, address and fingerprint.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One ranked hit: score, address, fingerprint, and signature when the collector verifies.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Candidate {
     pub(crate) score: Score,
     pub(crate) address: DocAddress,
     pub(crate) fingerprint: Option<Fingerprint>,
+    pub(crate) signature: Option<Arc<[u32]>>,
 }
 
 /// The ranking order: score descending, then address ascending. Scores are compared with
@@ -87,13 +91,14 @@ impl SegmentCandidates {
 }
 
 /// What a page needs from every segment: a packing of `needed` hits at distance above
-/// `2 * max_distance`.
+/// `2 * reach`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Need {
     /// `offset + limit + 1`: the page's shown hits, those before it, and the one after it
     /// that ends it.
     pub(crate) needed: usize,
-    pub(crate) max_distance: u32,
+    /// The largest distance at which two hits can match.
+    pub(crate) reach: u32,
 }
 
 /// Sorts one segment's hits and keeps the shortest ranking prefix holding a packing of
@@ -106,23 +111,22 @@ pub(crate) fn finish(
     segment_ord: SegmentOrdinal,
     mut hits: Vec<(Score, DocId)>,
     truncated: bool,
-    fingerprints: Option<&Column<u64>>,
+    columns: &SegmentColumns,
     need: Need,
 ) -> Option<SegmentCandidates> {
     hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let total = hits.len();
-    let spread = 2 * need.max_distance;
+    let spread = 2 * need.reach;
     let mut packing: Vec<Fingerprint> = Vec::new();
     let mut packed = 0usize;
     let mut kept = Vec::with_capacity(total.min(need.needed.saturating_mul(2)));
     for (score, doc) in hits {
-        let fingerprint = fingerprints
-            .and_then(|column| column.first(doc))
-            .map(Fingerprint);
+        let fingerprint = columns.fingerprint(doc);
         kept.push(Candidate {
             score,
             address: DocAddress::new(segment_ord, doc),
             fingerprint,
+            signature: columns.signature(doc),
         });
         let joins = match fingerprint {
             None => true,
@@ -146,6 +150,30 @@ pub(crate) fn finish(
         hits: kept,
         complete: true,
     })
+}
+
+/// Sorts one segment's hits into candidates, all of them kept: complete unless `truncated`.
+/// (The verified search proves its page on the merged ranking instead of per segment, and
+/// reads signatures only where the walk needs them.)
+pub(crate) fn ranked(
+    segment_ord: SegmentOrdinal,
+    mut hits: Vec<(Score, DocId)>,
+    truncated: bool,
+    columns: &SegmentColumns,
+) -> SegmentCandidates {
+    hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    SegmentCandidates {
+        hits: hits
+            .into_iter()
+            .map(|(score, doc)| Candidate {
+                score,
+                address: DocAddress::new(segment_ord, doc),
+                fingerprint: columns.fingerprint(doc),
+                signature: None,
+            })
+            .collect(),
+        complete: !truncated,
+    }
 }
 
 /// The best `capacity` hits of a segment by (score descending, doc ascending), for docs
@@ -237,11 +265,23 @@ impl TopHits {
 mod tests {
     use super::*;
 
-    fn need(needed: usize, max_distance: u32) -> Need {
-        Need {
-            needed,
-            max_distance,
-        }
+    fn need(needed: usize, reach: u32) -> Need {
+        Need { needed, reach }
+    }
+
+    fn finish(
+        segment_ord: SegmentOrdinal,
+        hits: Vec<(Score, DocId)>,
+        truncated: bool,
+        need: Need,
+    ) -> Option<SegmentCandidates> {
+        super::finish(
+            segment_ord,
+            hits,
+            truncated,
+            &SegmentColumns::default(),
+            need,
+        )
     }
 
     #[test]
@@ -279,7 +319,7 @@ mod tests {
     fn finish_without_fingerprints_keeps_needed_hits() {
         // Without a fingerprint column every hit is its own packing member.
         let hits = vec![(1.0, 5), (3.0, 1), (2.0, 2), (2.0, 0)];
-        let out = finish(7, hits, false, None, need(2, 3)).unwrap();
+        let out = finish(7, hits, false, need(2, 3)).unwrap();
         let docs: Vec<DocId> = out.hits.iter().map(|c| c.address.doc_id).collect();
         assert_eq!(docs, [1, 0], "score descending, then doc ascending");
         assert!(!out.is_complete());
@@ -288,14 +328,14 @@ mod tests {
 
     #[test]
     fn finish_of_everything_is_complete() {
-        let out = finish(0, vec![(1.0, 0), (2.0, 1)], false, None, need(5, 3)).unwrap();
+        let out = finish(0, vec![(1.0, 0), (2.0, 1)], false, need(5, 3)).unwrap();
         assert!(out.is_complete());
         assert_eq!(out.len(), 2);
     }
 
     #[test]
     fn truncated_without_packing_asks_for_more() {
-        assert!(finish(0, vec![(1.0, 0)], true, None, need(2, 3)).is_none());
-        assert!(finish(0, vec![(1.0, 0), (1.0, 1)], true, None, need(2, 3)).is_some());
+        assert!(finish(0, vec![(1.0, 0)], true, need(2, 3)).is_none());
+        assert!(finish(0, vec![(1.0, 0), (1.0, 1)], true, need(2, 3)).is_some());
     }
 }

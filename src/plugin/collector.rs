@@ -2,21 +2,29 @@
 //! hides near-duplicates of higher-ranked hits.
 
 use tantivy::collector::{Collector, SegmentCollector};
-use tantivy::columnar::Column;
-use tantivy::query::{Query, Weight};
+use tantivy::query::{EnableScoring, Query, Weight};
 use tantivy::schema::{FieldType, Schema};
 use tantivy::{DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError};
 
-use super::candidates::{finish, normalize, Need, SegmentCandidates, TopHits};
+use super::candidates::{finish, normalize, ranked, Need, SegmentCandidates, TopHits};
 use super::column_cache::ColumnCache;
+use super::matcher::Matcher;
 use super::results::DedupTopDocs;
+use super::segment_columns::{ColumnNames, SegmentColumns};
 use super::suppression::{merge, Page};
+use super::Verification;
 use crate::error::{Error, Result};
 use crate::fingerprint::FINGERPRINT_BITS;
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 
-/// A segment first keeps this many candidates per hit it must supply (`offset + limit + 1`).
+/// Under [`Searcher::search`], a segment first keeps this many candidates per hit it must
+/// supply (`offset + limit + 1`).
 pub const CANDIDATE_FACTOR: usize = 2;
+
+/// Under [`DedupCollector::search`], each of `S` segments first keeps
+/// `ceil(SHARE_FACTOR × (offset + limit + 1) / S)` candidates: its share of the page, with
+/// room for the hidden ones.
+pub const SHARE_FACTOR: usize = 3;
 
 /// A segment whose candidates fall short of a page collects again with this many times more.
 pub const RETRY_FACTOR: usize = 4;
@@ -30,6 +38,7 @@ pub const RETRY_FACTOR: usize = 4;
 /// | [`offset`](Self::offset) | 0 | any |
 /// | [`distance`](Self::distance) (*k*) | [`DEFAULT_MAX_DISTANCE`] = 3 | `0..=64` |
 /// | [`skip_flagged`](Self::skip_flagged) | off | a u64 fast field |
+/// | [`verification`](Self::verification) | off | a bytes fast field of signatures |
 ///
 /// The fingerprint field must be a u64 fast field; a document without a value in it has no
 /// fingerprint. Settings are checked when the search starts:
@@ -38,11 +47,11 @@ pub const RETRY_FACTOR: usize = 4;
 /// [`TantivyError::InvalidArgument`] with the same message.
 ///
 /// **Exact, without collecting every match.** Each segment keeps only its best hits, with
-/// block-WAND pruning as `TopDocs` does, cut where they are provably enough for the page, and
-/// collects again with [`RETRY_FACTOR`] times more when they are not; `merge_fruits` walks
-/// the part of the global ranking that all segments cover. Both
-/// [`Searcher::search`] and [`search`](Self::search) return the exact page. Inside a tuple
-/// or [`MultiCollector`](tantivy::collector::MultiCollector), tantivy feeds every matching
+/// block-WAND pruning as `TopDocs` does, and collects again with [`RETRY_FACTOR`] times more
+/// when they may not hold the page. Both [`search`](Self::search) and [`Searcher::search`]
+/// return the exact page; `search` is the faster (it checks the page on the merged ranking,
+/// where tantivy's entry point needs each segment to prove it alone). Inside a tuple or
+/// [`MultiCollector`](tantivy::collector::MultiCollector), tantivy feeds every matching
 /// document to the [`DedupSegmentCollector`]: still exact, but without pruning.
 ///
 /// ```
@@ -77,6 +86,7 @@ pub struct DedupCollector {
     limit: usize,
     offset: usize,
     max_distance: u32,
+    verification: Option<(String, Verification)>,
 }
 
 impl DedupCollector {
@@ -91,6 +101,7 @@ impl DedupCollector {
             limit,
             offset: 0,
             max_distance: DEFAULT_MAX_DISTANCE,
+            verification: None,
         }
     }
 
@@ -117,6 +128,27 @@ impl DedupCollector {
         self
     }
 
+    /// Judges pairs as an index's two-stage matching does: a hit is also hidden by a
+    /// higher-ranked shown hit within the candidate distance of `verification` whose
+    /// signature scores at least its threshold. `signature_field` is the bytes fast field
+    /// holding the signatures (`dedup_signature` in a [`DedupIndex`](super::DedupIndex),
+    /// whose [`collector`](super::DedupIndex::collector) sets this from its settings).
+    ///
+    /// Through [`search`](Self::search) this costs little: a hit's signature is read only
+    /// when the walk compares it with a shown hit between *k* and the candidate distance.
+    /// Through [`Searcher::search`] each segment must keep hits until their fingerprints are
+    /// pairwise more than twice the candidate distance apart (often every hit), each read
+    /// with its signature.
+    #[must_use]
+    pub fn verification(
+        mut self,
+        signature_field: impl Into<String>,
+        verification: Verification,
+    ) -> DedupCollector {
+        self.verification = Some((signature_field.into(), verification));
+        self
+    }
+
     /// Keeps the columns it opens in `cache`, and reads them from it: searches after the
     /// first of a segment skip opening its columns. Default: no cache.
     #[must_use]
@@ -125,8 +157,15 @@ impl DedupCollector {
         self
     }
 
-    /// Checks the settings: a `limit` of at least 1 and a `distance` of at most 64.
+    /// Checks the settings: a `limit` of at least 1, a `distance` of at most 64, and a
+    /// valid verification.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] naming the setting.
     pub fn validate(&self) -> Result<()> {
+        if let Some((_, verification)) = &self.verification {
+            verification.validate()?;
+        }
         if self.limit == 0 {
             return Err(Error::InvalidSetting {
                 name: "limit",
@@ -145,25 +184,122 @@ impl DedupCollector {
         Ok(())
     }
 
-    /// Runs `query` and returns the page: [`Searcher::search`] with this crate's error type.
+    /// Runs `query` and returns the page, the same as [`Searcher::search`] returns, faster.
+    ///
+    /// It collects each segment's best hits (its share of the page: [`SHARE_FACTOR`]),
+    /// walks their merged ranking, and collects the segments that were cut again, with
+    /// [`RETRY_FACTOR`] times more, when the part of the ranking they cover exactly ends
+    /// before the page does. [`Searcher::search`] cannot collect again after the merge, so
+    /// there each segment must prove on its own that it kept enough, with a packing of the
+    /// whole page (see [`DedupCollector`]): more hits per segment, a lower block-WAND
+    /// threshold, and, with [verification](Self::verification), packings spread by twice
+    /// the candidate distance, which unrelated fingerprints rarely are (half of all pairs
+    /// are within 32 bits), so that a segment often keeps every hit.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for invalid settings; [`Error::Tantivy`] when a field is
+    /// missing or of the wrong type, or the search fails.
     pub fn search(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
         self.validate()?;
         if let Some(cache) = &self.cache {
             cache.retain_segments_of(searcher);
         }
-        Ok(searcher.search(query, self)?)
+        Ok(self.search_merged(searcher, query)?)
+    }
+
+    /// The page proved on the merged ranking: segments keep their best hits, and the walk
+    /// over the exact prefix of the merged ranking (as [`merge`] cuts it) is the page once
+    /// it reaches a shown hit after the page, or when no segment was cut. Until then the cut
+    /// segments collect again with more (a complete segment has nothing more to give).
+    fn search_merged(
+        &self,
+        searcher: &Searcher,
+        query: &dyn Query,
+    ) -> tantivy::Result<DedupTopDocs> {
+        self.check_schema(searcher.schema())?;
+        let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
+        let readers = searcher.segment_readers();
+        let columns = self.open_all_columns(searcher)?;
+        let mut capacity = self
+            .need()
+            .needed
+            .saturating_mul(SHARE_FACTOR)
+            .div_ceil(readers.len().max(1));
+        let mut segments: Vec<SegmentCandidates> = Vec::with_capacity(readers.len());
+        loop {
+            for (ord, (reader, columns)) in readers.iter().zip(&columns).enumerate() {
+                if segments
+                    .get(ord)
+                    .is_some_and(SegmentCandidates::is_complete)
+                {
+                    continue;
+                }
+                let (hits, truncated) = top_hits(weight.as_ref(), reader, columns, capacity)?;
+                let segment_ord =
+                    SegmentOrdinal::try_from(ord).expect("segment ordinals fit in u32");
+                let collected = ranked(segment_ord, hits, truncated, columns);
+                match segments.get_mut(ord) {
+                    Some(segment) => *segment = collected,
+                    None => segments.push(collected),
+                }
+            }
+            let complete = segments.iter().all(SegmentCandidates::is_complete);
+            let page = merge(&segments, self.page(), &mut |address| {
+                columns[address.segment_ord as usize].signature(address.doc_id)
+            });
+            if page.has_more || complete {
+                return Ok(page);
+            }
+            capacity = capacity.saturating_mul(RETRY_FACTOR);
+        }
+    }
+
+    fn page(&self) -> Page {
+        Page {
+            offset: self.offset,
+            limit: self.limit,
+            matcher: self.matcher(),
+        }
+    }
+
+    fn matcher(&self) -> Matcher {
+        Matcher::new(
+            self.max_distance,
+            self.verification
+                .as_ref()
+                .map(|(_, verification)| verification),
+        )
     }
 
     fn need(&self) -> Need {
         Need {
             needed: self.offset.saturating_add(self.limit).saturating_add(1),
-            max_distance: self.max_distance,
+            reach: self.matcher().reach(),
         }
     }
 
+    /// The columns of every segment of `searcher`, from the cache when there is one.
+    fn open_all_columns(&self, searcher: &Searcher) -> tantivy::Result<Vec<SegmentColumns>> {
+        let fields = self.fields_key();
+        searcher
+            .segment_readers()
+            .iter()
+            .map(|reader| self.open_columns_keyed(reader, fields))
+            .collect()
+    }
+
     fn open_columns(&self, reader: &SegmentReader) -> tantivy::Result<SegmentColumns> {
+        self.open_columns_keyed(reader, self.fields_key())
+    }
+
+    /// `fields` is [`fields_key`](Self::fields_key), computed once per search.
+    fn open_columns_keyed(
+        &self,
+        reader: &SegmentReader,
+        fields: u64,
+    ) -> tantivy::Result<SegmentColumns> {
         match &self.cache {
-            Some(cache) => cache.get_or_open(reader.segment_id(), self.fields_key(), || {
+            Some(cache) => cache.get_or_open(reader.segment_id(), fields, || {
                 self.open_columns_uncached(reader)
             }),
             None => self.open_columns_uncached(reader),
@@ -178,19 +314,24 @@ impl DedupCollector {
             hasher.update(&[0]);
             hasher.update(flag.as_bytes());
         }
+        if let Some((signature, verification)) = &self.verification {
+            hasher.update(&[1]);
+            hasher.update(signature.as_bytes());
+            hasher.update(&verification.get_hashes().to_le_bytes());
+        }
         hasher.digest()
     }
 
     fn open_columns_uncached(&self, reader: &SegmentReader) -> tantivy::Result<SegmentColumns> {
-        let fast_fields = reader.fast_fields();
-        let flag = match &self.flag_field {
-            Some(name) => fast_fields.column_opt::<u64>(name)?,
-            None => None,
+        let names = ColumnNames {
+            fingerprint: &self.fingerprint_field,
+            flag: self.flag_field.as_deref(),
+            signature: self
+                .verification
+                .as_ref()
+                .map(|(field, verification)| (field.as_str(), verification.get_hashes())),
         };
-        Ok(SegmentColumns {
-            fingerprint: fast_fields.column_opt::<u64>(&self.fingerprint_field)?,
-            flag,
-        })
+        SegmentColumns::open(reader, &names)
     }
 
     /// The segment's best candidates with pruning, collected again with more until enough.
@@ -202,31 +343,36 @@ impl DedupCollector {
     ) -> tantivy::Result<SegmentCandidates> {
         let columns = self.open_columns(reader)?;
         let need = self.need();
-        let alive = reader.alive_bitset();
         let mut capacity = need.needed.saturating_mul(CANDIDATE_FACTOR);
         loop {
-            let mut top = TopHits::new(capacity, reader.max_doc());
-            weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-                let deleted = alive.is_some_and(|bitset| bitset.is_deleted(doc));
-                if deleted || columns.is_flagged(doc) {
-                    return top.threshold();
-                }
-                top.push(score, doc)
-            })?;
-            let truncated = top.is_full();
-            let hits = top.into_hits();
-            if let Some(candidates) = finish(
-                segment_ord,
-                hits,
-                truncated,
-                columns.fingerprint.as_ref(),
-                need,
-            ) {
+            let (hits, truncated) = top_hits(weight, reader, &columns, capacity)?;
+            if let Some(candidates) = finish(segment_ord, hits, truncated, &columns, need) {
                 return Ok(candidates);
             }
             capacity = capacity.saturating_mul(RETRY_FACTOR);
         }
     }
+}
+
+/// The segment's best `capacity` hits (alive, not skipped as flagged), with block-WAND
+/// pruning, unordered; and whether there may be more (the heap filled).
+fn top_hits(
+    weight: &dyn Weight,
+    reader: &SegmentReader,
+    columns: &SegmentColumns,
+    capacity: usize,
+) -> tantivy::Result<(Vec<(Score, DocId)>, bool)> {
+    let alive = reader.alive_bitset();
+    let mut top = TopHits::new(capacity, reader.max_doc());
+    weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+        let deleted = alive.is_some_and(|bitset| bitset.is_deleted(doc));
+        if deleted || columns.is_flagged(doc) {
+            return top.threshold();
+        }
+        top.push(score, doc)
+    })?;
+    let truncated = top.is_full();
+    Ok((top.into_hits(), truncated))
 }
 
 /// Checks that `name` is a u64 fast field of `schema`.
@@ -250,6 +396,17 @@ impl Collector for DedupCollector {
         check_u64_fast_field(schema, &self.fingerprint_field, "fingerprint")?;
         if let Some(flag) = &self.flag_field {
             check_u64_fast_field(schema, flag, "flag")?;
+        }
+        if let Some((name, _)) = &self.verification {
+            let field = schema.get_field(name)?;
+            match schema.get_field_entry(field).field_type() {
+                FieldType::Bytes(options) if options.is_fast() => {}
+                _ => {
+                    return Err(TantivyError::SchemaError(format!(
+                        "the signature field `{name}` must be a bytes fast field"
+                    )))
+                }
+            }
         }
         Ok(())
     }
@@ -275,12 +432,8 @@ impl Collector for DedupCollector {
         &self,
         segment_fruits: Vec<SegmentCandidates>,
     ) -> tantivy::Result<DedupTopDocs> {
-        let page = Page {
-            offset: self.offset,
-            limit: self.limit,
-            max_distance: self.max_distance,
-        };
-        Ok(merge(segment_fruits, page))
+        // Candidates collected per segment carry their signatures already.
+        Ok(merge(&segment_fruits, self.page(), &mut |_| None))
     }
 
     fn collect_segment(
@@ -290,24 +443,6 @@ impl Collector for DedupCollector {
         reader: &SegmentReader,
     ) -> tantivy::Result<SegmentCandidates> {
         self.collect_pruned(weight, segment_ord, reader)
-    }
-}
-
-/// The fast-field columns one segment is read through. A column missing from a segment (no
-/// document of it has a value) reads as no value.
-#[derive(Clone)]
-pub(crate) struct SegmentColumns {
-    fingerprint: Option<Column<u64>>,
-    flag: Option<Column<u64>>,
-}
-
-impl SegmentColumns {
-    #[inline]
-    fn is_flagged(&self, doc: DocId) -> bool {
-        self.flag
-            .as_ref()
-            .and_then(|column| column.first(doc))
-            .is_some_and(|value| value != 0)
     }
 }
 
@@ -341,13 +476,6 @@ impl SegmentCollector for DedupSegmentCollector {
 
     fn harvest(self) -> SegmentCandidates {
         // Every matching document was seen, so the hits are never short of a page.
-        finish(
-            self.segment_ord,
-            self.hits,
-            false,
-            self.columns.fingerprint.as_ref(),
-            self.need,
-        )
-        .unwrap_or_default()
+        finish(self.segment_ord, self.hits, false, &self.columns, self.need).unwrap_or_default()
     }
 }

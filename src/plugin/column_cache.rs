@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use tantivy::index::SegmentId;
 use tantivy::Searcher;
 
-use super::collector::SegmentColumns;
+use super::segment_columns::SegmentColumns;
 
 /// Entries kept at most when searches bypass
 /// [`DedupCollector::search`](super::DedupCollector::search), which drops the segments its
@@ -62,8 +62,9 @@ impl ColumnCache {
         let readers = searcher.segment_readers();
         let mut cache = self.lock();
         // A searcher of the same generation leaves nothing to drop: the common case, checked
-        // without building a set.
-        if cache.len() <= readers.len() {
+        // without building a set (a few segments, a few collectors sharing the cache).
+        let is_live = |segment: &SegmentId| readers.iter().any(|r| r.segment_id() == *segment);
+        if cache.keys().all(|(segment, _)| is_live(segment)) {
             return;
         }
         let live: HashSet<SegmentId> = readers.iter().map(|r| r.segment_id()).collect();

@@ -12,7 +12,7 @@ use crate::plugin::matcher::Matcher;
 use crate::plugin::signature::{Signature, Signer};
 use crate::plugin::{
     config_file, ColumnCache, DedupCollector, DedupFields, DedupSettings, DedupWriter, Policy,
-    FINGERPRINT_FIELD, FLAG_FIELD,
+    FINGERPRINT_FIELD, FLAG_FIELD, SIGNATURE_FIELD,
 };
 use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
 
@@ -197,13 +197,17 @@ impl DedupIndex {
         Matcher::new(k, self.settings().get_verification())
     }
 
-    /// A [`DedupCollector`] for this index: its fingerprint field, its distance, the
-    /// index's [`ColumnCache`], and, when the index has flag fields, flagged documents
-    /// skipped (they are near-duplicates already).
+    /// A [`DedupCollector`] for this index: its fingerprint field, its distance, its
+    /// [verification](DedupSettings::verification) if it has one (the same rule as its
+    /// writer), the index's [`ColumnCache`], and, when the index has flag fields, flagged
+    /// documents skipped (they are near-duplicates already).
     pub fn collector(&self, limit: usize) -> DedupCollector {
-        let collector = DedupCollector::new(FINGERPRINT_FIELD, limit)
+        let mut collector = DedupCollector::new(FINGERPRINT_FIELD, limit)
             .distance(self.distance())
             .column_cache(self.inner.columns.clone());
+        if let Some(verification) = self.settings().get_verification() {
+            collector = collector.verification(SIGNATURE_FIELD, verification.clone());
+        }
         if self.inner.fields.flag.is_some() {
             collector.skip_flagged(FLAG_FIELD)
         } else {

@@ -69,6 +69,7 @@ mod fields;
 mod matcher;
 mod outcome;
 mod results;
+mod segment_columns;
 mod settings;
 mod signature;
 mod stored;
@@ -79,7 +80,9 @@ mod writer;
 
 pub use batch::{DuplicateGroup, NearDuplicate};
 pub use candidates::SegmentCandidates;
-pub use collector::{DedupCollector, DedupSegmentCollector, CANDIDATE_FACTOR, RETRY_FACTOR};
+pub use collector::{
+    DedupCollector, DedupSegmentCollector, CANDIDATE_FACTOR, RETRY_FACTOR, SHARE_FACTOR,
+};
 pub use column_cache::ColumnCache;
 pub use config_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
 pub use dedup_index::{register_tokenizer, DedupIndex};

@@ -5,8 +5,8 @@ use tantivy::{DocAddress, Score};
 
 use crate::Fingerprint;
 
-/// One shown hit of a deduplicated page: a document that no higher-ranked shown hit lies
-/// within distance *k* of.
+/// One shown hit of a deduplicated page: a document of which no higher-ranked shown hit is a
+/// near-duplicate (within distance *k*, or verified: see [`DedupTopDocs`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DedupHit {
     /// The query's score for the document.
@@ -17,7 +17,7 @@ pub struct DedupHit {
     /// without a fingerprint never hide and are never hidden.
     pub fingerprint: Option<Fingerprint>,
     /// The hits this one hid, in ranking order: the hidden hits for which this is the
-    /// highest-ranked shown hit within distance *k*, among those ranked before the end of the
+    /// highest-ranked shown near-duplicate, among those ranked before the end of the
     /// page (see [`DedupTopDocs`]).
     pub hidden: Vec<DocAddress>,
 }
@@ -26,7 +26,9 @@ pub struct DedupHit {
 ///
 /// The matching documents are ranked by score, descending, ties broken by [`DocAddress`]
 /// ascending. A greedy walk down the ranking *shows* a hit unless a higher-ranked shown hit
-/// lies within distance *k* of it, in which case it is *hidden* and attributed to the
+/// lies within distance *k* of it (or, with
+/// [verification](super::DedupCollector::verification), within the candidate distance with
+/// signatures scoring at the threshold), in which case it is *hidden* and attributed to the
 /// highest-ranked such shown hit. The page holds the shown hits numbered
 /// `offset .. offset + limit` (from 0).
 ///

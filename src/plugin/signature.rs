@@ -51,6 +51,11 @@ impl Signature {
     pub fn values(&self) -> &[u32] {
         &self.0
     }
+
+    /// The values, owned.
+    pub fn into_values(self) -> Box<[u32]> {
+        self.0
+    }
 }
 
 /// The fraction of equal positions of two signatures' values: their Jaccard estimate. 0

@@ -1,56 +1,107 @@
 //! The greedy suppression walk: down the ranking, a hit is hidden when a higher-ranked shown
-//! hit lies within distance *k*, and shown otherwise — the "similar results omitted" of web
+//! hit is its near-duplicate (within distance *k*, or verified by the index's
+//! [`Matcher`]), and shown otherwise — the "similar results omitted" of web
 //! search engines, or field collapsing keyed by fingerprint distance instead of equal values.
 
+use std::sync::Arc;
+
+use tantivy::DocAddress;
+
 use super::candidates::{rank_cmp, Candidate, SegmentCandidates};
+use super::matcher::Matcher;
 use super::results::{DedupHit, DedupTopDocs};
 
-/// Which page to cut from the walk.
+/// Which page to cut from the walk, and the rule that hides a hit.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Page {
     pub(crate) offset: usize,
     pub(crate) limit: usize,
-    pub(crate) max_distance: u32,
+    pub(crate) matcher: Matcher,
 }
+
+/// Reads the signature of the hit at an address, for candidates read without one.
+pub(crate) type LoadSignature<'a> = dyn FnMut(DocAddress) -> Option<Arc<[u32]>> + 'a;
 
 /// Merges the segments' candidates and walks the exact prefix of the global ranking they
 /// cover (see the module docs of `candidates`).
-pub(crate) fn merge(segments: Vec<SegmentCandidates>, page: Page) -> DedupTopDocs {
+pub(crate) fn merge(
+    segments: &[SegmentCandidates],
+    page: Page,
+    load: &mut LoadSignature,
+) -> DedupTopDocs {
     // The highest-ranked last hit of a cut segment: candidates ranked below it may be
-    // missing from other segments. The walk would stop above it anyway (the packing of its
-    // segment guarantees enough shown hits); leaving the rest out saves sorting them.
+    // missing from other segments, so the walk must not go past it. Under `Searcher::search`
+    // it stops above it anyway (the packing of that segment guarantees enough shown hits);
+    // under `DedupCollector::search` a walk that reaches it without ending the page makes
+    // the cut segments collect again.
     let boundary = segments
         .iter()
         .filter(|segment| !segment.complete)
-        .filter_map(|segment| segment.hits.last().copied())
+        .filter_map(|segment| segment.hits.last().cloned())
         .min_by(rank_cmp);
     let mut ranked: Vec<Candidate> = segments
-        .into_iter()
-        .flat_map(|segment| segment.hits)
-        .filter(|hit| boundary.is_none_or(|b| rank_cmp(hit, &b).is_le()))
+        .iter()
+        .flat_map(|segment| &segment.hits)
+        .filter(|hit| boundary.as_ref().is_none_or(|b| rank_cmp(hit, b).is_le()))
+        .cloned()
         .collect();
     ranked.sort_unstable_by(rank_cmp);
-    walk(ranked, page)
+    walk(ranked, page, load)
+}
+
+/// A shown hit as the walk compares later hits with it.
+struct Shown {
+    bits: u64,
+    address: DocAddress,
+    /// Its signature once read (`Some(None)`: read, and it has none).
+    signature: Option<Option<Arc<[u32]>>>,
+    /// Its number among the shown hits.
+    ordinal: usize,
 }
 
 /// The greedy walk over `ranked` (best first), cut to `page`.
 ///
 /// Stops at the first shown hit after the page; when `ranked` is a prefix of the ranking it
-/// must hold that hit, or be the whole ranking.
-pub(crate) fn walk(ranked: impl IntoIterator<Item = Candidate>, page: Page) -> DedupTopDocs {
+/// must hold that hit, or be the whole ranking. Signatures are needed only for pairs beyond
+/// *k* and within the candidate distance: a candidate without one is given one by `load`,
+/// once, when such a pair first comes up (reading a signature costs microseconds, and most
+/// pairs are further apart).
+pub(crate) fn walk(
+    ranked: impl IntoIterator<Item = Candidate>,
+    page: Page,
+    load: &mut LoadSignature,
+) -> DedupTopDocs {
+    let matcher = page.matcher;
     let end = page.offset.saturating_add(page.limit);
-    // Fingerprints of the shown hits so far, with their shown ordinal, in ranking order.
-    let mut shown: Vec<(u64, usize)> = Vec::new();
+    // The shown hits so far, in ranking order.
+    let mut shown: Vec<Shown> = Vec::new();
     let mut shown_count = 0usize;
     let mut hits: Vec<DedupHit> = Vec::new();
     let mut has_more = false;
     for candidate in ranked {
+        let mut signature = candidate.signature.clone().map(Some);
         if let Some(fingerprint) = candidate.fingerprint {
             let bits = fingerprint.bits();
-            let owner = shown
-                .iter()
-                .find(|&&(other, _)| (other ^ bits).count_ones() <= page.max_distance);
-            if let Some(&(_, ordinal)) = owner {
+            let mut owner = None;
+            for other in &mut shown {
+                let distance = (other.bits ^ bits).count_ones();
+                let verifies = matcher.verifies()
+                    && distance > matcher.distance()
+                    && distance <= matcher.reach();
+                let near = if verifies {
+                    let mine = signature.get_or_insert_with(|| load(candidate.address));
+                    let address = other.address;
+                    let theirs = other.signature.get_or_insert_with(|| load(address));
+                    matcher.judge(distance, theirs.as_deref(), mine.as_deref())
+                } else {
+                    matcher.judge(distance, None, None)
+                };
+                if near.is_some() {
+                    owner = Some(other.ordinal);
+                    break;
+                }
+            }
+            if let Some(ordinal) = owner {
                 if let Some(hit) = ordinal
                     .checked_sub(page.offset)
                     .and_then(|index| hits.get_mut(index))
@@ -65,7 +116,12 @@ pub(crate) fn walk(ranked: impl IntoIterator<Item = Candidate>, page: Page) -> D
             break;
         }
         if let Some(fingerprint) = candidate.fingerprint {
-            shown.push((fingerprint.bits(), shown_count));
+            shown.push(Shown {
+                bits: fingerprint.bits(),
+                address: candidate.address,
+                signature,
+                ordinal: shown_count,
+            });
         }
         if shown_count >= page.offset {
             hits.push(DedupHit {
@@ -97,6 +153,7 @@ mod tests {
             score,
             address: DocAddress::new(0, doc),
             fingerprint: fingerprint.map(Fingerprint),
+            signature: None,
         }
     }
 
@@ -104,7 +161,7 @@ mod tests {
         Page {
             offset,
             limit,
-            max_distance: 3,
+            matcher: Matcher::new(3, None),
         }
     }
 
@@ -126,7 +183,7 @@ mod tests {
             hit(2.0, 1, Some(0b111)),
             hit(1.0, 2, Some(0b111_111)),
         ];
-        let top = walk(ranked, page(0, 10));
+        let top = walk(ranked, page(0, 10), &mut |_| None);
         assert_eq!(docs(&top), [(0, vec![1]), (2, vec![])]);
         assert_eq!(top.hidden_total, 1);
         assert!(!top.has_more);
@@ -140,14 +197,14 @@ mod tests {
             hit(2.0, 1, Some(0b0011_0000)),
             hit(1.0, 2, Some(0b0001_0001)),
         ];
-        let top = walk(ranked, page(0, 10));
+        let top = walk(ranked, page(0, 10), &mut |_| None);
         assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
     }
 
     #[test]
     fn hits_without_fingerprint_never_hide_nor_are_hidden() {
         let ranked = [hit(3.0, 0, None), hit(2.0, 1, None), hit(1.0, 2, Some(0))];
-        let top = walk(ranked, page(0, 10));
+        let top = walk(ranked, page(0, 10), &mut |_| None);
         assert_eq!(docs(&top), [(0, vec![]), (1, vec![]), (2, vec![])]);
     }
 
@@ -160,15 +217,15 @@ mod tests {
             hit(2.0, 3, Some(0xF0F0_F0F0)), // shown: ends the page of 2
             hit(1.0, 4, Some(3)),           // hidden by 0, after the end: not reported
         ];
-        let top = walk(ranked, page(0, 2));
+        let top = walk(ranked.clone(), page(0, 2), &mut |_| None);
         assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
         assert!(top.has_more);
         // Page 2 shows 3 alone; 4 was hidden by a hit of page 1.
-        let top = walk(ranked, page(2, 2));
+        let top = walk(ranked.clone(), page(2, 2), &mut |_| None);
         assert_eq!(docs(&top), [(3, vec![])]);
         assert_eq!(top.hidden_total, 0);
         assert!(!top.has_more);
-        assert!(walk(ranked, page(3, 2)).hits.is_empty());
+        assert!(walk(ranked, page(3, 2), &mut |_| None).hits.is_empty());
     }
 
     #[test]
@@ -185,7 +242,7 @@ mod tests {
             hits: vec![other, below],
             complete: true,
         };
-        let top = merge(vec![whole, cut], page(0, 2));
+        let top = merge(&[whole, cut], page(0, 2), &mut |_| None);
         let scores: Vec<f32> = top.hits.iter().map(|h| h.score).collect();
         assert_eq!(scores, [5.0, 4.0]);
         assert!(

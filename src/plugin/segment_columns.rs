@@ -1,0 +1,78 @@
+//! `SegmentColumns`: the fast-field columns the collector reads one segment through, opened
+//! once per segment (and kept across searches by a [`ColumnCache`](super::ColumnCache)).
+
+use std::sync::Arc;
+
+use tantivy::columnar::{BytesColumn, Column};
+use tantivy::{DocId, SegmentReader};
+
+use super::signature::Signature;
+use crate::Fingerprint;
+
+/// The fingerprint, flag and signature columns of one segment. A column missing from a
+/// segment (no document of it has a value) reads as no value.
+#[derive(Clone, Default)]
+pub(crate) struct SegmentColumns {
+    fingerprint: Option<Column<u64>>,
+    flag: Option<Column<u64>>,
+    /// The signatures and the number of values each holds.
+    signature: Option<(BytesColumn, usize)>,
+}
+
+/// Which columns to open: field names, and the signature's number of values.
+pub(crate) struct ColumnNames<'a> {
+    pub(crate) fingerprint: &'a str,
+    pub(crate) flag: Option<&'a str>,
+    pub(crate) signature: Option<(&'a str, usize)>,
+}
+
+impl SegmentColumns {
+    /// Opens the columns `names` lists in `reader`'s segment.
+    pub(crate) fn open(reader: &SegmentReader, names: &ColumnNames) -> tantivy::Result<Self> {
+        let fast_fields = reader.fast_fields();
+        let flag = match names.flag {
+            Some(name) => fast_fields.column_opt::<u64>(name)?,
+            None => None,
+        };
+        let signature = match names.signature {
+            Some((name, hashes)) => fast_fields.bytes(name)?.map(|column| (column, hashes)),
+            None => None,
+        };
+        Ok(SegmentColumns {
+            fingerprint: fast_fields.column_opt::<u64>(names.fingerprint)?,
+            flag,
+            signature,
+        })
+    }
+
+    /// True when `doc` has a non-zero flag.
+    #[inline]
+    pub(crate) fn is_flagged(&self, doc: DocId) -> bool {
+        self.flag
+            .as_ref()
+            .and_then(|column| column.first(doc))
+            .is_some_and(|value| value != 0)
+    }
+
+    /// The fingerprint of `doc`, if it has one.
+    #[inline]
+    pub(crate) fn fingerprint(&self, doc: DocId) -> Option<Fingerprint> {
+        self.fingerprint
+            .as_ref()
+            .and_then(|column| column.first(doc))
+            .map(Fingerprint)
+    }
+
+    /// The signature values of `doc`, when signatures are read and it has one. A value of the
+    /// wrong length (not written by this crate) counts as none: the document is then judged
+    /// by its fingerprint alone, as one indexed without a signature is.
+    pub(crate) fn signature(&self, doc: DocId) -> Option<Arc<[u32]>> {
+        let (column, hashes) = self.signature.as_ref()?;
+        let ord = column.ords().first(doc)?;
+        let mut bytes = Vec::with_capacity(4 * hashes);
+        column.ord_to_bytes(ord, &mut bytes).ok()?;
+        Signature::from_bytes(&bytes, *hashes)
+            .ok()
+            .map(|signature| Arc::from(signature.into_values()))
+    }
+}
