@@ -52,17 +52,22 @@ impl SimHashCounter {
         }
         let mut bits = 0u64;
         for (position, counts) in self.bytes.iter().enumerate() {
-            // ones[bit]: the features with that bit set in this byte. Branch-free, so the
-            // compiler keeps the eight sums in two vector registers; counts of more than
-            // 2^32 features are out of reach (see `bytes`), so u32 sums do not overflow.
-            let mut ones = [0u32; 8];
-            for (byte, &count) in counts.iter().enumerate() {
-                for (bit, one) in ones.iter_mut().enumerate() {
-                    *one += count & 0u32.wrapping_sub(((byte >> bit) & 1) as u32);
+            // The features with bit 7 of this byte set are those counted in the upper half
+            // of the 256 counters. Adding the upper half onto the lower one forgets bit 7 and
+            // leaves 128 counters indexed by bits 0..7, whose upper half holds bit 6; and so
+            // on down to bit 0: 255 additions and 255 summed counters, where testing every
+            // counter against every bit takes 2,048. Counts of more than 2^32 features are
+            // out of reach (see `bytes`), so u32 sums do not overflow.
+            let mut folded = *counts;
+            let mut width = folded.len();
+            for bit in (0..8).rev() {
+                let (low, high) = folded[..width].split_at_mut(width / 2);
+                let ones: u32 = high.iter().sum();
+                bits |= u64::from(2 * u64::from(ones) > self.total) << (position * 8 + bit);
+                for (low, high) in low.iter_mut().zip(high.iter()) {
+                    *low += *high;
                 }
-            }
-            for (bit, one) in ones.into_iter().enumerate() {
-                bits |= u64::from(2 * u64::from(one) > self.total) << (position * 8 + bit);
+                width /= 2;
             }
         }
         Some(Fingerprint(bits))
