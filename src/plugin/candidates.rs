@@ -114,7 +114,7 @@ pub(crate) fn finish(
     columns: &SegmentColumns,
     need: Need,
 ) -> Option<SegmentCandidates> {
-    hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    sort_by_rank(&mut hits);
     let total = hits.len();
     let spread = 2 * need.reach;
     let mut packing: Vec<Fingerprint> = Vec::new();
@@ -152,6 +152,11 @@ pub(crate) fn finish(
     })
 }
 
+/// Sorts one segment's `(score, doc)` hits as [`rank_cmp`] ranks their candidates.
+fn sort_by_rank(hits: &mut [(Score, DocId)]) {
+    hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+}
+
 /// Sorts one segment's hits into candidates, all of them kept: complete unless `truncated`.
 /// (The verified search proves its page on the merged ranking instead of per segment, and
 /// reads signatures only where the walk needs them.)
@@ -161,7 +166,7 @@ pub(crate) fn ranked(
     truncated: bool,
     columns: &SegmentColumns,
 ) -> SegmentCandidates {
-    hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    sort_by_rank(&mut hits);
     SegmentCandidates {
         hits: hits
             .into_iter()

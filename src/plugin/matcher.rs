@@ -45,9 +45,17 @@ impl Matcher {
         })
     }
 
-    /// Whether a pair needs signatures to be judged.
+    /// Whether pairs may need signatures to be judged.
     pub fn verifies(&self) -> bool {
         self.verify.is_some()
+    }
+
+    /// Whether a pair at Hamming `distance` is judged by its signatures: beyond the
+    /// distance, within the candidate distance. [`judge`](Self::judge) ignores the
+    /// signatures of any other pair, so a caller may leave them unread.
+    pub fn needs_signatures(&self, distance: u32) -> bool {
+        self.verify
+            .is_some_and(|rule| distance > self.distance && distance <= rule.candidate_distance)
     }
 
     /// Judges a pair at Hamming `distance` whose signatures are `a` and `b` (when the index
@@ -106,5 +114,23 @@ mod tests {
             None,
             "no signature, no verification"
         );
+    }
+
+    #[test]
+    fn signatures_are_needed_only_between_the_distance_and_the_candidate_distance() {
+        let plain = Matcher::new(3, None);
+        assert!((0..=64).all(|d| !plain.needs_signatures(d)));
+        let verified = Matcher::new(3, Some(&Verification::default().threshold(0.5)));
+        let needed: Vec<u32> = (0..=64).filter(|&d| verified.needs_signatures(d)).collect();
+        assert_eq!(needed, (4..=16).collect::<Vec<_>>());
+        // Elsewhere the verdict does not depend on the signatures, so they may stay unread.
+        let (a, b) = ([1, 2, 3, 4], [1, 2, 3, 4]);
+        for d in (0..=64).filter(|&d| !verified.needs_signatures(d)) {
+            assert_eq!(
+                verified.judge(d, Some(&a), Some(&b)).is_some(),
+                verified.judge(d, None, None).is_some(),
+                "distance {d}"
+            );
+        }
     }
 }

@@ -85,10 +85,7 @@ pub(crate) fn walk(
             let mut owner = None;
             for other in &mut shown {
                 let distance = (other.bits ^ bits).count_ones();
-                let verifies = matcher.verifies()
-                    && distance > matcher.distance()
-                    && distance <= matcher.reach();
-                let near = if verifies {
+                let near = if matcher.needs_signatures(distance) {
                     let mine = signature.get_or_insert_with(|| load(candidate.address));
                     let address = other.address;
                     let theirs = other.signature.get_or_insert_with(|| load(address));
