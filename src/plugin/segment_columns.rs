@@ -68,11 +68,7 @@ impl SegmentColumns {
     /// by its fingerprint alone, as one indexed without a signature is.
     pub(crate) fn signature(&self, doc: DocId) -> Option<Arc<[u32]>> {
         let (column, hashes) = self.signature.as_ref()?;
-        let ord = column.ords().first(doc)?;
-        let mut bytes = Vec::with_capacity(4 * hashes);
-        column.ord_to_bytes(ord, &mut bytes).ok()?;
-        Signature::from_bytes(&bytes, *hashes)
-            .ok()
-            .map(|signature| Arc::from(signature.into_values()))
+        let signature = Signature::read(column, doc, *hashes).ok()??;
+        Some(Arc::from(signature.into_values()))
     }
 }

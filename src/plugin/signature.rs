@@ -3,6 +3,9 @@
 //!
 //! [`SIGNATURE_FIELD`]: super::SIGNATURE_FIELD
 
+use tantivy::columnar::BytesColumn;
+use tantivy::DocId;
+
 use crate::error::{Error, Result};
 use crate::fingerprint::{bounded_prefix, MinHasher, SimHasher};
 use crate::plugin::Verification;
@@ -45,6 +48,23 @@ impl Signature {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect(),
         ))
+    }
+
+    /// The signature of `doc` in a segment's column of signatures of `hashes` values, if it
+    /// has one.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`] when the column cannot be read; [`Error::Decode`] when the value is
+    /// not `4 * hashes` bytes long.
+    pub fn read(column: &BytesColumn, doc: DocId, hashes: usize) -> Result<Option<Signature>> {
+        let Some(ord) = column.ords().first(doc) else {
+            return Ok(None);
+        };
+        let mut bytes = Vec::with_capacity(4 * hashes);
+        column
+            .ord_to_bytes(ord, &mut bytes)
+            .map_err(tantivy::TantivyError::from)?;
+        Signature::from_bytes(&bytes, hashes).map(Some)
     }
 
     /// The values.

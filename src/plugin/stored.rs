@@ -217,12 +217,5 @@ pub(crate) fn signature_at(
     let Some(column) = reader.fast_fields().bytes(SIGNATURE_FIELD)? else {
         return Ok(None);
     };
-    let Some(ord) = column.ords().first(address.doc_id) else {
-        return Ok(None);
-    };
-    let mut bytes = Vec::new();
-    column
-        .ord_to_bytes(ord, &mut bytes)
-        .map_err(tantivy::TantivyError::from)?;
-    Signature::from_bytes(&bytes, hashes).map(Some)
+    Signature::read(&column, address.doc_id, hashes)
 }
