@@ -3,7 +3,7 @@
 
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::query::{EnableScoring, Query, Weight};
-use tantivy::schema::{FieldType, Schema};
+use tantivy::schema::{Schema, Type};
 use tantivy::{DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError};
 
 use super::candidates::{finish, normalize, ranked, Need, SegmentCandidates, TopHits};
@@ -375,15 +375,16 @@ fn top_hits(
     Ok((top.into_hits(), truncated))
 }
 
-/// Checks that `name` is a u64 fast field of `schema`.
-fn check_u64_fast_field(schema: &Schema, name: &str, role: &str) -> tantivy::Result<()> {
-    let field = schema.get_field(name)?;
-    match schema.get_field_entry(field).field_type() {
-        FieldType::U64(options) if options.is_fast() => Ok(()),
-        _ => Err(TantivyError::SchemaError(format!(
-            "the {role} field `{name}` must be a u64 fast field"
-        ))),
+/// Checks that `name` is a fast field of `schema` holding values of type `kind`.
+fn check_fast_field(schema: &Schema, name: &str, role: &str, kind: Type) -> tantivy::Result<()> {
+    let entry = schema.get_field_entry(schema.get_field(name)?);
+    if entry.is_fast() && entry.field_type().value_type() == kind {
+        return Ok(());
     }
+    Err(TantivyError::SchemaError(format!(
+        "the {role} field `{name}` must be a {} fast field",
+        kind.name().to_lowercase()
+    )))
 }
 
 impl Collector for DedupCollector {
@@ -393,20 +394,12 @@ impl Collector for DedupCollector {
     fn check_schema(&self, schema: &Schema) -> tantivy::Result<()> {
         self.validate()
             .map_err(|error| TantivyError::InvalidArgument(error.to_string()))?;
-        check_u64_fast_field(schema, &self.fingerprint_field, "fingerprint")?;
+        check_fast_field(schema, &self.fingerprint_field, "fingerprint", Type::U64)?;
         if let Some(flag) = &self.flag_field {
-            check_u64_fast_field(schema, flag, "flag")?;
+            check_fast_field(schema, flag, "flag", Type::U64)?;
         }
-        if let Some((name, _)) = &self.verification {
-            let field = schema.get_field(name)?;
-            match schema.get_field_entry(field).field_type() {
-                FieldType::Bytes(options) if options.is_fast() => {}
-                _ => {
-                    return Err(TantivyError::SchemaError(format!(
-                        "the signature field `{name}` must be a bytes fast field"
-                    )))
-                }
-            }
+        if let Some((signature, _)) = &self.verification {
+            check_fast_field(schema, signature, "signature", Type::Bytes)?;
         }
         Ok(())
     }
