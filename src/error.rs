@@ -38,10 +38,6 @@ pub enum Error {
     #[error("cannot load the jieba user dictionary")]
     UserDictionary(#[source] jieba_rs::Error),
 
-    /// The Traditional-to-Simplified converter could not be set up.
-    #[error("cannot set up Chinese script folding: {0}")]
-    ScriptFolding(String),
-
     /// Reading or writing a file failed.
     #[error("cannot access {path}")]
     Io {

@@ -7,22 +7,21 @@
 //! - **characters**: each Traditional character becomes its Simplified form (門 -> 门), from
 //!   a table of single characters: fast.
 //! - **regional**: OpenCC's Taiwan-phrase conversion (`tw2sp`, [`opencc`](super::opencc)):
-//!   regional vocabulary too (軟體 -> 软件, 檔案 -> 文件), two automaton scans.
+//!   regional vocabulary too (軟體 -> 软件, 檔案 -> 文件), two longest-match walks.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use tantivy::BitSet;
 
-use crate::error::{Error, Result};
 use crate::text::opencc::Tw2sp;
 use crate::text::ScriptFolding;
 
 /// One past the last code point the conversion tables are scanned over.
 const HAN_END: u32 = 0x2_FA20;
 
-static TW2SP: LazyLock<std::result::Result<Arc<Converter>, String>> = LazyLock::new(|| {
-    let converter = Tw2sp::new()?;
+static TW2SP: LazyLock<Arc<Converter>> = LazyLock::new(|| {
+    let converter = Tw2sp::new();
     // Most Chinese text on the web is already Simplified. Knowing which characters the
     // conversion changes lets a text without any of them skip it (and its allocation);
     // finding them takes a few milliseconds once per process.
@@ -38,16 +37,18 @@ static TW2SP: LazyLock<std::result::Result<Arc<Converter>, String>> = LazyLock::
     for c in han.filter_map(char::from_u32) {
         let single = c.encode_utf8(&mut buffer);
         let converted = converter.convert(single);
+        // Compared, not matched on `Cow::Owned`: a variant can go there and back in the
+        // two passes.
         if converted != *single {
             traditional.insert(u32::from(c));
-            characters.insert(c, converted.into_boxed_str());
+            characters.insert(c, converted.into());
         }
     }
-    Ok(Arc::new(Converter {
+    Arc::new(Converter {
         tw2sp: converter,
         traditional,
         characters,
-    }))
+    })
 });
 
 struct Converter {
@@ -72,22 +73,17 @@ pub struct ScriptFolder {
 
 impl ScriptFolder {
     /// The folder for `folding`, or `None` for [`ScriptFolding::Off`].
-    ///
-    /// # Errors
-    /// [`Error::ScriptFolding`] if the embedded OpenCC tables cannot be loaded.
-    pub fn new(folding: ScriptFolding) -> Result<Option<Self>> {
+    #[must_use]
+    pub fn new(folding: ScriptFolding) -> Option<Self> {
         let regional = match folding {
-            ScriptFolding::Off => return Ok(None),
+            ScriptFolding::Off => return None,
             ScriptFolding::Characters => false,
             ScriptFolding::Regional => true,
         };
-        match &*TW2SP {
-            Ok(converter) => Ok(Some(ScriptFolder {
-                converter: Arc::clone(converter),
-                regional,
-            })),
-            Err(reason) => Err(Error::ScriptFolding(reason.clone())),
-        }
+        Some(ScriptFolder {
+            converter: Arc::clone(&TW2SP),
+            regional,
+        })
     }
 
     /// True when `text` holds a character that folding changes.
@@ -106,7 +102,7 @@ impl ScriptFolder {
             return std::borrow::Cow::Borrowed(text);
         }
         if self.regional {
-            return std::borrow::Cow::Owned(self.converter.tw2sp.convert(text));
+            return self.converter.tw2sp.convert(text);
         }
         let mut folded = String::with_capacity(text.len());
         for c in text.chars() {
@@ -134,7 +130,7 @@ mod tests {
 
     #[test]
     fn folds_characters_and_regional_phrases() {
-        let folder = ScriptFolder::new(ScriptFolding::Regional).unwrap().unwrap();
+        let folder = ScriptFolder::new(ScriptFolding::Regional).unwrap();
         assert_eq!(folder.fold("我愛北京天安門"), "我爱北京天安门");
         assert_eq!(folder.fold("軟體"), "软件");
         assert_eq!(folder.fold("鼠標"), "鼠标");
@@ -147,11 +143,9 @@ mod tests {
 
     #[test]
     fn character_folding_keeps_vocabulary() {
-        let folder = ScriptFolder::new(ScriptFolding::Characters)
-            .unwrap()
-            .unwrap();
+        let folder = ScriptFolder::new(ScriptFolding::Characters).unwrap();
         assert_eq!(folder.fold("我愛北京天安門"), "我爱北京天安门");
         assert_eq!(folder.fold("軟體"), "软体");
-        assert!(ScriptFolder::new(ScriptFolding::Off).unwrap().is_none());
+        assert!(ScriptFolder::new(ScriptFolding::Off).is_none());
     }
 }

@@ -54,22 +54,17 @@ impl Default for MixedTokenizer {
 
 impl MixedTokenizer {
     /// A tokenizer with the default [`TokenizerConfig`] and jieba's built-in dictionary.
-    ///
-    /// # Panics
-    /// Only if the OpenCC tables embedded in the binary are corrupt; use
-    /// [`MixedTokenizer::from_config`] to get that as an error instead.
     #[must_use]
     pub fn new() -> Self {
         Self::from_config(&TokenizerConfig::default())
-            .expect("the embedded Traditional-to-Simplified tables load")
+            .expect("the default config names no user dictionary")
     }
 
     /// A tokenizer with the given settings and jieba's built-in dictionary.
     ///
     /// # Errors
     /// [`Error::InvalidSetting`] if the config names a user dictionary (use
-    /// [`MixedTokenizer::with_dictionary`]); [`Error::ScriptFolding`] if folding is on and
-    /// its tables cannot be loaded.
+    /// [`MixedTokenizer::with_dictionary`]).
     pub fn from_config(config: &TokenizerConfig) -> Result<Self> {
         Self::with_dictionary(config, ChineseDictionary::default())
     }
@@ -78,8 +73,7 @@ impl MixedTokenizer {
     ///
     /// # Errors
     /// [`Error::InvalidSetting`] if the config's user dictionary digest is not the
-    /// dictionary's (fingerprints would silently change); [`Error::ScriptFolding`] as in
-    /// [`MixedTokenizer::from_config`].
+    /// dictionary's (fingerprints would silently change).
     pub fn with_dictionary(
         config: &TokenizerConfig,
         dictionary: ChineseDictionary,
@@ -94,7 +88,7 @@ impl MixedTokenizer {
                 ),
             });
         }
-        let folder = ScriptFolder::new(config.get_folding())?;
+        let folder = ScriptFolder::new(config.get_folding());
         Ok(MixedTokenizer {
             config: config.clone(),
             dictionary,
@@ -153,7 +147,7 @@ impl MixedTokenizer {
                 _ => std::borrow::Cow::Borrowed(run),
             };
             for c in folded.chars() {
-                // Fast paths for the two kinds of character that make up most text, with
+                // Fast paths for the kinds of character that make up most text, with
                 // the same result as the general case below (a test checks it over both).
                 if c.is_ascii() {
                     if c.is_ascii_alphanumeric() {
@@ -161,6 +155,8 @@ impl MixedTokenizer {
                     }
                 } else if is_caseless_ideograph(c) {
                     emit(c);
+                } else if is_separator(c) {
+                    // Chinese punctuation (，。、): Unicode's category lookups are slow.
                 } else if c.is_lowercase() || !c.is_alphabetic() {
                     if c.is_alphanumeric() {
                         emit(c);
