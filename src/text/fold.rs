@@ -89,9 +89,14 @@ impl ScriptFolder {
     /// True when `text` holds a character that folding changes.
     #[must_use]
     pub fn needs_folding(&self, text: &str) -> bool {
-        text.chars()
-            .map(u32::from)
-            .any(|c| c < HAN_END && self.converter.traditional.contains(c))
+        text.chars().any(|c| self.changes(c))
+    }
+
+    /// True when folding changes `c` on its own.
+    #[inline]
+    pub(crate) fn changes(&self, c: char) -> bool {
+        let c = u32::from(c);
+        c < HAN_END && self.converter.traditional.contains(c)
     }
 
     /// The text in Simplified script: borrowed, without any work beyond a scan, when it
@@ -101,6 +106,12 @@ impl ScriptFolder {
         if !self.needs_folding(text) {
             return std::borrow::Cow::Borrowed(text);
         }
+        self.convert(text)
+    }
+
+    /// [`fold`](Self::fold) without the check, for a caller that has [made
+    /// it](Self::changes) as it read `text`.
+    pub(crate) fn convert<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         if self.regional {
             return self.converter.tw2sp.convert(text);
         }

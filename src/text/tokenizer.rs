@@ -13,9 +13,51 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::error::{Error, Result};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
-use crate::text::script::{for_each_piece, for_each_run, is_caseless_ideograph, is_separator};
+use crate::text::script::{
+    for_each_piece, for_each_run, is_caseless_ideograph, is_han, is_separator,
+};
 use crate::text::stopwords::StopWords;
 use crate::text::TokenizerConfig;
+
+/// Calls `emit` with what `c` is in character n-grams: a letter or digit lowercased (one or
+/// more characters), nothing for whitespace, punctuation and symbols.
+#[inline(always)]
+fn normalize(c: char, emit: &mut impl FnMut(char)) {
+    // Fast paths for the kinds of character that make up most text, with the same result as
+    // the general case below (tests check them against the standard library's tables).
+    if c.is_ascii() {
+        if c.is_ascii_alphanumeric() {
+            emit(c.to_ascii_lowercase());
+        }
+    } else if is_caseless_ideograph(c) {
+        emit(c);
+    } else if is_separator(c) {
+        // Chinese punctuation (，。、): Unicode's category lookups are slow.
+    } else if c.is_lowercase() || !c.is_alphabetic() {
+        if c.is_alphanumeric() {
+            emit(c);
+        }
+    } else {
+        c.to_lowercase().for_each(emit);
+    }
+}
+
+/// Emits the normalized characters of a Han `run` whose characters `han` holds (and empties
+/// it): converted whole when `needs_folding`, else as they are.
+fn end_han_run(
+    folder: &ScriptFolder,
+    han: &mut Vec<char>,
+    run: &str,
+    needs_folding: bool,
+    emit: &mut impl FnMut(char),
+) {
+    if needs_folding {
+        folder.convert(run).chars().for_each(|c| normalize(c, emit));
+    } else {
+        han.iter().for_each(|&c| normalize(c, emit));
+    }
+    han.clear();
+}
 
 /// The name under which [`MixedTokenizer`] is registered on a tantivy index.
 pub const TOKENIZER_NAME: &str = "tantivy_dedup_mixed";
@@ -139,33 +181,42 @@ impl MixedTokenizer {
     /// letters and digits of any script, lowercased, folded to Simplified when folding is on;
     /// whitespace, punctuation and symbols are skipped. Stop words are not removed here.
     pub fn for_each_normalized_char(&self, text: &str, mut emit: impl FnMut(char)) {
+        let Some(folder) = &self.folder else {
+            text.chars().for_each(|c| normalize(c, &mut emit));
+            return;
+        };
         // Folding goes run by run, as in `for_each_token`, so that n-grams and words see the
-        // same folded text.
-        for_each_run(text, |_, run, han| {
-            let folded = match &self.folder {
-                Some(folder) if han => folder.fold(run),
-                _ => std::borrow::Cow::Borrowed(run),
-            };
-            for c in folded.chars() {
-                // Fast paths for the kinds of character that make up most text, with
-                // the same result as the general case below (a test checks it over both).
-                if c.is_ascii() {
-                    if c.is_ascii_alphanumeric() {
-                        emit(c.to_ascii_lowercase());
-                    }
-                } else if is_caseless_ideograph(c) {
-                    emit(c);
-                } else if is_separator(c) {
-                    // Chinese punctuation (，。、): Unicode's category lookups are slow.
-                } else if c.is_lowercase() || !c.is_alphabetic() {
-                    if c.is_alphanumeric() {
-                        emit(c);
-                    }
-                } else {
-                    c.to_lowercase().for_each(&mut emit);
+        // same folded text. One decoding of the text: a Han run's characters wait in `han`
+        // until its end shows whether any of them needs folding (then the run is converted
+        // whole, Taiwan phrases included) or none does (most runs: emitted as read).
+        let mut han = Vec::new();
+        let mut run_start = 0;
+        let mut needs_folding = false;
+        for (offset, c) in text.char_indices() {
+            if !c.is_ascii() && is_han(c) {
+                if han.is_empty() {
+                    run_start = offset;
                 }
+                needs_folding |= folder.changes(c);
+                han.push(c);
+                continue;
             }
-        });
+            if !han.is_empty() {
+                let run = &text[run_start..offset];
+                end_han_run(folder, &mut han, run, needs_folding, &mut emit);
+                needs_folding = false;
+            }
+            normalize(c, &mut emit);
+        }
+        if !han.is_empty() {
+            end_han_run(
+                folder,
+                &mut han,
+                &text[run_start..],
+                needs_folding,
+                &mut emit,
+            );
+        }
     }
 
     fn segment_han(&self, run_start: usize, run: &str, emit: &mut impl FnMut(&str, Range<usize>)) {
@@ -278,6 +329,44 @@ impl TokenStream for MixedTokenStream<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::ScriptFolding;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass normalization gives what splitting into runs, folding each Han run
+        /// and normalizing every character gives, in every folding mode.
+        #[test]
+        fn normalization_folds_han_runs_whole(
+            pieces in prop::collection::vec(
+                prop_oneof![
+                    Just("軟體"), Just("滑鼠"), Just("著作"), Just("門"), Just("门"),
+                    Just("我爱"), Just("〇"), Just("，"), Just(" "), Just("AbÉ"),
+                    Just("ΣΑΣ"), Just("2008"), Just("\u{20000}"), Just("ﬁ"),
+                ],
+                0..16,
+            ),
+            folding in prop_oneof![
+                Just(ScriptFolding::Off),
+                Just(ScriptFolding::Characters),
+                Just(ScriptFolding::Regional),
+            ],
+        ) {
+            let text = pieces.concat();
+            let tokenizer =
+                MixedTokenizer::from_config(&TokenizerConfig::default().folding(folding)).unwrap();
+            let mut expected = Vec::new();
+            for_each_run(&text, |_, run, han| {
+                let folded = match ScriptFolder::new(folding) {
+                    Some(folder) if han => folder.fold(run).into_owned(),
+                    _ => run.to_owned(),
+                };
+                folded.chars().for_each(|c| normalize(c, &mut |c| expected.push(c)));
+            });
+            let mut found = Vec::new();
+            tokenizer.for_each_normalized_char(&text, |c| found.push(c));
+            prop_assert_eq!(found, expected);
+        }
+    }
 
     /// Offsets are bytes into the input; positions are token ordinals.
     fn assert_tokens(
