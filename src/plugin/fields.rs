@@ -1,5 +1,7 @@
 //! `DedupFields`: the schema fields the settings name, resolved and checked once per open.
 
+use std::borrow::Cow;
+
 use tantivy::schema::{Field, FieldType, Schema};
 use tantivy::schema::{TantivyDocument, Value};
 
@@ -100,15 +102,17 @@ impl DedupFields {
 
     /// The text to fingerprint: every value of the text fields, in order, joined by
     /// newlines.
-    pub fn text_of(&self, document: &TantivyDocument) -> String {
-        let mut text = String::new();
+    pub fn text_of<'a>(&self, document: &'a TantivyDocument) -> Cow<'a, str> {
+        // One value (the common case: one body field) is borrowed, not copied.
+        let mut text = Cow::Borrowed("");
         for &field in &self.text {
-            for value in document.get_all(field) {
-                if let Some(value) = value.as_str() {
-                    if !text.is_empty() {
-                        text.push('\n');
-                    }
-                    text.push_str(value);
+            for value in document.get_all(field).filter_map(|value| value.as_str()) {
+                if text.is_empty() {
+                    text = Cow::Borrowed(value);
+                } else {
+                    let joined = text.to_mut();
+                    joined.push('\n');
+                    joined.push_str(value);
                 }
             }
         }
