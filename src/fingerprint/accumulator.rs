@@ -32,14 +32,17 @@ static LANES: [[f32; 8]; 256] = {
 /// not fuse or reorder floating-point operations).
 #[derive(Clone, Debug)]
 pub struct SimHashAccumulator {
-    ones: [f32; 64],
+    /// Per byte of the hash, the sums of its 8 bit positions: fixed-size rows, which the
+    /// compiler turns into two 4-lane multiply-adds per byte wherever `add` is inlined (as
+    /// 64-element slices cut into chunks, it stayed scalar inside `SimHasher::fingerprint`).
+    ones: [[f32; 8]; 8],
     total: f32,
 }
 
 impl Default for SimHashAccumulator {
     fn default() -> Self {
         SimHashAccumulator {
-            ones: [0.0; 64],
+            ones: [[0.0; 8]; 8],
             total: 0.0,
         }
     }
@@ -60,9 +63,10 @@ impl SimHashAccumulator {
             return;
         }
         self.total += weight;
-        for (ones, byte) in self.ones.chunks_exact_mut(8).zip(hash.to_le_bytes()) {
-            for (one, lane) in ones.iter_mut().zip(&LANES[usize::from(byte)]) {
-                *one += lane * weight;
+        for (ones, byte) in self.ones.iter_mut().zip(hash.to_le_bytes()) {
+            let lanes = &LANES[usize::from(byte)];
+            for bit in 0..8 {
+                ones[bit] += lanes[bit] * weight;
             }
         }
     }
@@ -78,6 +82,7 @@ impl SimHashAccumulator {
         let half = self.total * 0.5;
         let bits = self
             .ones
+            .as_flattened()
             .iter()
             .enumerate()
             .fold(0u64, |bits, (i, &sum)| bits | (u64::from(sum > half) << i));
