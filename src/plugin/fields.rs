@@ -101,7 +101,7 @@ impl DedupFields {
     }
 
     /// The text to fingerprint: every value of the text fields, in order, joined by
-    /// newlines.
+    /// newlines (empty values before the first non-empty one add none).
     pub fn text_of<'a>(&self, document: &'a TantivyDocument) -> Cow<'a, str> {
         // One value (the common case: one body field) is borrowed, not copied.
         let mut text = Cow::Borrowed("");

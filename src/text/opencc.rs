@@ -1,13 +1,16 @@
 //! OpenCC's `tw2sp` conversion (Taiwan Traditional to Simplified, with phrases), as OpenCC
-//! walks it but with a one-bit test for most characters.
+//! walks it, with one table load for most characters.
 //!
 //! OpenCC converts in a chain of passes; each pass walks the text and, at each position,
 //! replaces the longest dictionary key that starts there (or keeps one character when none
 //! does). `tw2sp` has two passes: Taiwan vocabulary and variants back to common Traditional
 //! (`TWPhrasesRev`, `TWVariantsRevPhrases`, `TWVariantsRev`), then Traditional to Simplified
 //! (`TSPhrases`, `TSCharacters`). Within a pass, a key found in several dictionaries takes the
-//! value of the first, as OpenCC's dictionary groups do. The dictionaries are OpenCC's own
-//! (`assets/opencc/`, Apache-2.0), indexed on first use in a few milliseconds.
+//! value of the first, and the longest key of the pass wins. OpenCC's dictionary group takes
+//! the longest match of the first dictionary that has one, which is the same as long as no
+//! dictionary holds a key that extends a key of an earlier one in its pass: a unit test
+//! checks that of the shipped dictionaries. They are OpenCC's own (`assets/opencc/`,
+//! Apache-2.0), indexed on first use in a few milliseconds.
 //!
 //! Greedy longest-prefix replacement is what OpenCC does; this walk does it with one table
 //! load per character (the keys starting with it, indexed by the character) and a comparison
@@ -54,7 +57,10 @@ impl Tw2sp {
         let [first, second] = &self.passes;
         match first.apply(text) {
             Cow::Borrowed(text) => second.apply(text),
-            Cow::Owned(text) => Cow::Owned(second.apply(&text).into_owned()),
+            Cow::Owned(text) => match second.apply(&text) {
+                Cow::Owned(converted) => Cow::Owned(converted),
+                Cow::Borrowed(_) => Cow::Owned(text),
+            },
         }
     }
 }
@@ -113,20 +119,18 @@ impl Pass {
                 }),
             }
         }
+        // A character whose only key maps it to itself needs no slot.
+        by_first.retain(|_, start| start.single.is_some() || !start.phrases.is_empty());
         let bound = by_first.keys().last().map_or(0, |&c| c as usize + 1);
         let mut slots = vec![0u16; bound];
         let mut starts = Vec::with_capacity(by_first.len());
-        // A character whose only key maps it to itself needs no slot.
-        let by_first = by_first
-            .into_iter()
-            .filter(|(_, start)| start.single.is_some() || !start.phrases.is_empty());
         for (first, mut start) in by_first {
             start
                 .phrases
                 .sort_by_key(|phrase| std::cmp::Reverse(phrase.len));
             starts.push(start);
             slots[first as usize] =
-                u16::try_from(starts.len()).expect("fewer than 65,535 characters start keys");
+                u16::try_from(starts.len()).expect("at most 65,535 characters start keys");
         }
         Pass { slots, starts }
     }
@@ -138,7 +142,11 @@ impl Pass {
         let slot = *self.slots.get(first as usize)?;
         let start = &self.starts[usize::from(slot).checked_sub(1)?];
         let after_first = &rest[first.len_utf8()..];
-        if let Some(second) = after_first.chars().next() {
+        // Most Traditional characters start no phrase: no second character to decode.
+        let second = (!start.phrases.is_empty())
+            .then(|| after_first.chars().next())
+            .flatten();
+        if let Some(second) = second {
             let after_second = &after_first[second.len_utf8()..];
             let phrase = start.phrases.iter().find(|phrase| {
                 phrase.second == second
@@ -223,6 +231,28 @@ mod tests {
         assert_eq!(OURS.convert("軟體和檔案"), "软件和文件");
         assert_eq!(OURS.convert("Latin 與 數字 2008"), "Latin 与 数字 2008");
         assert_eq!(OURS.convert(""), "");
+    }
+
+    /// OpenCC's dictionary group stops at the first dictionary with a match; the walk takes
+    /// the longest key of the whole pass. They agree while no key of a later dictionary has
+    /// a key of an earlier one as a proper prefix (the oracle walks as this module does, so
+    /// it would not notice a dictionary update that breaks this).
+    #[test]
+    fn no_later_key_extends_an_earlier_one() {
+        for pass in PASSES {
+            for (later, text) in pass.iter().enumerate().skip(1) {
+                let earlier: std::collections::HashSet<&str> = pass[..later]
+                    .iter()
+                    .flat_map(|text| entries(text).map(|(key, _)| key))
+                    .collect();
+                for (key, _) in entries(text) {
+                    let prefixes = key.char_indices().skip(1).map(|(end, _)| &key[..end]);
+                    for prefix in prefixes {
+                        assert!(!earlier.contains(prefix), "{key:?} extends {prefix:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

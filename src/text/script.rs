@@ -33,8 +33,9 @@ pub(crate) fn is_caseless_ideograph(c: char) -> bool {
 /// whitespace, and the common CJK, fullwidth and general punctuation. A run made only of them
 /// has no words, so the tokenizer skips it without running UAX #29 over it, whose category
 /// lookups are slow for non-ASCII characters (most of the non-Han text of Chinese prose is
-/// `，` and `。`); character n-grams skip them without those lookups too. The ranges hold only assigned punctuation, symbols and spaces, none of
-/// them letters or digits in any Unicode version.
+/// `，` and `。`); character n-grams skip them without those lookups too. The ranges hold
+/// only assigned punctuation, symbols and spaces, none of them letters or digits in any
+/// Unicode version.
 #[inline]
 #[must_use]
 pub(crate) fn is_separator(c: char) -> bool {

@@ -197,7 +197,7 @@ impl MixedTokenizer {
                 if han.is_empty() {
                     run_start = offset;
                 }
-                needs_folding |= folder.changes(c);
+                needs_folding = needs_folding || folder.changes(c);
                 han.push(c);
                 continue;
             }
