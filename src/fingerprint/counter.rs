@@ -1,27 +1,65 @@
 //! The SimHash accumulator for unit weights (term-frequency weighting): counts, not sums.
 //!
 //! When every feature weighs 1, the sum for bit `i` is the number of features whose hash has
-//! bit `i` set. Instead of 64 additions per feature, each of the hash's 8 bytes bumps one of
-//! 256 counters of its byte position; turning those 8 x 256 counts into 64 bit counts is done
-//! once per text. The counts are exact integers, as the `f32` sums of
+//! bit `i` set: a positional population count over the hashes. The counts are kept
+//! bit-sliced, as in carry-save popcount (Harley and Seal): four `u64` planes hold a 4-bit
+//! counter for each of the 64 positions, and adding a hash is a ripple-carry of seven logic
+//! operations, in registers. Every 15 hashes the planes are spread into byte lanes (eight
+//! `u64`, eight positions each, through a 256-entry table), and every 255 hashes the byte
+//! lanes into 64 `u32` counts. The counts are exact integers, as the `f32` sums of
 //! [`SimHashAccumulator`](super::SimHashAccumulator) are for fewer than 2^24 features (any
 //! text under 16 MiB): both give the same bits.
 
 use crate::fingerprint::Fingerprint;
 
-/// Counts feature hashes byte by byte; see the module documentation.
+/// `SPREAD[b]`: byte `i` is bit `i` of `b`, so that adding it to a `u64` of eight byte lanes
+/// counts the set bits of `b` position by position.
+static SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if byte & (1 << bit) != 0 {
+                table[byte] |= 1 << (8 * bit);
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// Hashes the 4-bit plane counters take before they are spread into byte lanes.
+const PER_PLANES: u32 = 15;
+/// Spreads of the planes the byte lanes take (at most 15 each) before they spill into the
+/// `u32` counts: 17 x 15 = 255.
+const PER_LANES: u32 = 17;
+
+/// Counts feature hashes bit position by bit position; see the module documentation.
 #[derive(Clone, Debug)]
 pub struct SimHashCounter {
-    /// `bytes[p][b]`: features whose hash has byte value `b` at byte position `p`.
-    /// u32: overflowing one would take 2^32 features, a text of more than 4 GiB.
-    bytes: [[u32; 256]; 8],
+    /// Bit-sliced counters: bit `i` of `planes[p]` is bit `p` of position `i`'s count since
+    /// the last spread.
+    planes: [u64; 4],
+    in_planes: u32,
+    /// `lanes[j]`, byte `i`: position `8j + i`'s count since the last spill.
+    lanes: [u64; 8],
+    in_lanes: u32,
+    /// Position `i`'s count up to the last spill. u32: overflowing one would take 2^32
+    /// features, a text of more than 4 GiB.
+    counts: [u32; 64],
     total: u64,
 }
 
 impl Default for SimHashCounter {
     fn default() -> Self {
         SimHashCounter {
-            bytes: [[0; 256]; 8],
+            planes: [0; 4],
+            in_planes: 0,
+            lanes: [0; 8],
+            in_lanes: 0,
+            counts: [0; 64],
             total: 0,
         }
     }
@@ -34,12 +72,34 @@ impl SimHashCounter {
         Self::default()
     }
 
-    /// Adds one feature occurrence of weight 1, by its 64-bit hash.
+    /// Counts one feature occurrence by its 64-bit hash.
     #[inline]
     pub fn add(&mut self, hash: u64) {
         self.total += 1;
-        for (counts, byte) in self.bytes.iter_mut().zip(hash.to_le_bytes()) {
-            counts[usize::from(byte)] += 1;
+        let [c0, c1, c2, c3] = &mut self.planes;
+        let carry0 = *c0 & hash;
+        *c0 ^= hash;
+        let carry1 = *c1 & carry0;
+        *c1 ^= carry0;
+        let carry2 = *c2 & carry1;
+        *c2 ^= carry1;
+        // No carry out of the fourth plane: the planes hold at most 15 when spread.
+        *c3 ^= carry2;
+        self.in_planes += 1;
+        if self.in_planes == PER_PLANES {
+            self.spread();
+        }
+    }
+
+    /// Moves the planes' counts into the byte lanes (and those into the counts when full).
+    fn spread(&mut self) {
+        let planes = std::mem::take(&mut self.planes);
+        self.in_planes = 0;
+        spread_into(&planes, &mut self.lanes);
+        self.in_lanes += 1;
+        if self.in_lanes == PER_LANES {
+            spill_into(&std::mem::take(&mut self.lanes), &mut self.counts);
+            self.in_lanes = 0;
         }
     }
 
@@ -50,27 +110,47 @@ impl SimHashCounter {
         if self.total == 0 {
             return None;
         }
-        let mut bits = 0u64;
-        for (position, counts) in self.bytes.iter().enumerate() {
-            // The features with bit 7 of this byte set are those counted in the upper half
-            // of the 256 counters. Adding the upper half onto the lower one forgets bit 7 and
-            // leaves 128 counters indexed by bits 0..7, whose upper half holds bit 6; and so
-            // on down to bit 0: 255 additions and 255 summed counters, where testing every
-            // counter against every bit takes 2,048. Counts of more than 2^32 features are
-            // out of reach (see `bytes`), so u32 sums do not overflow.
-            let mut folded = *counts;
-            let mut width = folded.len();
-            for bit in (0..8).rev() {
-                let (low, high) = folded[..width].split_at_mut(width / 2);
-                let ones: u32 = high.iter().sum();
-                bits |= u64::from(2 * u64::from(ones) > self.total) << (position * 8 + bit);
-                for (low, high) in low.iter_mut().zip(high.iter()) {
-                    *low += *high;
-                }
-                width /= 2;
-            }
-        }
+        let bits = self
+            .counts()
+            .iter()
+            .enumerate()
+            .fold(0u64, |bits, (i, &ones)| {
+                bits | (u64::from(2 * u64::from(ones) > self.total) << i)
+            });
         Some(Fingerprint(bits))
+    }
+}
+
+impl SimHashCounter {
+    /// Each position's count: the features whose hash has that bit set.
+    fn counts(&self) -> [u32; 64] {
+        let mut lanes = self.lanes;
+        spread_into(&self.planes, &mut lanes);
+        let mut counts = self.counts;
+        spill_into(&lanes, &mut counts);
+        counts
+    }
+}
+
+/// Adds each position's count in `planes` to its byte lane.
+#[inline]
+fn spread_into(planes: &[u64; 4], lanes: &mut [u64; 8]) {
+    for (j, lane) in lanes.iter_mut().enumerate() {
+        let byte = |plane: u64| SPREAD[((plane >> (8 * j)) & 0xFF) as usize];
+        *lane += byte(planes[0])
+            + (byte(planes[1]) << 1)
+            + (byte(planes[2]) << 2)
+            + (byte(planes[3]) << 3);
+    }
+}
+
+/// Adds each byte lane to its position's count.
+#[inline]
+fn spill_into(lanes: &[u64; 8], counts: &mut [u32; 64]) {
+    for (j, &lane) in lanes.iter().enumerate() {
+        for (i, count) in counts[8 * j..8 * j + 8].iter_mut().enumerate() {
+            *count += ((lane >> (8 * i)) & 0xFF) as u32;
+        }
     }
 }
 
@@ -113,6 +193,26 @@ mod tests {
                 accumulator.add(hash, 1.0);
             }
             prop_assert_eq!(counter.finish(), accumulator.finish());
+        }
+
+        /// Exact counts, position by position, across spreads and spills (1,200 hashes is
+        /// four spills), with all-ones hashes to fill every counter to its limit.
+        #[test]
+        fn counts_every_position_exactly(
+            hashes in prop::collection::vec(
+                prop_oneof![any::<u64>(), Just(u64::MAX), Just(0u64), Just(1u64 << 63)],
+                0..1200,
+            )
+        ) {
+            let mut counter = SimHashCounter::new();
+            let mut expected = [0u32; 64];
+            for &hash in &hashes {
+                counter.add(hash);
+                for (bit, count) in expected.iter_mut().enumerate() {
+                    *count += u32::from(hash >> bit & 1 == 1);
+                }
+            }
+            prop_assert_eq!(counter.counts(), expected);
         }
     }
 }
