@@ -10,8 +10,8 @@
 //! several senders, the same man page published in Simplified and Traditional Chinese. The
 //! first round ingests the first half and commits; the second round reopens the index, as a
 //! crawler restarted the next day would, and ingests everything again: pages already
-//! indexed are recognized by their URL key, and new near-duplicates of old pages are
-//! rejected across the restart.
+//! indexed are recognized by their key (the page's `id`: the sample's URLs are not unique),
+//! and new near-duplicates of old pages are rejected across the restart.
 
 use std::io::BufRead;
 use std::path::Path;
@@ -87,9 +87,19 @@ fn read_pages(path: &Path) -> anyhow::Result<Vec<Page>> {
     for (number, line) in std::io::BufReader::new(file).lines().enumerate() {
         let record: serde_json::Value = serde_json::from_str(&line?)
             .with_context(|| format!("{}:{}: not a JSON line", path.display(), number + 1))?;
+        let place = || format!("{}:{}", path.display(), number + 1);
+        // A page without a key would share the empty key with every other such page, and be
+        // taken for one already indexed: refuse it.
+        let key = record["id"]
+            .as_str()
+            .filter(|id| !id.is_empty())
+            .with_context(|| format!("{}: no `id`", place()))?;
+        let text = record["text"]
+            .as_str()
+            .with_context(|| format!("{}: no `text`", place()))?;
         pages.push(Page {
-            key: record["id"].as_str().unwrap_or_default().to_owned(),
-            text: record["text"].as_str().unwrap_or_default().to_owned(),
+            key: key.to_owned(),
+            text: text.to_owned(),
         });
     }
     Ok(pages)

@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            cli::note!("error: {error:#}");
             ExitCode::from(2)
         }
     }

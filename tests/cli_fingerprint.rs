@@ -97,3 +97,79 @@ fn options_change_the_fingerprint() {
     assert_ne!(a[0]["fingerprint"], b[0]["fingerprint"]);
     assert_ne!(a[0]["fingerprint"], c[0]["fingerprint"]);
 }
+
+#[test]
+fn no_input_reads_standard_input() {
+    let output = run(
+        &["fingerprint"],
+        b"{\"id\":\"s\",\"text\":\"from standard input\"}\n",
+    );
+    assert!(output.status.success());
+    let lines = lines(&output);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["id"], "s");
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bom.jsonl");
+    std::fs::write(&file, b"\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"first\"}\n").unwrap();
+    for output in [
+        run(&["fingerprint", file.to_str().unwrap()], b""),
+        run(
+            &["fingerprint", "-"],
+            b"\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"first\"}\n",
+        ),
+    ] {
+        assert!(output.status.success());
+        assert_eq!(lines(&output)[0]["id"], "a");
+    }
+}
+
+#[test]
+fn folders_skip_hidden_entries_and_report_index_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "a document").unwrap();
+    std::fs::write(dir.path().join(".hidden.txt"), "not a document").unwrap();
+    let index = dir.path().join("index");
+    std::fs::create_dir(&index).unwrap();
+    std::fs::write(index.join("meta.json"), "{}").unwrap();
+    std::fs::write(index.join(".managed.json"), "[]").unwrap();
+    std::fs::write(index.join("segment.idx"), [0xFFu8, 0, 1]).unwrap();
+    let output = run(&["fingerprint", dir.path().to_str().unwrap()], b"");
+    let lines = lines(&output);
+    assert_eq!(lines.len(), 2, "a.txt, and one line for the index folder");
+    assert!(lines[0]["id"].as_str().unwrap().ends_with("a.txt"));
+    assert!(lines[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("a tantivy index"));
+}
+
+/// `eprintln!` panics (exit 101) when standard error is a pipe whose reader has gone; the
+/// tool's messages must not. Standard error's read end is closed before the child writes
+/// its error lines (were the child faster, the pipe would take the lines and the test would
+/// pass without showing anything, never fail wrongly).
+#[test]
+fn a_closed_standard_error_is_no_panic() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+        .args(["fingerprint", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let bad_lines = "{broken\n".repeat(1000);
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(bad_lines.as_bytes())
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "bad records, no panic");
+}

@@ -348,3 +348,65 @@ fn two_stage_matching_is_chosen_at_creation_and_reported() {
     let bad = ingest(&verified, &["--threshold", "1.5"], b"");
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn an_empty_document_is_reported_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = ingest(
+        &dir.path().join("index"),
+        &["-"],
+        b"{\"id\":\"a\",\"text\":\"some text\"}\n{\"id\":\"blank\",\"text\":\" \\t \"}\n",
+    );
+    assert_eq!(output.status.code(), Some(1));
+    let report = lines(&output);
+    assert_eq!(report[1]["status"], "error");
+    assert_eq!(report[1]["error"], "empty document at -:2: no text");
+}
+
+#[test]
+fn a_report_that_cannot_be_written_leaves_no_index_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let report = dir.path().join("missing/report.jsonl");
+    let output = run(
+        &[
+            "ingest",
+            "--index",
+            index.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--features",
+            "words",
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("cannot create the report file"));
+    assert!(
+        !index.exists(),
+        "no index created with the failed run's options"
+    );
+}
+
+#[test]
+fn every_command_takes_the_fingerprint_options_and_checks_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    assert!(ingest(&index, &[], b"").status.success());
+    let index = index.to_str().unwrap();
+    for command in [
+        vec!["stats", "--index", index],
+        vec!["clusters", "--index", index],
+        vec!["search", "--index", index, "warranty"],
+    ] {
+        let mut agreeing = command.clone();
+        agreeing.extend(["--features", "chargrams", "--n", "3"]);
+        let output = run(&agreeing, b"");
+        assert!(output.status.success(), "{command:?}: {}", stderr(&output));
+        let mut other = command.clone();
+        other.extend(["--features", "words"]);
+        let output = run(&other, b"");
+        assert_eq!(output.status.code(), Some(2), "{command:?}");
+        assert!(stderr(&output).contains("keeps the fingerprint options"));
+    }
+}

@@ -7,7 +7,8 @@ use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{DocAddress, Searcher};
 
 use crate::cli::index_dir::{open_verified, CliIndex, IndexArg};
-use crate::cli::options::VerifyOptions;
+use crate::cli::options::{FingerprintOptions, VerifyOptions};
+use crate::cli::print;
 
 /// Print every group of near-duplicates in the index.
 ///
@@ -21,6 +22,10 @@ use crate::cli::options::VerifyOptions;
 pub struct ClustersCommand {
     #[command(flatten)]
     index: IndexArg,
+    /// The index's fingerprint options, checked against it: an index keeps the options it
+    /// was created with.
+    #[command(flatten)]
+    options: FingerprintOptions,
     /// Largest Hamming distance between near-duplicates [default: the index's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=64))]
     distance: Option<u32>,
@@ -44,7 +49,12 @@ struct Clusters {
 impl ClustersCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let index = open_verified(&self.index.index, self.distance, &self.verify)?;
+        let index = open_verified(
+            &self.index.index,
+            &self.options,
+            self.distance,
+            &self.verify,
+        )?;
         let searcher = index
             .dedup
             .index()
@@ -64,12 +74,18 @@ impl ClustersCommand {
             clusters.push(Cluster { ids });
         }
         if self.json {
-            println!("{}", serde_json::to_string(&Clusters { clusters })?);
+            print(&format!(
+                "{}\n",
+                serde_json::to_string(&Clusters { clusters })?
+            ))?;
         } else {
-            for (n, cluster) in clusters.iter().enumerate() {
-                println!("{}\t{}", n + 1, cluster.ids.join("\t"));
-            }
-            eprintln!(
+            let lines: String = clusters
+                .iter()
+                .enumerate()
+                .map(|(n, cluster)| format!("{}\t{}\n", n + 1, cluster.ids.join("\t")))
+                .collect();
+            print(&lines)?;
+            note!(
                 "{} clusters at distance {} in {}",
                 clusters.len(),
                 index.dedup.distance(),

@@ -12,6 +12,7 @@ use crate::cli::eval_markdown::markdown;
 use crate::cli::eval_plot::plot;
 use crate::cli::eval_set::read_set;
 use crate::cli::options::FingerprintOptions;
+use crate::cli::print;
 
 /// Which configs to compare.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -104,7 +105,7 @@ impl EvalCommand {
         for dir in &self.sets {
             let (set, errors) = read_set(dir)?;
             clean &= errors == 0;
-            eprintln!(
+            note!(
                 "{}: {} documents, {} listed pairs; {} configs",
                 set.name(),
                 set.len(),
@@ -114,7 +115,7 @@ impl EvalCommand {
             let started = std::time::Instant::now();
             let report = evaluate(&set, &grid, &options)
                 .with_context(|| format!("cannot evaluate {}", dir.display()))?;
-            eprintln!(
+            note!(
                 "{}: done in {:.1} s",
                 set.name(),
                 started.elapsed().as_secs_f64()
@@ -128,7 +129,7 @@ impl EvalCommand {
             std::fs::write(&md, &text).with_context(|| format!("cannot write {}", md.display()))?;
             let svg = stem.with_extension("svg");
             plot(&report, &svg).with_context(|| format!("cannot write {}", svg.display()))?;
-            println!("{text}");
+            print(&format!("{text}\n"))?;
         }
         Ok(clean)
     }

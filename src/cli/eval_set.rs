@@ -120,7 +120,7 @@ fn for_each_line(
                 }
             });
         if let Err(e) = outcome {
-            eprintln!("{}:{number}: {e:#}", path.display());
+            note!("{}:{number}: {e:#}", path.display());
             *errors += 1;
         }
     }

@@ -30,8 +30,7 @@ struct Line<'a> {
 pub struct FingerprintCommand {
     /// JSON-lines files (.jsonl, .ndjson, .json: "id", "text" or "body"), HTML pages (.html,
     /// .htm, .xhtml: title and main text, menus and footers removed), plain-text files,
-    /// folders of these (recursively), or - for standard input.
-    #[arg(required = true)]
+    /// folders of these (recursively), or - for standard input. None: standard input.
     inputs: Vec<PathBuf>,
     /// Replace invalid UTF-8 with U+FFFD instead of reporting the record as an error.
     #[arg(long)]
@@ -49,7 +48,13 @@ impl FingerprintCommand {
         let mut out = std::io::BufWriter::new(stdout.lock());
         let mut errors = 0usize;
         let mut result = Ok(());
-        read_inputs(&self.inputs, self.lossy_utf8, &mut |record| {
+        let stdin = [PathBuf::from("-")];
+        let inputs = if self.inputs.is_empty() {
+            &stdin[..]
+        } else {
+            &self.inputs
+        };
+        read_inputs(inputs, self.lossy_utf8, &mut |record| {
             if result.is_err() {
                 return;
             }
@@ -61,7 +66,7 @@ impl FingerprintCommand {
                 },
                 Err(e) => {
                     errors += 1;
-                    eprintln!("error: {}: {}", e.place, e.reason);
+                    note!("error: {}: {}", e.place, e.reason);
                     Line {
                         id: &e.place,
                         fingerprint: None,

@@ -75,6 +75,9 @@ impl IngestCommand {
     /// Runs the command; `Ok(false)` when some record was an error.
     pub fn run(&self) -> anyhow::Result<bool> {
         let start = Instant::now();
+        // Before the index: a run that cannot write its report must not leave a new index
+        // behind with the options it was given.
+        let mut report = Report::create(self.report.as_deref())?;
         let index = open_or_create(
             &self.index.index,
             &self.options,
@@ -93,7 +96,6 @@ impl IngestCommand {
                 self.index.index.display()
             )
         })?;
-        let mut report = Report::create(self.report.as_deref())?;
         let interrupted = Arc::new(AtomicBool::new(false));
         {
             let interrupted = Arc::clone(&interrupted);
@@ -112,7 +114,12 @@ impl IngestCommand {
             let line = match record {
                 Err(e) => ReportLine::error(e.place, e.reason),
                 Ok(doc) if doc.text.trim().is_empty() => {
-                    ReportLine::error(doc.id, "empty document: no text".to_owned())
+                    let reason = if doc.place == doc.id {
+                        "empty document: no text".to_owned()
+                    } else {
+                        format!("empty document at {}: no text", doc.place)
+                    };
+                    ReportLine::error(doc.id, reason)
                 }
                 Ok(doc) => match writer.add(index.fields.document(&doc)) {
                     Ok(outcome) => ReportLine::of_outcome(doc.id, &outcome),
@@ -148,7 +155,7 @@ impl IngestCommand {
         progress.finish();
         let interrupted = interrupted.load(Ordering::SeqCst);
         let searcher = writer.searcher();
-        eprintln!(
+        note!(
             "{}{} in {} ({} documents in the index)",
             if interrupted { "interrupted: " } else { "" },
             tally.summary(start.elapsed()),

@@ -15,6 +15,9 @@ use serde::Deserialize;
 pub struct Document {
     /// The `id` of its JSON line, else `FILE:LINE`; a plain-text or HTML file's path.
     pub id: String,
+    /// Where it was read: `FILE:LINE` for a JSON line, else the file (`-` is standard
+    /// input).
+    pub place: String,
     /// Its text (`text`, else `body`, of a JSON line; a plain-text file's content; an HTML
     /// page's title and main text, from [`tantivy_dedup::html::extract`]).
     pub text: String,
@@ -67,13 +70,17 @@ fn is_html(path: &Path) -> bool {
 }
 
 /// Calls `emit` with every record of `inputs`, in order; folders are walked recursively in
-/// name order; `.html`, `.htm` and `.xhtml` files go through main-content extraction. `-` reads standard input as JSON lines when its first non-blank byte is `{`,
-/// else as one plain-text document.
+/// name order, without hidden entries, and a tantivy index folder met there is reported and
+/// skipped; `.html`, `.htm` and `.xhtml` files go through main-content extraction. `-` reads
+/// standard input as JSON lines when its first non-blank byte is `{` (after a byte order
+/// mark), else as one plain-text document.
 pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)) {
     for input in inputs {
         if input.as_os_str() == "-" {
             let mut bytes = Vec::new();
-            match io::stdin().lock().read_to_end(&mut bytes) {
+            let read = io::stdin().lock().read_to_end(&mut bytes);
+            strip_bom(&mut bytes);
+            match read {
                 Ok(_) if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => {
                     read_json_lines(io::Cursor::new(bytes), "-", lossy, emit)
                 }
@@ -106,8 +113,20 @@ pub fn read_sample(emit: &mut dyn FnMut(Record)) {
 fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
     let place = path.display().to_string();
     if path.is_dir() {
+        if path.join("meta.json").is_file() && path.join(".managed.json").is_file() {
+            return emit(Err(error(
+                &place,
+                "a tantivy index, not documents: skipped".to_owned(),
+            )));
+        }
         let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
-            Ok(entries) => entries.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+            // Hidden files and folders (`.git`, editors' backups, an index's lock files) are
+            // not documents; a file named on the command line is read all the same.
+            Ok(entries) => entries
+                .filter_map(|e| e.ok())
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| e.path())
+                .collect(),
             Err(e) => return emit(Err(error(&place, format!("cannot list folder: {e}")))),
         };
         entries.sort();
@@ -129,6 +148,14 @@ fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
             Ok(_) => emit(plain_text(bytes, &place, lossy)),
             Err(e) => emit(Err(error(&place, format!("cannot read: {e}")))),
         }
+    }
+}
+
+/// Drops the UTF-8 byte order mark that editors on Windows put at the start of a file: it is
+/// not part of the first record (and would make its JSON line malformed).
+fn strip_bom(bytes: &mut Vec<u8>) {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
     }
 }
 
@@ -154,6 +181,7 @@ fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
     let text = decode(bytes, lossy).map_err(|reason| error(place, reason))?;
     Ok(Document {
         id: place.to_owned(),
+        place: place.to_owned(),
         text,
         title: None,
         url: None,
@@ -171,6 +199,7 @@ fn html_page(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
     let page = tantivy_dedup::html::extract(&html).map_err(|e| error(place, e.to_string()))?;
     Ok(Document {
         id: place.to_owned(),
+        place: place.to_owned(),
         text: page.to_text(),
         title: page.title.clone(),
         url: None,
@@ -198,6 +227,9 @@ pub fn read_json_lines(
             }
         }
         number += 1;
+        if number == 1 {
+            strip_bom(&mut bytes);
+        }
         let here = format!("{place}:{number}");
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -227,6 +259,7 @@ fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String
         .ok_or_else(|| "no `text` or `body` field".to_owned())?;
     Ok(Document {
         id,
+        place: here.to_owned(),
         text,
         title: record.title,
         url: record.url,
@@ -292,6 +325,14 @@ mod tests {
         assert!(got[2].as_ref().unwrap_err().contains("no `text` or `body`"));
         assert!(got[3].as_ref().unwrap_err().contains("invalid UTF-8"));
         assert_eq!(got[4], Ok(("d".into(), "ok".into())));
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_cost_the_first_record() {
+        let got =
+            lines(b"\xEF\xBB\xBF{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"b\",\"text\":\"y\"}\n");
+        assert_eq!(got[0], Ok(("a".into(), "x".into())));
+        assert_eq!(got[1], Ok(("b".into(), "y".into())));
     }
 
     /// Fuzzing regression (fuzz/seeds/json_lines/empty-id): an empty `id` was accepted, and

@@ -33,7 +33,7 @@ impl Progress {
     /// Prints a line above the spinner.
     pub fn println(&self, line: &str) {
         if self.bar.is_hidden() {
-            eprintln!("{line}");
+            note!("{line}");
         } else {
             self.bar.println(line);
         }

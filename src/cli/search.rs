@@ -10,8 +10,12 @@ use tantivy::{DocAddress, Searcher};
 use tantivy_dedup::plugin::{DedupHit, DedupTopDocs, FINGERPRINT_FIELD};
 use tantivy_dedup::Fingerprint;
 
+use std::fmt::Write as _;
+
 use crate::cli::clusters::id_of;
 use crate::cli::index_dir::{open, CliIndex, IndexArg};
+use crate::cli::options::FingerprintOptions;
+use crate::cli::print;
 
 /// Search the index; a hit within --distance bits of a better hit is hidden under it.
 ///
@@ -25,6 +29,10 @@ pub struct SearchCommand {
     query: String,
     #[command(flatten)]
     index: IndexArg,
+    /// The index's fingerprint options, checked against it: an index keeps the options it
+    /// was created with.
+    #[command(flatten)]
+    options: FingerprintOptions,
     /// Hits to show.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=10_000))]
     limit: u64,
@@ -60,7 +68,7 @@ struct Hits {
 impl SearchCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let index = open(&self.index.index, self.distance)?;
+        let index = open(&self.index.index, &self.options, self.distance)?;
         let searcher = index
             .dedup
             .index()
@@ -119,24 +127,27 @@ impl SearchCommand {
             hidden_total: page.hidden_total,
         };
         if self.json {
-            println!("{}", serde_json::to_string(&hits)?);
+            print(&format!("{}\n", serde_json::to_string(&hits)?))?;
         } else {
+            let mut out = String::new();
             for (n, hit) in hits.hits.iter().enumerate() {
-                println!(
+                writeln!(
+                    out,
                     "{:>3}. {:7.3}  {}  {}",
                     offset + n + 1,
                     hit.score,
                     hit.id,
                     hit.title.as_deref().unwrap_or("")
-                );
+                )?;
                 if !hit.hidden.is_empty() {
-                    println!("       hides {}", hit.hidden.join(", "));
+                    writeln!(out, "       hides {}", hit.hidden.join(", "))?;
                 }
             }
             if hits.hits.is_empty() {
-                println!("no hits");
+                out.push_str("no hits\n");
             }
-            eprintln!("{} near-duplicates hidden", hits.hidden_total);
+            print(&out)?;
+            note!("{} near-duplicates hidden", hits.hidden_total);
         }
         Ok(true)
     }

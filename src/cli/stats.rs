@@ -10,6 +10,8 @@ use tantivy::Term;
 use tantivy_dedup::plugin::DedupSettings;
 
 use crate::cli::index_dir::{open, IndexArg};
+use crate::cli::options::FingerprintOptions;
+use crate::cli::print;
 
 /// Print what the index holds: documents, flagged documents, segments, settings.
 ///
@@ -19,6 +21,10 @@ use crate::cli::index_dir::{open, IndexArg};
 pub struct StatsCommand {
     #[command(flatten)]
     index: IndexArg,
+    /// The index's fingerprint options, checked against it: an index keeps the options it
+    /// was created with.
+    #[command(flatten)]
+    options: FingerprintOptions,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -36,7 +42,7 @@ struct Stats<'a> {
 impl StatsCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let index = open(&self.index.index, None)?;
+        let index = open(&self.index.index, &self.options, None)?;
         let searcher = index
             .dedup
             .index()
@@ -63,17 +69,22 @@ impl StatsCommand {
             settings: index.dedup.settings(),
         };
         if self.json {
-            println!("{}", serde_json::to_string(&stats)?);
+            print(&format!("{}\n", serde_json::to_string(&stats)?))?;
         } else {
-            println!("index       {}", self.index.index.display());
-            println!("documents   {}", stats.num_docs);
-            println!("flagged     {}", stats.flagged);
-            println!("deleted     {} (not yet merged away)", stats.deleted);
-            println!("segments    {}", stats.segments);
-            println!(
-                "settings    {}",
+            print(&format!(
+                "index       {}\n\
+                 documents   {}\n\
+                 flagged     {}\n\
+                 deleted     {} (not yet merged away)\n\
+                 segments    {}\n\
+                 settings    {}\n",
+                self.index.index.display(),
+                stats.num_docs,
+                stats.flagged,
+                stats.deleted,
+                stats.segments,
                 serde_json::to_string_pretty(stats.settings)?.replace('\n', "\n            ")
-            );
+            ))?;
         }
         Ok(true)
     }
