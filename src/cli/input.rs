@@ -240,8 +240,9 @@ pub fn read_json_lines(
 
 fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String> {
     let line = decode(bytes, lossy)?;
-    let record: JsonLine =
-        serde_json::from_str(&line).map_err(|e| format!("malformed JSON line: {e}"))?;
+    // Without its line break, so that a syntax error's column is one of this line.
+    let line = line.trim_end_matches(['\n', '\r']);
+    let record: JsonLine = serde_json::from_str(line).map_err(|e| malformed(line, &e))?;
     let id = match record.id {
         None | Some(serde_json::Value::Null) => here.to_owned(),
         // An empty key would make every later empty-id line look "already indexed"
@@ -265,6 +266,46 @@ fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String
         url: record.url,
         tags: record.tags,
     })
+}
+
+/// What is wrong with a line that is not a record: for valid JSON of the wrong shape, which
+/// field has which type (serde's own message names the type it expected, not the field).
+fn malformed(line: &str, error: &serde_json::Error) -> String {
+    use serde_json::Value;
+    let Ok(value) = serde_json::from_str::<Value>(line) else {
+        return format!("malformed JSON line: {error}");
+    };
+    let Value::Object(fields) = &value else {
+        return format!("not a JSON object: {}", abridged(&value));
+    };
+    let strings = ["text", "body", "title", "url"];
+    for (name, value) in fields {
+        let fits = match name.as_str() {
+            name if strings.contains(&name) => value.is_string() || value.is_null(),
+            "tags" => value
+                .as_array()
+                .is_some_and(|tags| tags.iter().all(Value::is_string)),
+            _ => true,
+        };
+        if !fits {
+            let expected = if name == "tags" {
+                "a list of strings"
+            } else {
+                "a string"
+            };
+            return format!("`{name}` must be {expected}, not {}", abridged(value));
+        }
+    }
+    format!("malformed JSON line: {error}")
+}
+
+/// `value` as JSON, cut after 40 characters.
+fn abridged(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
+    }
 }
 
 #[cfg(test)]
@@ -321,10 +362,23 @@ mod tests {
         assert!(got[1]
             .as_ref()
             .unwrap_err()
-            .starts_with("f.jsonl:2: malformed JSON line"));
+            .starts_with("f.jsonl:2: not a JSON object"));
         assert!(got[2].as_ref().unwrap_err().contains("no `text` or `body`"));
         assert!(got[3].as_ref().unwrap_err().contains("invalid UTF-8"));
         assert_eq!(got[4], Ok(("d".into(), "ok".into())));
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_is_named() {
+        let got = lines(b"{\"id\":\"a\",\"text\":\"x\",\"tags\":\"en\"}\n{\"id\":\"b\",\"text\":\"y\",\"title\":5}\n[1,2,3]\n{\"id\":\"c\",\"text\":\"unterminated\n");
+        assert_eq!(
+            got[0],
+            Err("f.jsonl:1: `tags` must be a list of strings, not \"en\"".to_owned())
+        );
+        assert_eq!(got[1], Err("f.jsonl:2: `title` must be a string, not 5".to_owned()));
+        assert_eq!(got[2], Err("f.jsonl:3: not a JSON object: [1,2,3]".to_owned()));
+        let unterminated = got[3].as_ref().unwrap_err();
+        assert!(unterminated.contains("line 1 column"), "{unterminated}");
     }
 
     #[test]
