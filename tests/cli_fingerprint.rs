@@ -128,7 +128,7 @@ fn a_byte_order_mark_is_not_part_of_the_first_record() {
 }
 
 #[test]
-fn folders_skip_hidden_entries_and_report_index_folders() {
+fn folders_skip_hidden_entries_and_index_folders() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "a document").unwrap();
     std::fs::write(dir.path().join(".hidden.txt"), "not a document").unwrap();
@@ -138,13 +138,31 @@ fn folders_skip_hidden_entries_and_report_index_folders() {
     std::fs::write(index.join(".managed.json"), "[]").unwrap();
     std::fs::write(index.join("segment.idx"), [0xFFu8, 0, 1]).unwrap();
     let output = run(&["fingerprint", dir.path().to_str().unwrap()], b"");
+    assert!(
+        output.status.success(),
+        "an index met in a walk is no failed record"
+    );
     let lines = lines(&output);
-    assert_eq!(lines.len(), 2, "a.txt, and one line for the index folder");
+    assert_eq!(lines.len(), 1, "a.txt only");
     assert!(lines[0]["id"].as_str().unwrap().ends_with("a.txt"));
-    assert!(lines[1]["error"]
+    assert!(String::from_utf8_lossy(&output.stderr).contains("a tantivy index"));
+
+    // Named on the command line, an index folder is an error; a hidden file is read.
+    let named = run(
+        &[
+            "fingerprint",
+            index.to_str().unwrap(),
+            dir.path().join(".hidden.txt").to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(named.status.code(), Some(1));
+    let named = support::cli::lines(&named);
+    assert!(named[0]["error"]
         .as_str()
         .unwrap()
         .contains("a tantivy index"));
+    assert!(named[1]["fingerprint"].is_string());
 }
 
 /// `eprintln!` panics (exit 101) when standard error is a pipe whose reader has gone; the

@@ -410,3 +410,34 @@ fn every_command_takes_the_fingerprint_options_and_checks_them() {
         assert!(stderr(&output).contains("keeps the fingerprint options"));
     }
 }
+
+#[test]
+fn a_run_that_cannot_open_the_index_keeps_the_last_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let report = dir.path().join("report.jsonl");
+    let args = |features: &'static str| {
+        vec![
+            "ingest".to_owned(),
+            "--index".to_owned(),
+            index.to_str().unwrap().to_owned(),
+            "--report".to_owned(),
+            report.to_str().unwrap().to_owned(),
+            "--features".to_owned(),
+            features.to_owned(),
+        ]
+    };
+    let first: Vec<String> = args("chargrams");
+    let first: Vec<&str> = first.iter().map(String::as_str).collect();
+    assert!(run(&first, b"").status.success());
+    let written = std::fs::read(&report).unwrap();
+    assert!(!written.is_empty());
+    let second: Vec<String> = args("words");
+    let second: Vec<&str> = second.iter().map(String::as_str).collect();
+    assert_eq!(run(&second, b"").status.code(), Some(2));
+    assert_eq!(
+        std::fs::read(&report).unwrap(),
+        written,
+        "the report is untouched"
+    );
+}

@@ -76,8 +76,9 @@ impl IngestCommand {
     pub fn run(&self) -> anyhow::Result<bool> {
         let start = Instant::now();
         // Before the index: a run that cannot write its report must not leave a new index
-        // behind with the options it was given.
-        let mut report = Report::create(self.report.as_deref())?;
+        // behind with the options it was given. Only checked: a run that fails to open the
+        // index must not empty the report of the run before.
+        Report::check(self.report.as_deref())?;
         let index = open_or_create(
             &self.index.index,
             &self.options,
@@ -96,6 +97,7 @@ impl IngestCommand {
                 self.index.index.display()
             )
         })?;
+        let mut report = Report::create(self.report.as_deref())?;
         let interrupted = Arc::new(AtomicBool::new(false));
         {
             let interrupted = Arc::clone(&interrupted);

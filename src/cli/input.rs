@@ -70,8 +70,8 @@ fn is_html(path: &Path) -> bool {
 }
 
 /// Calls `emit` with every record of `inputs`, in order; folders are walked recursively in
-/// name order, without hidden entries, and a tantivy index folder met there is reported and
-/// skipped; `.html`, `.htm` and `.xhtml` files go through main-content extraction. `-` reads
+/// name order, without hidden entries, and a tantivy index folder met there is skipped with
+/// a note (one named on the command line is an error); a byte order mark is skipped; `.html`, `.htm` and `.xhtml` files go through main-content extraction. `-` reads
 /// standard input as JSON lines when its first non-blank byte is `{` (after a byte order
 /// mark), else as one plain-text document.
 pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)) {
@@ -88,7 +88,7 @@ pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)
                 Err(e) => emit(Err(error("-", format!("cannot read standard input: {e}")))),
             }
         } else {
-            read_path(input, lossy, emit);
+            read_path(input, false, lossy, emit);
         }
     }
 }
@@ -110,13 +110,21 @@ pub fn read_sample(emit: &mut dyn FnMut(Record)) {
     );
 }
 
-fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
+/// Reads the file or folder `path`; `walked` when a folder walk found it rather than the
+/// command line naming it.
+fn read_path(path: &Path, walked: bool, lossy: bool, emit: &mut dyn FnMut(Record)) {
     let place = path.display().to_string();
     if path.is_dir() {
         if path.join("meta.json").is_file() && path.join(".managed.json").is_file() {
+            // Named on the command line, an index is a mistake; met in a walk (the tool's
+            // own index inside the corpus folder), it is not a record at all.
+            if walked {
+                note!("skipped {place}: a tantivy index, not documents");
+                return;
+            }
             return emit(Err(error(
                 &place,
-                "a tantivy index, not documents: skipped".to_owned(),
+                "a tantivy index, not documents".to_owned(),
             )));
         }
         let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
@@ -131,7 +139,7 @@ fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
         };
         entries.sort();
         for entry in entries {
-            read_path(&entry, lossy, emit);
+            read_path(&entry, true, lossy, emit);
         }
         return;
     }
@@ -143,7 +151,9 @@ fn read_path(path: &Path, lossy: bool, emit: &mut dyn FnMut(Record)) {
         read_json_lines(BufReader::new(file), &place, lossy, emit);
     } else {
         let mut bytes = Vec::new();
-        match BufReader::new(file).read_to_end(&mut bytes) {
+        let read = BufReader::new(file).read_to_end(&mut bytes);
+        strip_bom(&mut bytes);
+        match read {
             Ok(_) if is_html(path) => emit(html_page(bytes, &place, lossy)),
             Ok(_) => emit(plain_text(bytes, &place, lossy)),
             Err(e) => emit(Err(error(&place, format!("cannot read: {e}")))),
@@ -375,8 +385,14 @@ mod tests {
             got[0],
             Err("f.jsonl:1: `tags` must be a list of strings, not \"en\"".to_owned())
         );
-        assert_eq!(got[1], Err("f.jsonl:2: `title` must be a string, not 5".to_owned()));
-        assert_eq!(got[2], Err("f.jsonl:3: not a JSON object: [1,2,3]".to_owned()));
+        assert_eq!(
+            got[1],
+            Err("f.jsonl:2: `title` must be a string, not 5".to_owned())
+        );
+        assert_eq!(
+            got[2],
+            Err("f.jsonl:3: not a JSON object: [1,2,3]".to_owned())
+        );
         let unterminated = got[3].as_ref().unwrap_err();
         assert!(unterminated.contains("line 1 column"), "{unterminated}");
     }

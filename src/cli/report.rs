@@ -71,6 +71,26 @@ pub struct Report {
 }
 
 impl Report {
+    /// Checks that a report can be written to `path` without touching what is there: an
+    /// existing file is opened for appending (not truncated), a new one is created and
+    /// removed. For the checks that must pass before a run changes anything.
+    pub fn check(path: Option<&Path>) -> anyhow::Result<()> {
+        let Some(path) = path.filter(|path| path.as_os_str() != "-") else {
+            return Ok(());
+        };
+        let cannot = || format!("cannot create the report file {}", path.display());
+        if path.exists() {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .with_context(cannot)?;
+        } else {
+            File::create_new(path).with_context(cannot)?;
+            std::fs::remove_file(path).with_context(cannot)?;
+        }
+        Ok(())
+    }
+
     /// A report to `path` (`-` for standard output), or none.
     pub fn create(path: Option<&Path>) -> anyhow::Result<Report> {
         let out: Option<Box<dyn Write>> = match path {
