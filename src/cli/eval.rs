@@ -60,7 +60,8 @@ pub struct EvalCommand {
     /// Skip the two-stage matchers.
     #[arg(long)]
     no_verify: bool,
-    /// The shingles of the two-stage signatures: words, shingles-N or chargrams-N.
+    /// The shingles of the two-stage signatures: words, shingles-N, chargrams-N or
+    /// scripts-W-C (W-word shingles outside Han text, C-character n-grams inside).
     #[arg(long, value_name = "KIND", default_value_t = tantivy_dedup::plugin::DEFAULT_SHINGLES)]
     signature_features: FeatureKind,
     /// The threshold the two-stage tables are also given at, 0 to 1 [default: the plugin's].

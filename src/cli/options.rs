@@ -89,12 +89,16 @@ impl FingerprintOptions {
         if self.features.is_some() || self.n.is_some() {
             let kind = self.features.unwrap_or(match config.get_features() {
                 FeatureKind::Words => Features::Words,
-                FeatureKind::WordShingles { .. } => Features::Shingles,
+                // Script shingles (a library setting the tool does not offer) are closest.
+                FeatureKind::WordShingles { .. } | FeatureKind::ScriptShingles { .. } => {
+                    Features::Shingles
+                }
                 FeatureKind::CharNgrams { .. } => Features::Chargrams,
             });
             let n = self.n.map_or(
                 match config.get_features() {
                     FeatureKind::WordShingles { n } | FeatureKind::CharNgrams { n } => n,
+                    FeatureKind::ScriptShingles { words, .. } => words,
                     FeatureKind::Words => 3,
                 },
                 usize::from,
@@ -135,7 +139,8 @@ impl FingerprintOptions {
 }
 
 /// Two-stage matching: candidates within a loose distance, verified with MinHash
-/// signatures of word 2-shingles stored beside the fingerprints (docs/PARAMETERS.md).
+/// signatures (word 2-shingles outside Han text, character 3-grams inside) stored beside the
+/// fingerprints (docs/PARAMETERS.md).
 #[derive(Args, Debug, Clone, Default)]
 pub struct VerifyOptions {
     /// Create the index with two-stage matching: a pair within --candidate-distance bits is
@@ -149,7 +154,7 @@ pub struct VerifyOptions {
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=64), help_heading = "Two-stage matching")]
     candidate_distance: Option<u32>,
     /// Jaccard estimate at or above which a candidate is a near-duplicate, 0 to 1
-    /// [default: the index's, 0.5 for a new one]. Implies --verify for a new index.
+    /// [default: the index's, 0.55 for a new one]. Implies --verify for a new index.
     #[arg(long, value_name = "T", value_parser = threshold, help_heading = "Two-stage matching")]
     threshold: Option<f64>,
 }

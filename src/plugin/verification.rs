@@ -17,14 +17,15 @@ use crate::text::FeatureKind;
 /// the pairs edited by up to 10% in the evaluation sets (10 bits finds 73 to 77%).
 pub const DEFAULT_CANDIDATE_DISTANCE: u32 = 16;
 
-/// Default shingles of the signature: word 2-shingles. Measured against 3-shingles and
-/// character 3- to 5-grams (`docs/PARAMETERS.md`, "Two-stage matching"): at the threshold
-/// 0.5 they find 85% or more of the 10% edits in English and in Chinese, where 3-shingles
-/// find 40 to 57% in Chinese (a Chinese edit is counted in characters, and each one
-/// re-segments a word, which breaks about 40% of the 3-shingles), at precision 1.000 on
-/// distinct documents; they have the best F1 at the best threshold on three of the four
-/// evaluation sets, and character n-grams lose to MinHash LSH on spam campaigns.
-pub const DEFAULT_SHINGLES: FeatureKind = FeatureKind::WordShingles { n: 2 };
+/// Default shingles of the signature: by script, word 2-shingles outside Han text and
+/// character 3-grams inside it. Measured against word 2- and 3-shingles and character 3- to
+/// 5-grams everywhere (`docs/PARAMETERS.md`, "Two-stage matching"):
+/// - English and spam are as with word 2-shingles: character n-grams lose to MinHash LSH on
+///   spam campaigns (unrelated messages share more character n-grams than word pairs);
+/// - Chinese is as with character 3-grams: word shingles of Chinese need jieba (the
+///   signature's largest cost) and break where an edit re-segments a word, so 10% edits were
+///   found at 86 to 92% with word 2-shingles at 0.5, and are found at 90 to 97% at 0.55.
+pub const DEFAULT_SHINGLES: FeatureKind = FeatureKind::ScriptShingles { words: 2, chars: 3 };
 
 /// Default signature length: 128 values (a standard error of about 0.04 on a Jaccard
 /// similarity of 0.3).
@@ -32,7 +33,7 @@ pub const DEFAULT_SIGNATURE_HASHES: usize = 128;
 
 /// Default threshold of the Jaccard estimate (see [`Verification::threshold`]): the highest
 /// (in steps of 0.05) at which the recall targets on edited text hold in both languages.
-pub const DEFAULT_THRESHOLD: f64 = 0.5;
+pub const DEFAULT_THRESHOLD: f64 = 0.55;
 
 /// How a candidate pair is scored.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,8 +92,8 @@ pub struct Verification {
 }
 
 impl Default for Verification {
-    /// MinHash of word 2-shingles, 128 values, candidates within 16 bits, Jaccard at least
-    /// [`DEFAULT_THRESHOLD`].
+    /// MinHash of [`DEFAULT_SHINGLES`] (word 2-shingles outside Han text, character 3-grams
+    /// inside), 128 values, candidates within 16 bits, Jaccard at least [`DEFAULT_THRESHOLD`].
     fn default() -> Self {
         Verification {
             shingles: DEFAULT_SHINGLES,
@@ -114,9 +115,9 @@ pub(crate) const RUNTIME_PATHS: [&str; 4] = [
 
 impl Verification {
     /// The shingles the signature is taken over, tokenized as the fingerprint's features
-    /// are. Default [`DEFAULT_SHINGLES`], word 2-shingles (measured better than the
-    /// fingerprint's own character n-grams, which unrelated texts of one language share more
-    /// of, and than 3-shingles on Chinese).
+    /// are. Default [`DEFAULT_SHINGLES`]: word 2-shingles outside Han text (measured better
+    /// than character n-grams, which unrelated English messages share more of) and character
+    /// 3-grams inside it (better than word shingles on edited Chinese, and no jieba pass).
     #[must_use]
     pub fn shingles(mut self, shingles: FeatureKind) -> Self {
         self.shingles = shingles;

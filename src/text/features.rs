@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::text::idf::IdfSource;
+use crate::text::tokenizer::ScriptUnit;
 use crate::text::weighting::{length_relevance, Weighting};
 use crate::text::MixedTokenizer;
 
@@ -41,6 +42,15 @@ pub enum FeatureKind {
         /// Characters per n-gram, in `1..=16`.
         n: usize,
     },
+    /// By script, without segmenting Chinese: every run of `words` consecutive tokens of the
+    /// non-Han text, and every run of `chars` consecutive characters of the Han text (each
+    /// part read as if the other were not there).
+    ScriptShingles {
+        /// Tokens per shingle outside Han text, in `1..=16`.
+        words: usize,
+        /// Characters per n-gram of Han text, in `1..=16`.
+        chars: usize,
+    },
 }
 
 impl FeatureKind {
@@ -49,29 +59,37 @@ impl FeatureKind {
     /// # Errors
     /// [`Error::InvalidSetting`] for `n = 0` or `n > 16`.
     pub fn validate(self) -> Result<()> {
+        let check = |name, n: usize| {
+            if (1..=MAX_FEATURE_N).contains(&n) {
+                Ok(())
+            } else {
+                Err(Error::InvalidSetting {
+                    name,
+                    reason: format!("{n} is outside 1..={MAX_FEATURE_N}"),
+                })
+            }
+        };
         match self {
             FeatureKind::Words => Ok(()),
             FeatureKind::WordShingles { n } | FeatureKind::CharNgrams { n } => {
-                if (1..=MAX_FEATURE_N).contains(&n) {
-                    Ok(())
-                } else {
-                    Err(Error::InvalidSetting {
-                        name: "features.n",
-                        reason: format!("{n} is outside 1..={MAX_FEATURE_N}"),
-                    })
-                }
+                check("features.n", n)
+            }
+            FeatureKind::ScriptShingles { words, chars } => {
+                check("features.words", words)?;
+                check("features.chars", chars)
             }
         }
     }
 }
 
 impl std::fmt::Display for FeatureKind {
-    /// `words`, `shingles-N` or `chargrams-N`.
+    /// `words`, `shingles-N`, `chargrams-N` or `scripts-W-C`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FeatureKind::Words => f.write_str("words"),
             FeatureKind::WordShingles { n } => write!(f, "shingles-{n}"),
             FeatureKind::CharNgrams { n } => write!(f, "chargrams-{n}"),
+            FeatureKind::ScriptShingles { words, chars } => write!(f, "scripts-{words}-{chars}"),
         }
     }
 }
@@ -79,23 +97,26 @@ impl std::fmt::Display for FeatureKind {
 impl std::str::FromStr for FeatureKind {
     type Err = Error;
 
-    /// The inverse of `Display`: `words`, `shingles-N` or `chargrams-N`, with `N` in range.
+    /// The inverse of `Display`: `words`, `shingles-N`, `chargrams-N` or `scripts-W-C`, with
+    /// the numbers in range.
     fn from_str(text: &str) -> Result<Self> {
         let invalid = || Error::InvalidSetting {
             name: "features",
-            reason: format!("{text:?} is not words, shingles-N or chargrams-N"),
+            reason: format!("{text:?} is not words, shingles-N, chargrams-N or scripts-W-C"),
         };
+        let number = |n: &str| n.parse::<usize>().map_err(|_| invalid());
         let kind = match text.split_once('-') {
             None if text == "words" => FeatureKind::Words,
-            Some((kind, n)) => {
-                let n = n.parse().map_err(|_| invalid())?;
-                match kind {
-                    "shingles" => FeatureKind::WordShingles { n },
-                    "chargrams" => FeatureKind::CharNgrams { n },
-                    _ => return Err(invalid()),
+            Some(("shingles", n)) => FeatureKind::WordShingles { n: number(n)? },
+            Some(("chargrams", n)) => FeatureKind::CharNgrams { n: number(n)? },
+            Some(("scripts", rest)) => {
+                let (words, chars) = rest.split_once('-').ok_or_else(invalid)?;
+                FeatureKind::ScriptShingles {
+                    words: number(words)?,
+                    chars: number(chars)?,
                 }
             }
-            None => return Err(invalid()),
+            _ => return Err(invalid()),
         };
         kind.validate()?;
         Ok(kind)
@@ -115,6 +136,14 @@ pub(crate) fn for_each_unit(
             tokenizer.for_each_token(text, |word, _| emit(word))
         }
         FeatureKind::CharNgrams { n } => for_each_char_ngram(tokenizer, n, text, emit),
+        FeatureKind::ScriptShingles { chars, .. } => {
+            let mut grams = CharNgrams::new(chars);
+            tokenizer.for_each_script_unit(text, |unit| match unit {
+                ScriptUnit::Word(word) => emit(word),
+                ScriptUnit::Han(c) => grams.push(c, &mut emit),
+            });
+            grams.finish(&mut emit);
+        }
     }
 }
 
@@ -124,28 +153,110 @@ fn for_each_char_ngram(
     text: &str,
     mut emit: impl FnMut(&str),
 ) {
-    // The normalized characters go into one buffer; a ring holds where each of the last n
-    // starts, so each n-gram is a slice of the buffer (no copying per n-gram).
-    // `slot` is `count % n`, kept by wrapping rather than by a division per character.
-    let mut normalized = String::with_capacity(text.len());
-    let mut starts = [0usize; MAX_FEATURE_N];
-    let mut count = 0usize;
-    let mut slot = 0usize;
-    tokenizer.for_each_normalized_char(text, |c| {
-        starts[slot] = normalized.len();
-        normalized.push(c);
-        count += 1;
-        slot += 1;
-        if slot == n {
-            slot = 0;
+    let mut grams = CharNgrams::with_capacity(n, text.len());
+    tokenizer.for_each_normalized_char(text, |c| grams.push(c, &mut emit));
+    grams.finish(&mut emit);
+}
+
+/// Character n-grams of a stream of normalized characters.
+///
+/// The characters go into one buffer; a ring holds where each of the last n starts, so each
+/// n-gram is a slice of the buffer (no copying per n-gram). `slot` is `count % n`, kept by
+/// wrapping rather than by a division per character.
+struct CharNgrams {
+    n: usize,
+    normalized: String,
+    starts: [usize; MAX_FEATURE_N],
+    count: usize,
+    slot: usize,
+}
+
+impl CharNgrams {
+    fn new(n: usize) -> Self {
+        Self::with_capacity(n, 0)
+    }
+
+    fn with_capacity(n: usize, bytes: usize) -> Self {
+        CharNgrams {
+            n,
+            normalized: String::with_capacity(bytes),
+            starts: [0; MAX_FEATURE_N],
+            count: 0,
+            slot: 0,
         }
-        if count >= n {
+    }
+
+    /// Adds a character; emits the n-gram it ends, once there are n.
+    #[inline]
+    fn push(&mut self, c: char, emit: &mut impl FnMut(&str)) {
+        self.starts[self.slot] = self.normalized.len();
+        self.normalized.push(c);
+        self.count += 1;
+        self.slot += 1;
+        if self.slot == self.n {
+            self.slot = 0;
+        }
+        if self.count >= self.n {
             // The oldest start in the ring: that of character `count - n`.
-            emit(&normalized[starts[slot]..]);
+            emit(&self.normalized[self.starts[self.slot]..]);
         }
-    });
-    if 0 < count && count < n {
-        emit(&normalized);
+    }
+
+    /// Emits all there is when fewer than n characters came: a short text still has one
+    /// feature.
+    fn finish(&self, emit: &mut impl FnMut(&str)) {
+        if 0 < self.count && self.count < self.n {
+            emit(&self.normalized);
+        }
+    }
+}
+
+/// Word shingles of a stream of tokens: the window holds the last n tokens joined by single
+/// spaces (tokens never contain whitespace), with each token's byte length and weight beside
+/// it; a shingle weighs the mean of its tokens.
+struct WordShingles {
+    n: usize,
+    window: String,
+    parts: VecDeque<(usize, f32)>,
+    emitted: bool,
+}
+
+impl WordShingles {
+    fn new(n: usize) -> Self {
+        WordShingles {
+            n,
+            window: String::new(),
+            parts: VecDeque::with_capacity(n),
+            emitted: false,
+        }
+    }
+
+    /// Adds a token; emits the shingle it ends, once there are n.
+    fn push(&mut self, word: &str, weight: f32, emit: &mut impl FnMut(&str, f32)) {
+        if self.parts.len() == self.n {
+            let (first, _) = self.parts.pop_front().unwrap_or_default();
+            self.window.drain(..(first + 1).min(self.window.len()));
+        }
+        if !self.window.is_empty() {
+            self.window.push(' ');
+        }
+        self.window.push_str(word);
+        self.parts.push_back((word.len(), weight));
+        if self.parts.len() == self.n {
+            emit(&self.window, self.mean());
+            self.emitted = true;
+        }
+    }
+
+    /// Emits all there is when fewer than n tokens came: a short text still has one feature.
+    fn finish(&self, emit: &mut impl FnMut(&str, f32)) {
+        if !self.emitted && !self.parts.is_empty() {
+            emit(&self.window, self.mean());
+        }
+    }
+
+    fn mean(&self) -> f32 {
+        self.parts.iter().map(|p| p.1).sum::<f32>() / self.parts.len() as f32
     }
 }
 
@@ -205,6 +316,9 @@ impl FeatureExtractor {
                     emit(gram, self.idf_weight(gram))
                 });
             }
+            FeatureKind::ScriptShingles { words, chars } => {
+                self.for_each_script_shingle(words, chars, text, emit)
+            }
         }
     }
 
@@ -225,32 +339,29 @@ impl FeatureExtractor {
     }
 
     fn for_each_shingle(&self, n: usize, text: &str, mut emit: impl FnMut(&str, f32)) {
-        // The window holds the last n tokens joined by single spaces (tokens never contain
-        // whitespace), with each token's byte length and weight beside it.
-        let mut window = String::new();
-        let mut parts: VecDeque<(usize, f32)> = VecDeque::with_capacity(n);
-        let mut emitted = false;
-        let mean = |parts: &VecDeque<(usize, f32)>| {
-            parts.iter().map(|p| p.1).sum::<f32>() / parts.len() as f32
-        };
+        let mut shingles = WordShingles::new(n);
         self.tokenizer.for_each_token(text, |word, _| {
-            if parts.len() == n {
-                let (first, _) = parts.pop_front().unwrap_or_default();
-                window.drain(..(first + 1).min(window.len()));
-            }
-            if !window.is_empty() {
-                window.push(' ');
-            }
-            window.push_str(word);
-            parts.push_back((word.len(), self.unit_weight(word)));
-            if parts.len() == n {
-                emit(&window, mean(&parts));
-                emitted = true;
-            }
+            shingles.push(word, self.unit_weight(word), &mut emit)
         });
-        if !emitted && !parts.is_empty() {
-            emit(&window, mean(&parts));
-        }
+        shingles.finish(&mut emit);
+    }
+
+    fn for_each_script_shingle(
+        &self,
+        words: usize,
+        chars: usize,
+        text: &str,
+        mut emit: impl FnMut(&str, f32),
+    ) {
+        let mut shingles = WordShingles::new(words);
+        let mut grams = CharNgrams::new(chars);
+        self.tokenizer
+            .for_each_script_unit(text, |unit| match unit {
+                ScriptUnit::Word(word) => shingles.push(word, self.unit_weight(word), &mut emit),
+                ScriptUnit::Han(c) => grams.push(c, &mut |gram| emit(gram, self.idf_weight(gram))),
+            });
+        shingles.finish(&mut emit);
+        grams.finish(&mut |gram| emit(gram, self.idf_weight(gram)));
     }
 
     /// The weight of one word: its IDF and length relevance as the weighting asks.
@@ -291,6 +402,7 @@ mod tests {
             FeatureKind::Words,
             FeatureKind::WordShingles { n: 3 },
             FeatureKind::CharNgrams { n: 16 },
+            FeatureKind::ScriptShingles { words: 2, chars: 3 },
         ] {
             assert_eq!(kind.to_string().parse::<FeatureKind>().unwrap(), kind);
         }
@@ -301,9 +413,39 @@ mod tests {
             "chargrams-17",
             "ngrams-3",
             "shingles-x",
+            "scripts-2",
+            "scripts-2-0",
+            "scripts-0-3",
+            "scripts-2-3-4",
         ] {
             assert!(bad.parse::<FeatureKind>().is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn script_shingles_cut_no_chinese_words() {
+        let e = extractor(
+            FeatureKind::ScriptShingles { words: 2, chars: 3 },
+            Weighting::Tf,
+        );
+        // Word pairs of the Latin text, read across the Chinese; character 3-grams of the
+        // Chinese, read across the Latin and the punctuation, folded.
+        assert_eq!(
+            names(e.features("Beijing's Olympics 我愛北京, in 2008 天安門")),
+            [
+                "beijing's olympics",
+                "我爱北",
+                "爱北京",
+                "olympics in",
+                "in 2008",
+                "北京天",
+                "京天安",
+                "天安门",
+            ]
+        );
+        // Too short for a shingle or an n-gram: one feature of all there is, per script.
+        assert_eq!(names(e.features("Hi 北京")), ["hi", "北京"]);
+        assert!(e.features(" ,。 ").is_empty());
     }
 
     #[test]

@@ -59,6 +59,13 @@ fn end_han_run(
     han.clear();
 }
 
+/// What [`MixedTokenizer::for_each_script_unit`] gives: a token of non-Han text, or a
+/// normalized character of Han text.
+pub(crate) enum ScriptUnit<'a> {
+    Word(&'a str),
+    Han(char),
+}
+
 /// The name under which [`MixedTokenizer`] is registered on a tantivy index.
 pub const TOKENIZER_NAME: &str = "tantivy_dedup_mixed";
 
@@ -154,25 +161,64 @@ impl MixedTokenizer {
         for_each_run(text, |run_start, run, han| {
             if han {
                 self.segment_han(run_start, run, &mut emit);
-            } else if !run.chars().all(is_separator) {
-                for_each_piece(run, |piece_start, piece| {
-                    let piece_start = run_start + piece_start;
-                    for (offset, word) in piece.unicode_word_indices() {
-                        // UAX #29 attaches a combining mark to whatever precedes it, even a
-                        // space (" \u{16ff0}" is one "word"): tokens never hold whitespace.
-                        let trimmed = word.trim_start();
-                        let offset = offset + (word.len() - trimmed.len());
-                        let word = trimmed.trim_end();
-                        if word.is_empty() {
-                            continue;
-                        }
-                        let word_lowered = lowercase(word, &mut lowered);
-                        if !self.is_stop_word(word_lowered) {
-                            let start = piece_start + offset;
-                            emit(word_lowered, start..start + word.len());
-                        }
-                    }
+            } else {
+                self.segment_other(run_start, run, &mut lowered, &mut emit);
+            }
+        });
+    }
+
+    /// Splits `text` by script without segmenting Chinese, in text order: every token of
+    /// the non-Han text, as [`for_each_token`](Self::for_each_token) gives them, and every
+    /// character of the Han text, normalized and folded as
+    /// [`for_each_normalized_char`](Self::for_each_normalized_char) gives them. Jieba is not
+    /// used.
+    pub(crate) fn for_each_script_unit(&self, text: &str, mut emit: impl FnMut(ScriptUnit<'_>)) {
+        let mut lowered = String::new();
+        for_each_run(text, |run_start, run, is_han| {
+            if is_han {
+                let folded = match &self.folder {
+                    Some(folder) => folder.fold(run),
+                    None => std::borrow::Cow::Borrowed(run),
+                };
+                folded
+                    .chars()
+                    .for_each(|c| normalize(c, &mut |c| emit(ScriptUnit::Han(c))));
+            } else {
+                self.segment_other(run_start, run, &mut lowered, &mut |token, _| {
+                    emit(ScriptUnit::Word(token))
                 });
+            }
+        });
+    }
+
+    /// The tokens of a non-Han `run` starting at byte `run_start` of the text: UAX #29 words,
+    /// lowercased (in `lowered`, reused), stop words left out.
+    fn segment_other(
+        &self,
+        run_start: usize,
+        run: &str,
+        lowered: &mut String,
+        emit: &mut impl FnMut(&str, Range<usize>),
+    ) {
+        if run.chars().all(is_separator) {
+            return;
+        }
+        for_each_piece(run, |piece_start, piece| {
+            let piece_start = run_start + piece_start;
+            for (offset, word) in piece.unicode_word_indices() {
+                // UAX #29 attaches a combining mark to whatever precedes it, even a space
+                // (" \u{16ff0}" is one "word"): tokens never hold whitespace.
+                let trimmed = word.trim_start();
+                let offset = offset + (word.len() - trimmed.len());
+                let word = trimmed.trim_end();
+                if word.is_empty() {
+                    continue;
+                }
+                let word_lowered = lowercase(word, lowered);
+                if !self.is_stop_word(word_lowered) {
+                    let start = piece_start + offset;
+                    emit(word_lowered, start..start + word.len());
+                }
             }
         });
     }
