@@ -24,6 +24,7 @@ fn setup() -> &'static Setup {
             FeatureKind::CharNgrams { n: 3 },
             FeatureKind::Words,
             FeatureKind::WordShingles { n: 2 },
+            FeatureKind::ScriptShingles { words: 2, chars: 3 },
         ]
         .into_iter()
         .map(|kind| SimHasher::new(&FingerprintConfig::default().features(kind)).unwrap())
