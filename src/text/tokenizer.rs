@@ -176,13 +176,7 @@ impl MixedTokenizer {
         let mut lowered = String::new();
         for_each_run(text, |run_start, run, is_han| {
             if is_han {
-                let folded = match &self.folder {
-                    Some(folder) => folder.fold(run),
-                    None => std::borrow::Cow::Borrowed(run),
-                };
-                folded
-                    .chars()
-                    .for_each(|c| normalize(c, &mut |c| emit(ScriptUnit::Han(c))));
+                self.for_each_normalized_char(run, |c| emit(ScriptUnit::Han(c)));
             } else {
                 self.segment_other(run_start, run, &mut lowered, &mut |token, _| {
                     emit(ScriptUnit::Word(token))
