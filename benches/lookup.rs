@@ -1,14 +1,15 @@
 //! Lookup benchmarks: `FingerprintIndex` queries with the brute-force `LinearScan` as the
-//! baseline in the same run, inserts, and bulk builds, at N = 1M, k = 3.
+//! baseline in the same run, inserts, and bulk builds, at N = 1M, k = 3; and the candidate
+//! stage of two-stage matching, `BandIndex` against the scan at 16 bits it replaces.
 //!
-//! `cargo bench --bench lookup` (about two minutes). For 10M and the adversarial cases, see
+//! `cargo bench --bench lookup` (about three minutes). For 10M and the adversarial cases, see
 //! `examples/lookup_compare.rs`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use tantivy_dedup::lookup::{FingerprintIndex, LinearScan, LookupOptions, Match};
+use tantivy_dedup::lookup::{BandIndex, FingerprintIndex, LinearScan, LookupOptions, Match};
 use tantivy_dedup::Fingerprint;
 
 const N: usize = 1_000_000;
@@ -109,12 +110,73 @@ fn bench_build(c: &mut Criterion) {
     group.finish();
 }
 
+/// The 128-value signature of document `id`: random values, as MinHash gives unrelated
+/// documents.
+fn signature(id: u32) -> Vec<u32> {
+    let mut rng = Rng(u64::from(id) << 8 | 0x5a);
+    (0..128).map(|_| rng.next() as u32).collect()
+}
+
+/// The candidate stage at N = 1M: `BandIndex` (32 bands of 4 values) against the scan of
+/// every fingerprint within 16 bits that `CandidateStage::Scan` does. Half the queries are a
+/// stored document with 40% of its values changed (Jaccard about 0.6), half unrelated.
+fn bench_candidates(c: &mut Criterion) {
+    let mut rng = Rng(4);
+    let fingerprints = random(N, &mut rng);
+    let mut bands = BandIndex::new(32, 4).expect("valid");
+    let all: Vec<(u32, Vec<u32>)> = (0..N as u32).map(|id| (id, signature(id))).collect();
+    bands.extend(all.iter().map(|(id, s)| (*id, s.as_slice())));
+    drop(all);
+    let scan: LinearScan = entries(&fingerprints).collect();
+    let queries: Vec<(Fingerprint, Vec<u32>)> = (0..1024)
+        .map(|i| {
+            if i % 2 == 0 {
+                let id = rng.below(N as u64) as u32;
+                let mut s = signature(id);
+                for v in &mut s {
+                    if rng.below(10) < 4 {
+                        *v = rng.next() as u32;
+                    }
+                }
+                (Fingerprint(rng.flip(fingerprints[id as usize], 10)), s)
+            } else {
+                (Fingerprint(rng.next()), signature(u32::MAX - i))
+            }
+        })
+        .collect();
+    let mut group = c.benchmark_group("candidates_1M");
+    group.throughput(Throughput::Elements(1));
+    let mut i = 0;
+    let mut ids = Vec::new();
+    group.bench_function("bands", |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            bands.candidates_into(black_box(&queries[i].1), &mut ids);
+            ids.len()
+        })
+    });
+    let mut out: Vec<Match> = Vec::new();
+    group.sample_size(10);
+    group.bench_function("scan_16_bits", |b| {
+        b.iter(|| {
+            i = (i + 1) % queries.len();
+            scan.query_into(black_box(queries[i].0), 16, &mut out);
+            out.len()
+        })
+    });
+    group.finish();
+    eprintln!(
+        "BandIndex of 1M signatures: {:.0} bytes per document",
+        bands.memory_bytes() as f64 / N as f64
+    );
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_queries, bench_insert, bench_build
+    targets = bench_queries, bench_insert, bench_build, bench_candidates
 }
 criterion_main!(benches);

@@ -184,7 +184,7 @@ fn the_full_grid_and_two_stage_variants_are_reported() {
             continue;
         }
         for k in [10, 16] {
-            for method in ["minhash", "combined", "plugin"] {
+            for method in ["minhash", "combined", "plugin", "plugin-bands"] {
                 expected.push((config, k, method));
             }
         }

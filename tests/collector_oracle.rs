@@ -16,7 +16,9 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Score, Searcher, TantivyDocument, TantivyError, Term};
-use tantivy_dedup::plugin::{ColumnCache, DedupCollector, DedupHit, DedupTopDocs, Verification};
+use tantivy_dedup::plugin::{
+    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, Verification,
+};
 use tantivy_dedup::{Error, Fingerprint};
 
 /// One document to index.
@@ -143,21 +145,27 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
         ranked.push((score, address, value("fingerprint")));
     }
     // Two hits are near-duplicates within k bits, or, verifying, within the candidate
-    // distance when both have a signature and the fraction of equal values reaches the
-    // threshold.
+    // distance when both have a signature, the fraction of equal values reaches the
+    // threshold and (with bands) they agree on every value of a band.
     let near = |a: (DocAddress, u64), b: (DocAddress, u64)| {
         let distance = Fingerprint(a.1).distance(Fingerprint(b.1));
         if distance <= settings.k {
             return true;
         }
-        let Some((candidate_distance, threshold)) = settings.verify else {
+        let Some((candidate_distance, threshold, rows)) = settings.verify else {
             return false;
         };
         match (signature(searcher, a.0), signature(searcher, b.0)) {
             (Some(x), Some(y)) => {
                 let equal = x.iter().zip(&y).filter(|(u, v)| u == v).count();
+                let band = rows.is_none_or(|rows| {
+                    x.chunks_exact(rows)
+                        .zip(y.chunks_exact(rows))
+                        .any(|(u, v)| u == v)
+                });
                 distance <= candidate_distance
                     && equal as f64 / SIGNATURE_VALUES as f64 >= threshold
+                    && band
             }
             _ => false,
         }
@@ -220,8 +228,9 @@ struct Settings {
     offset: usize,
     k: u32,
     skip_flagged: bool,
-    /// Candidate distance and threshold of a verifying collector.
-    verify: Option<(u32, f64)>,
+    /// Candidate distance, threshold and band rows (none: every candidate) of a verifying
+    /// collector.
+    verify: Option<(u32, f64, Option<usize>)>,
 }
 
 impl Settings {
@@ -229,11 +238,15 @@ impl Settings {
         let mut collector = DedupCollector::new("fingerprint", self.limit)
             .offset(self.offset)
             .distance(self.k);
-        if let Some((candidate_distance, threshold)) = self.verify {
+        if let Some((candidate_distance, threshold, rows)) = self.verify {
             collector = collector.verification(
                 "signature",
                 Verification::default()
                     .hashes(SIGNATURE_VALUES)
+                    .candidates(match rows {
+                        Some(rows) => CandidateStage::Bands { rows },
+                        None => CandidateStage::Scan,
+                    })
                     .candidate_distance(candidate_distance)
                     .threshold(threshold),
             );
@@ -313,7 +326,12 @@ fn settings() -> impl Strategy<Value = Settings> {
         any::<bool>(),
         prop_oneof![
             1 => Just(None),
-            1 => (0u32..24, prop::sample::select(vec![0.0, 0.25, 0.5, 0.75, 1.0])).prop_map(Some),
+            1 => (
+                0u32..24,
+                prop::sample::select(vec![0.0, 0.25, 0.5, 0.75, 1.0]),
+                prop::sample::select(vec![None, Some(1), Some(2), Some(3)]),
+            )
+                .prop_map(Some),
         ],
     )
         .prop_map(|(limit, offset, k, skip_flagged, verify)| Settings {

@@ -9,8 +9,8 @@ use support::rng::Rng;
 use tantivy::schema::Schema;
 use tantivy::{doc, Index};
 use tantivy_dedup::plugin::{
-    text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy, Score, Verification,
-    SIGNATURE_FIELD,
+    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, Policy, Score,
+    Verification, SIGNATURE_FIELD,
 };
 use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
 
@@ -242,11 +242,22 @@ fn the_signature_is_frozen_and_the_rest_can_change() {
 
 #[test]
 fn the_writer_and_the_groups_agree_on_a_corpus_of_edits() {
-    // Two implementations of one rule: the writer's lookup with in-memory signatures (half
-    // of them read back after a reopen), and the groups' all-pairs scan with the signatures
-    // read from the index.
+    // With bands, the default: 32 bands of 4 values.
+    let banded = writer_and_groups_agree(Verification::default().threshold(0.25));
+    // With every candidate within the candidate distance: a superset.
+    let scanned = writer_and_groups_agree(
+        Verification::default()
+            .threshold(0.25)
+            .candidates(CandidateStage::Scan),
+    );
+    assert!(banded <= scanned, "{banded} > {scanned}");
+}
+
+/// Two implementations of one rule: the writer's lookup with in-memory signatures (half of
+/// them read back after a reopen), and the groups' all-pairs search with the signatures read
+/// from the index. Returns the number of documents flagged.
+fn writer_and_groups_agree(verification: Verification) -> usize {
     let dir = tempfile::tempdir().unwrap();
-    let verification = Verification::default().threshold(0.25);
     let index = create(
         dir.path(),
         settings(Some(verification.clone())).flagging(true),
@@ -299,6 +310,7 @@ fn the_writer_and_the_groups_agree_on_a_corpus_of_edits() {
         .collect();
     assert!(flagged.len() >= 60, "edits found: {}", flagged.len());
     assert_eq!(grouped, flagged);
+    flagged.len()
 }
 
 #[test]

@@ -245,8 +245,9 @@ fn explain(error: Error, dir: &Path) -> anyhow::Error {
             if differences.iter().any(|d| d.field == "verification") =>
         {
             format!(
-                "the index in {} was created without --verify and has no signatures: drop \
-                 the two-stage options, or use another --index",
+                "the index in {} keeps the two-stage matching it was created with (with \
+                 --no-verify it has no signatures; without, it has them): drop --verify or \
+                 --no-verify and the two-stage options, or use another --index",
                 dir.display()
             )
         }

@@ -79,15 +79,19 @@ pub struct CategoryResult {
 /// reaches a threshold.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct VerifyResult {
-    /// The second stage: `minhash` (estimated Jaccard of word shingles), `combined`
-    /// (`mu / (hamming + 1) + (1 - mu) * jaccard` with that Jaccard), or `combined-meta`
-    /// (the same with the Jaccard of the documents' metadata sets).
+    /// The second stage: `minhash` (estimated Jaccard of the signature's shingles),
+    /// `combined` (`mu / (hamming + 1) + (1 - mu) * jaccard` with that Jaccard),
+    /// `combined-meta` (the same with the Jaccard of the documents' metadata sets), `plugin`
+    /// (the plugin's rule: within the default *k*, or that Jaccard beyond it), or
+    /// `plugin-bands` (the same with the default candidate stage: beyond the default *k*,
+    /// only the pairs sharing a band of their signatures).
     pub method: String,
     /// The config whose fingerprints give the candidates.
     pub config: String,
     /// The candidates' distance.
     pub loose_k: u32,
-    /// Counted pairs within `loose_k`.
+    /// Counted pairs within `loose_k` (and, for `plugin-bands`, within the default *k* or
+    /// sharing a band).
     pub candidates: usize,
     /// The threshold of highest F1.
     pub best: ThresholdPoint,

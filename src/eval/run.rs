@@ -18,7 +18,8 @@ use crate::fingerprint::{
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::plugin::{
-    jaccard, Signature, Signer, Verification, DEFAULT_SHINGLES, DEFAULT_THRESHOLD,
+    jaccard, shares_band, Signature, Signer, Verification, DEFAULT_BAND_ROWS, DEFAULT_SHINGLES,
+    DEFAULT_THRESHOLD,
 };
 use crate::text::{ChineseDictionary, FeatureKind};
 
@@ -209,6 +210,9 @@ fn config_result(
     }
 }
 
+/// A method's candidate pairs, and the score of each.
+type Scored = (Vec<NearPair>, Vec<f64>);
+
 /// The two-stage variants: for each loose distance, MinHash of word shingles alone, the
 /// combined similarity with it, the combined similarity with the metadata sets, and the
 /// plugin's rule (within the default *k*, or MinHash at the threshold). The shingles'
@@ -259,41 +263,54 @@ fn verify_all(
                 .jaccard(&signatures[p.b as usize])
                 .expect("signatures of one MinHasher")
         };
-        let mut methods: Vec<(&str, Vec<f64>)> = vec![
-            ("minhash", candidates.iter().map(shingles).collect()),
+        let plugin_score = |p: &NearPair| {
+            // A pair within the default k is a near-duplicate whatever its signatures say:
+            // a score above every threshold.
+            if p.distance <= options.default_k {
+                2.0
+            } else {
+                shingles(p)
+            }
+        };
+        let all = |score: &dyn Fn(&NearPair) -> f64| -> Scored {
+            (candidates.clone(), candidates.iter().map(score).collect())
+        };
+        let mut methods: Vec<(&str, Scored)> = vec![
+            ("minhash", all(&shingles)),
             (
                 "combined",
-                candidates
-                    .iter()
-                    .map(|p| combined_similarity(p.distance, shingles(p), options.mu))
-                    .collect(),
+                all(&|p: &NearPair| combined_similarity(p.distance, shingles(p), options.mu)),
             ),
-            (
-                // A pair within the default k is a near-duplicate whatever its signatures
-                // say: a score above every threshold.
-                "plugin",
-                candidates
-                    .iter()
-                    .map(|p| {
-                        if p.distance <= options.default_k {
-                            2.0
-                        } else {
-                            shingles(p)
-                        }
-                    })
-                    .collect(),
-            ),
+            ("plugin", all(&plugin_score)),
         ];
+        {
+            // The plugin's rule with its default candidate stage: beyond the default k, a
+            // pair must also share a band.
+            let rows = DEFAULT_BAND_ROWS.min(options.minhash_k);
+            let banded: Vec<NearPair> = candidates
+                .iter()
+                .filter(|p| {
+                    p.distance <= options.default_k
+                        || shares_band(
+                            shingle_signatures[p.a as usize].values(),
+                            shingle_signatures[p.b as usize].values(),
+                            rows,
+                        )
+                })
+                .copied()
+                .collect();
+            let scores = banded.iter().map(plugin_score).collect();
+            methods.push(("plugin-bands", (banded, scores)));
+        }
         if let Some(meta) = &meta_signatures {
             methods.push((
                 "combined-meta",
-                candidates
-                    .iter()
-                    .map(|p| combined_similarity(p.distance, meta_jaccard(meta, p), options.mu))
-                    .collect(),
+                all(&|p: &NearPair| {
+                    combined_similarity(p.distance, meta_jaccard(meta, p), options.mu)
+                }),
             ));
         }
-        for (method, scores) in methods {
+        for (method, (candidates, scores)) in methods {
             let scored: Vec<ScoredPair> = candidates
                 .iter()
                 .zip(&scores)

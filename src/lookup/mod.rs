@@ -97,6 +97,7 @@
 //!   (a median of 110 µs and a p99 of 1.1 ms for `m` = 100,000), however few of them match. A deduplicating writer that
 //!   stores only the first of each group of near-duplicates never builds such clusters.
 
+mod bands;
 mod blocks;
 mod index;
 mod keys;
@@ -105,6 +106,7 @@ mod results;
 mod run;
 mod scan;
 
+pub use bands::{band_probability, BandIndex, MIN_REBUILD};
 pub use index::FingerprintIndex;
 pub use options::{
     LookupOptions, TablePlan, AUTO_TWO_LEVEL_BUCKET, DEFAULT_BUFFER_LEN, DEFAULT_MAX_DISTANCE,

@@ -6,8 +6,9 @@ use tantivy::{DocAddress, Searcher};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
-use crate::lookup::{LookupOptions, MAX_TABLE_DISTANCE};
-use crate::plugin::signature::Signature;
+use crate::lookup::{BandIndex, LookupOptions, Pair, MAX_TABLE_DISTANCE};
+use crate::plugin::matcher::Matcher;
+use crate::plugin::signature::{is_empty_set, Signature, SignatureTable};
 use crate::plugin::stored::{
     fingerprint_at, signature_at, stored_fingerprints, stored_signatures, StoredFingerprint,
 };
@@ -149,7 +150,8 @@ impl DedupIndex {
                 .judge(distance, signatures.get(a), signatures.get(b))
                 .is_some()
         };
-        Ok(leader_groups(&docs, matcher.reach(), matches)?
+        let pairs = candidate_pairs(&docs, &signatures, &matcher)?;
+        Ok(leader_groups(docs.len(), pairs, matches)
             .into_iter()
             .map(|(leader, members)| DuplicateGroup {
                 leader: docs[leader].address,
@@ -159,30 +161,61 @@ impl DedupIndex {
     }
 }
 
-/// Leader clustering of `docs` (in their order): pairs within `reach` bits for which
-/// `matches(a, b, distance)` holds are near-duplicates. `(leader, members)` by position, for
-/// leaders with members.
-fn leader_groups(
+/// The pairs of `docs` (by position) that `matcher` may judge near-duplicates: those within
+/// its reach, or, when its candidates come from bands, those within its distance and those
+/// within its reach that share a band. Each pair once, `a < b`.
+fn candidate_pairs(
     docs: &[StoredFingerprint],
-    reach: u32,
-    matches: impl Fn(u32, u32, u32) -> bool,
-) -> Result<Vec<(usize, Vec<usize>)>> {
+    signatures: &SignatureTable,
+    matcher: &Matcher,
+) -> Result<Vec<Pair>> {
+    let table_distance = match matcher.bands() {
+        Some(_) => matcher.distance(),
+        None => matcher.reach(),
+    };
     let lookup = LookupOptions::new()
-        .max_distance(reach.min(MAX_TABLE_DISTANCE))
+        .max_distance(table_distance.min(MAX_TABLE_DISTANCE))
         .build_from(
             docs.iter()
                 .enumerate()
                 .map(|(i, doc)| (i as u32, doc.fingerprint)),
         )?;
+    let mut pairs = lookup.all_pairs(table_distance);
+    if let Some((bands, rows)) = matcher.bands() {
+        let mut index = BandIndex::new(bands, rows)?;
+        index.extend((0..docs.len() as u32).filter_map(|i| {
+            let values = signatures.get(i)?;
+            (!is_empty_set(values)).then_some((i, values))
+        }));
+        for (a, b) in index.pairs() {
+            let distance = docs[a as usize]
+                .fingerprint
+                .distance(docs[b as usize].fingerprint);
+            if distance > table_distance && distance <= matcher.reach() {
+                pairs.push(Pair { a, b, distance });
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+/// Leader clustering of `len` documents (in their order): the `pairs` for which
+/// `matches(a, b, distance)` holds are near-duplicates. `(leader, members)` by position, for
+/// leaders with members.
+fn leader_groups(
+    len: usize,
+    pairs: Vec<Pair>,
+    matches: impl Fn(u32, u32, u32) -> bool,
+) -> Vec<(usize, Vec<usize>)> {
     // For each document, its nearest earlier neighbour of each distance comes first.
-    let mut earlier: Vec<Vec<(u32, u32)>> = vec![Vec::new(); docs.len()];
-    for pair in lookup.all_pairs(reach) {
+    let mut earlier: Vec<Vec<(u32, u32)>> = vec![Vec::new(); len];
+    for pair in pairs {
         if matches(pair.a, pair.b, pair.distance) {
             earlier[pair.b as usize].push((pair.distance, pair.a));
         }
     }
-    let mut leader_of: Vec<Option<usize>> = vec![None; docs.len()];
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); docs.len()];
+    let mut leader_of: Vec<Option<usize>> = vec![None; len];
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); len];
     for (i, neighbours) in earlier.iter_mut().enumerate() {
         neighbours.sort_unstable();
         let leader = neighbours
@@ -197,19 +230,20 @@ fn leader_groups(
             None => leader_of[i] = Some(i),
         }
     }
-    Ok(members
+    members
         .into_iter()
         .enumerate()
         .filter(|(_, members)| !members.is_empty())
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn docs(fingerprints: &[u64]) -> Vec<StoredFingerprint> {
-        fingerprints
+    /// Leader groups of `fingerprints`, every pair within `k` matching.
+    fn groups(fingerprints: &[u64], k: u32) -> Vec<(usize, Vec<usize>)> {
+        let docs: Vec<StoredFingerprint> = fingerprints
             .iter()
             .enumerate()
             .map(|(i, &fp)| StoredFingerprint {
@@ -219,27 +253,24 @@ mod tests {
                 flagged: false,
                 sequence: i as u64,
             })
-            .collect()
+            .collect();
+        let matcher = Matcher::new(k, None);
+        let pairs = candidate_pairs(&docs, &SignatureTable::new(0), &matcher).unwrap();
+        leader_groups(docs.len(), pairs, |_, _, _| true)
     }
 
     #[test]
     fn a_chain_is_cut_where_the_writer_would_cut_it() {
         // 0 ~ 1 (2 bits), 1 ~ 2 (2 bits), 0 !~ 2 (4 bits): 2 starts a group of its own,
         // as the writer would have kept it after rejecting 1.
-        let groups =
-            leader_groups(&docs(&[0b0000, 0b0011, 0b1111, 0b1110]), 2, |_, _, _| true).unwrap();
+        let groups = groups(&[0b0000, 0b0011, 0b1111, 0b1110], 2);
         assert_eq!(groups, [(0, vec![1]), (2, vec![3])]);
     }
 
     #[test]
     fn a_document_joins_its_nearest_leader() {
         // 2 is 1 bit from leader 1 and 2 bits from leader 0.
-        let groups = leader_groups(
-            &docs(&[0b0000_0000, 0b1110_0000, 0b1100_0000]),
-            2,
-            |_, _, _| true,
-        )
-        .unwrap();
+        let groups = groups(&[0b0000_0000, 0b1110_0000, 0b1100_0000], 2);
         assert_eq!(groups, [(1, vec![2])]);
     }
 }

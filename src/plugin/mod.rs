@@ -94,9 +94,9 @@ pub use settings::{
     SEQUENCE_FIELD, SETTINGS_VERSION, SIGNATURE_FIELD,
 };
 pub use verification::{
-    Score, Verification, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES,
-    DEFAULT_THRESHOLD,
+    CandidateStage, Score, Verification, DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE,
+    DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD,
 };
 pub use writer::DedupWriter;
 
-pub(crate) use signature::{jaccard, Signature, Signer};
+pub(crate) use signature::{jaccard, shares_band, Signature, Signer};

@@ -82,14 +82,29 @@ impl Signature {
 /// when either is the signature of an empty set (no shingles is no evidence).
 pub(crate) fn jaccard(a: &[u32], b: &[u32]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
-    if a.is_empty() || a[0] == EMPTY && a.iter().all(|&v| v == EMPTY) {
-        return 0.0;
-    }
-    if b[0] == EMPTY && b.iter().all(|&v| v == EMPTY) {
+    if a.is_empty() || a[0] == EMPTY && is_empty_set(a) || b[0] == EMPTY && is_empty_set(b) {
         return 0.0;
     }
     let equal = a.iter().zip(b).filter(|(x, y)| x == y).count();
     equal as f64 / a.len() as f64
+}
+
+/// True when two signatures agree on every value of at least one band of `rows` values:
+/// the candidates of a [`BandIndex`](crate::lookup::BandIndex). False when either is the
+/// signature of an empty set, which the writer does not index.
+pub(crate) fn shares_band(a: &[u32], b: &[u32], rows: usize) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    if is_empty_set(a) || is_empty_set(b) {
+        return false;
+    }
+    a.chunks_exact(rows)
+        .zip(b.chunks_exact(rows))
+        .any(|(x, y)| x == y)
+}
+
+/// True for the signature of an empty set (every value [`EMPTY`]).
+pub(crate) fn is_empty_set(values: &[u32]) -> bool {
+    values.iter().all(|&v| v == EMPTY)
 }
 
 /// The signatures of numbered documents, one after the other: `hashes` values each, none

@@ -35,6 +35,44 @@ pub const DEFAULT_SIGNATURE_HASHES: usize = 128;
 /// (in steps of 0.05) at which the recall targets on edited text hold in both languages.
 pub const DEFAULT_THRESHOLD: f64 = 0.55;
 
+/// Default values per band of the candidate stage ([`CandidateStage::Bands`]): 4, so 32 bands
+/// of the default 128 values. A pair whose signatures agree on a fraction `J` of their values
+/// shares a band with probability `1 - (1 - J^4)^32`: 0.95 at the default threshold 0.55,
+/// 0.988 at 0.6, 0.003 at 0.1 (see [`band_probability`](crate::lookup::band_probability)).
+/// Measured: at the default threshold the bands lose 0 to 0.05% of the pairs that every
+/// candidate within 16 bits finds (`docs/PARAMETERS.md`).
+pub const DEFAULT_BAND_ROWS: usize = 4;
+
+/// Where the second stage's candidates come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum CandidateStage {
+    /// Every document within the [candidate distance](Verification::candidate_distance):
+    /// exact, but the writer compares each new document with every reference (above
+    /// [`MAX_TABLE_DISTANCE`](crate::lookup::MAX_TABLE_DISTANCE) bits no block table
+    /// narrows them), about a millisecond per million references.
+    Scan,
+    /// Documents whose signatures agree on every value of at least one band of `rows`
+    /// consecutive values (MinHash LSH): `hashes / rows` bands (values left over are in
+    /// none), a lookup of one key per band and document, whatever the size of the index.
+    /// The rule then asks of a verified pair that it shares a band too, so the writer, the
+    /// collector and the batch helpers still judge alike; a pair of Jaccard estimate `J`
+    /// shares one with probability about `1 - (1 - J^rows)^bands`. More rows make the stage
+    /// stricter (fewer, surer candidates), more values make more bands.
+    Bands {
+        /// Values per band.
+        rows: usize,
+    },
+}
+
+impl CandidateStage {
+    /// The stage of settings files written before it was a setting: every candidate
+    /// within the distance.
+    fn legacy() -> CandidateStage {
+        CandidateStage::Scan
+    }
+}
+
 /// How a candidate pair is scored.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
@@ -86,6 +124,8 @@ impl Score {
 pub struct Verification {
     shingles: FeatureKind,
     hashes: usize,
+    #[serde(default = "CandidateStage::legacy")]
+    candidates: CandidateStage,
     candidate_distance: u32,
     threshold: f64,
     score: Score,
@@ -93,11 +133,15 @@ pub struct Verification {
 
 impl Default for Verification {
     /// MinHash of [`DEFAULT_SHINGLES`] (word 2-shingles outside Han text, character 3-grams
-    /// inside), 128 values, candidates within 16 bits, Jaccard at least [`DEFAULT_THRESHOLD`].
+    /// inside), 128 values, candidates sharing one of 32 bands of [`DEFAULT_BAND_ROWS`]
+    /// values and within 16 bits, Jaccard at least [`DEFAULT_THRESHOLD`].
     fn default() -> Self {
         Verification {
             shingles: DEFAULT_SHINGLES,
             hashes: DEFAULT_SIGNATURE_HASHES,
+            candidates: CandidateStage::Bands {
+                rows: DEFAULT_BAND_ROWS,
+            },
             candidate_distance: DEFAULT_CANDIDATE_DISTANCE,
             threshold: DEFAULT_THRESHOLD,
             score: Score::Jaccard,
@@ -106,7 +150,9 @@ impl Default for Verification {
 }
 
 /// The settings-file paths of what may change between opens.
-pub(crate) const RUNTIME_PATHS: [&str; 4] = [
+pub(crate) const RUNTIME_PATHS: [&str; 6] = [
+    "verification.candidates.kind",
+    "verification.candidates.rows",
     "verification.candidate_distance",
     "verification.threshold",
     "verification.score.kind",
@@ -129,6 +175,14 @@ impl Verification {
     #[must_use]
     pub fn hashes(mut self, hashes: usize) -> Self {
         self.hashes = hashes;
+        self
+    }
+
+    /// Where candidates come from. Default [`CandidateStage::Bands`] of
+    /// [`DEFAULT_BAND_ROWS`] values.
+    #[must_use]
+    pub fn candidates(mut self, candidates: CandidateStage) -> Self {
+        self.candidates = candidates;
         self
     }
 
@@ -170,6 +224,19 @@ impl Verification {
         self.hashes
     }
 
+    /// See [`candidates`](Self::candidates()).
+    pub fn get_candidates(&self) -> CandidateStage {
+        self.candidates
+    }
+
+    /// The bands and rows of the candidate stage, when it uses bands.
+    pub fn get_bands(&self) -> Option<(usize, usize)> {
+        match self.candidates {
+            CandidateStage::Scan => None,
+            CandidateStage::Bands { rows } => Some((self.hashes / rows.max(1), rows)),
+        }
+    }
+
     /// See [`candidate_distance`](Self::candidate_distance()).
     pub fn get_candidate_distance(&self) -> u32 {
         self.candidate_distance
@@ -187,6 +254,7 @@ impl Verification {
 
     /// The same signature with the runtime settings of `other`.
     pub(crate) fn with_runtime_of(mut self, other: &Verification) -> Self {
+        self.candidates = other.candidates;
         self.candidate_distance = other.candidate_distance;
         self.threshold = other.threshold;
         self.score = other.score;
@@ -205,6 +273,17 @@ impl Verification {
                 "verification.hashes",
                 format!("{} is not in 1..=4096", self.hashes),
             );
+        }
+        if let CandidateStage::Bands { rows } = self.candidates {
+            if !(1..=self.hashes).contains(&rows) {
+                return invalid(
+                    "verification.candidates.rows",
+                    format!(
+                        "{rows} is not in 1..={}, the signature's values",
+                        self.hashes
+                    ),
+                );
+            }
         }
         if self.candidate_distance > 64 {
             return invalid(
@@ -244,6 +323,10 @@ mod tests {
         assert_eq!(
             name(Verification::default().hashes(0)),
             "verification.hashes"
+        );
+        assert_eq!(
+            name(Verification::default().candidates(CandidateStage::Bands { rows: 0 })),
+            "verification.candidates.rows"
         );
         assert_eq!(
             name(Verification::default().candidate_distance(65)),

@@ -16,10 +16,10 @@ use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
-use crate::lookup::{FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
+use crate::lookup::{BandIndex, FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
 use crate::plugin::matcher::Matcher;
 use crate::plugin::settings::FLAG_FIELD;
-use crate::plugin::signature::{Signature, SignatureTable};
+use crate::plugin::signature::{is_empty_set, Signature, SignatureTable};
 use crate::plugin::stored::{
     fingerprint_at, key_at, key_hash, stored_fingerprints, stored_signatures, NO_KEY,
 };
@@ -42,6 +42,9 @@ pub(crate) struct WriterView {
     slot_keys: Vec<u64>,
     /// The signature of each slot (none when the index does not verify).
     signatures: SignatureTable,
+    /// The slots' signatures by band, when the verification's candidates come from bands
+    /// (empty sets' signatures left out).
+    bands: Option<BandIndex>,
     /// Keys of the slots added since the last commit.
     pending_slots: HashMap<u32, Option<String>>,
     /// Keys added since the last commit.
@@ -52,6 +55,7 @@ pub(crate) struct WriterView {
     /// original of a campaign) is described on every add that duplicates it.
     addresses: HashMap<u32, Option<DocAddress>>,
     matches: Vec<Match>,
+    band_hits: Vec<u32>,
     judged: Vec<Judged>,
 }
 
@@ -63,10 +67,26 @@ impl WriterView {
         let references = stored.iter();
         let slot_keys: Vec<u64> = references.clone().map(|doc| doc.key_hash).collect();
         let signatures = stored_signatures(searcher, &stored, index.settings())?;
-        let reach = index.matcher(index.distance()).reach();
+        let matcher = index.matcher(index.distance());
+        // With bands, the tables only look for the pairs within the distance.
+        let table_distance = match matcher.bands() {
+            Some(_) => matcher.distance(),
+            None => matcher.reach(),
+        };
         let options = LookupOptions::new()
-            .max_distance(reach.min(MAX_TABLE_DISTANCE))
+            .max_distance(table_distance.min(MAX_TABLE_DISTANCE))
             .expected_len(slot_keys.len());
+        let bands = match matcher.bands() {
+            Some((bands, rows)) => {
+                let mut index = BandIndex::new(bands, rows)?;
+                index.extend((0..slot_keys.len() as u32).filter_map(|slot| {
+                    let values = signatures.get(slot)?;
+                    (!is_empty_set(values)).then_some((slot, values))
+                }));
+                Some(index)
+            }
+            None => None,
+        };
         let lookup = options.build_from(
             references
                 .enumerate()
@@ -76,11 +96,13 @@ impl WriterView {
             lookup,
             slot_keys,
             signatures,
+            bands,
             pending_slots: HashMap::new(),
             pending_keys: HashSet::new(),
             deleted_keys: HashSet::new(),
             addresses: HashMap::new(),
             matches: Vec::new(),
+            band_hits: Vec::new(),
             judged: Vec::new(),
         })
     }
@@ -113,8 +135,36 @@ impl WriterView {
         signature: Option<&Signature>,
         matcher: &Matcher,
     ) -> &[Judged] {
-        self.lookup
-            .query_into(fingerprint, matcher.reach(), &mut self.matches);
+        let bands = self.bands.as_ref().filter(|_| matcher.bands().is_some());
+        match (bands, signature) {
+            (Some(bands), Some(signature)) => {
+                // Within the distance from the tables; beyond it, what shares a band.
+                self.lookup
+                    .query_into(fingerprint, matcher.distance(), &mut self.matches);
+                if !is_empty_set(signature.values()) {
+                    bands.candidates_into(signature.values(), &mut self.band_hits);
+                }
+                for &id in &self.band_hits {
+                    let Some(theirs) = self.lookup.get(id) else {
+                        continue;
+                    };
+                    let distance = theirs.distance(fingerprint);
+                    if distance > matcher.distance() && distance <= matcher.reach() {
+                        self.matches.push(Match { id, distance });
+                    }
+                }
+                self.band_hits.clear();
+                self.matches.sort_unstable_by_key(|m| (m.distance, m.id));
+            }
+            (Some(_), None) => {
+                self.lookup
+                    .query_into(fingerprint, matcher.distance(), &mut self.matches);
+            }
+            (None, _) => {
+                self.lookup
+                    .query_into(fingerprint, matcher.reach(), &mut self.matches);
+            }
+        }
         self.judged.clear();
         for found in &self.matches {
             let theirs = self.signatures.get(found.id);
@@ -141,6 +191,11 @@ impl WriterView {
         self.slot_keys
             .push(key.map_or(NO_KEY, |key| key_hash(key.as_bytes())));
         self.signatures.push(signature);
+        if let (Some(bands), Some(signature)) = (&mut self.bands, signature) {
+            if !is_empty_set(signature.values()) {
+                bands.insert(slot, signature.values());
+            }
+        }
         self.lookup.insert(slot, fingerprint);
         self.pending_slots.insert(slot, key.map(str::to_owned));
         self.note_added_key(key);
@@ -165,7 +220,7 @@ impl WriterView {
             .collect();
         for slot in pending {
             self.pending_slots.remove(&slot);
-            self.lookup.remove(slot);
+            self.remove_slot(slot);
         }
         if self.deleted_keys.insert(key.to_owned()) {
             for address in committed_with_key(index, searcher, key)? {
@@ -178,12 +233,19 @@ impl WriterView {
                     if self.slot_keys[slot as usize] == hash
                         && !self.pending_slots.contains_key(&slot)
                     {
-                        self.lookup.remove(slot);
+                        self.remove_slot(slot);
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    fn remove_slot(&mut self, slot: u32) {
+        self.lookup.remove(slot);
+        if let Some(bands) = &mut self.bands {
+            bands.remove(slot);
+        }
     }
 
     /// What the writer reports about the reference `found`.

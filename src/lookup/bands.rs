@@ -1,0 +1,547 @@
+//! [`BandIndex`]: MinHash LSH banding, the sub-linear candidate stage of two-stage matching.
+//!
+//! A signature of `bands × rows` MinHash values is cut into `bands` bands of `rows`
+//! consecutive values; two signatures are *candidates* when they agree on every value of at
+//! least one band. For sets of Jaccard similarity `J`, each value agrees with probability
+//! `J`, so a pair is found with probability `1 - (1 - J^rows)^bands`: an S-curve that is
+//! near 1 above its knee `(1 / bands)^(1 / rows)` and near 0 well below it (Broder 1997;
+//! Leskovec, Rajaraman and Ullman, *Mining of Massive Datasets*, ch. 3). 32 bands of 4 rows
+//! find a pair at `J` = 0.6 with probability 0.988 and one at 0.1 with 0.003.
+//!
+//! Why not the fingerprints' block tables at a loose distance: edits of 5 to 10% move a
+//! 64-bit SimHash 5 to 16 bits, and at 16 bits pigeonhole tables have blocks of 4 bits, so
+//! every bucket holds a sixteenth of the index. Bands key each document by 32 values of its
+//! signature instead, and an unrelated document lands in a query's buckets only by chance.
+//!
+//! # Layout
+//!
+//! Each band holds 8-byte entries `key << 32 | id`, where `key` is a 32-bit hash of the
+//! band's values: a sorted *frozen* array, found through a directory on the key's top bits
+//! (about 2 entries per directory slot), and a hash map of the entries inserted since the
+//! frozen arrays were last rebuilt. The map is folded into the arrays when it holds a quarter
+//! as many documents as they do (and at least [`MIN_REBUILD`]), so an insert costs an
+//! amortized constant number of entry moves, and a query two probes per band. Keys that
+//! collide merely add candidates: the caller verifies every candidate anyway.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use rayon::prelude::*;
+use roaring::RoaringBitmap;
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// Documents inserted since the last rebuild at which the frozen arrays may be rebuilt, at
+/// the least: below it, a rebuild costs more than the map it empties.
+pub const MIN_REBUILD: usize = 4096;
+
+/// Finds every stored signature that agrees with a query on all values of some band.
+///
+/// Signatures are stored under `u32` ids chosen by the caller; the first
+/// [`bands`](Self::bands) × [`rows`](Self::rows) values of each are banded, and any after
+/// them ignored. The answer is a superset of the
+/// exact one (two bands may hash to one 32-bit key, about once in four billion): callers
+/// verify the candidates, as the plugin's [`Matcher`](crate::plugin::Verification) does.
+///
+/// ```
+/// use tantivy_dedup::lookup::BandIndex;
+///
+/// let mut index = BandIndex::new(2, 2)?;
+/// index.insert(1, &[10, 11, 12, 13]);
+/// index.insert(2, &[10, 11, 99, 99]); // agrees with 1 on the first band
+/// index.insert(3, &[10, 99, 12, 99]); // agrees with 1 on no band
+/// assert_eq!(index.candidates(&[10, 11, 12, 13]), [1, 2]);
+/// index.remove(2);
+/// assert_eq!(index.candidates(&[10, 11, 0, 0]), [1]);
+/// # Ok::<(), tantivy_dedup::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct BandIndex {
+    bands: usize,
+    rows: usize,
+    /// One sorted array per band.
+    frozen: Vec<Frozen>,
+    /// Entries since the last rebuild, per band: key to ids.
+    recent: Vec<HashMap<u32, Vec<u32>>>,
+    /// Documents in `recent`.
+    recent_len: usize,
+    /// Documents in `frozen`, removed ones included.
+    frozen_len: usize,
+    /// Ids present.
+    alive: RoaringBitmap,
+    /// Ids removed whose entries are still stored; disjoint from `alive`.
+    removed: RoaringBitmap,
+}
+
+/// One band's sorted entries, `key << 32 | id`, with a directory on the key's top bits.
+#[derive(Clone, Default)]
+struct Frozen {
+    entries: Vec<u64>,
+    /// `directory[p]` is the first entry whose key's top bits are `p` or more.
+    directory: Vec<u32>,
+    /// `32 - directory bits`: a key's directory slot is `key >> shift`.
+    shift: u32,
+}
+
+impl Frozen {
+    fn build(entries: Vec<u64>) -> Frozen {
+        debug_assert!(entries.windows(2).all(|w| w[0] <= w[1]));
+        // About two entries per slot: a probe reads one or two cache lines.
+        let bits = (usize::BITS - entries.len().leading_zeros()).saturating_sub(2);
+        let bits = bits.min(30);
+        let shift = 32 - bits;
+        let slots = 1usize << bits;
+        let mut directory = Vec::with_capacity(slots + 1);
+        let mut at = 0usize;
+        for slot in 0..=slots {
+            while at < entries.len() && ((entries[at] >> 32) >> shift) < slot as u64 {
+                at += 1;
+            }
+            directory.push(at as u32);
+        }
+        Frozen {
+            entries,
+            directory,
+            shift,
+        }
+    }
+
+    #[inline]
+    fn for_each_id(&self, key: u32, mut f: impl FnMut(u32)) {
+        if self.entries.is_empty() {
+            return;
+        }
+        let slot = (u64::from(key) >> self.shift) as usize;
+        let (start, end) = (
+            self.directory[slot] as usize,
+            self.directory[slot + 1] as usize,
+        );
+        for &entry in &self.entries[start..end] {
+            match ((entry >> 32) as u32).cmp(&key) {
+                std::cmp::Ordering::Less => {}
+                std::cmp::Ordering::Equal => f(entry as u32),
+                std::cmp::Ordering::Greater => break,
+            }
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * 8 + self.directory.capacity() * 4
+    }
+}
+
+impl BandIndex {
+    /// An empty index of signatures cut into `bands` bands of `rows` values.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) when either is 0.
+    pub fn new(bands: usize, rows: usize) -> crate::Result<BandIndex> {
+        if bands == 0 || rows == 0 {
+            return Err(crate::Error::InvalidSetting {
+                name: "bands",
+                reason: format!("{bands} bands of {rows} rows: both must be at least 1"),
+            });
+        }
+        Ok(BandIndex {
+            bands,
+            rows,
+            frozen: vec![Frozen::default(); bands],
+            recent: vec![HashMap::new(); bands],
+            recent_len: 0,
+            frozen_len: 0,
+            alive: RoaringBitmap::new(),
+            removed: RoaringBitmap::new(),
+        })
+    }
+
+    /// Bands per signature.
+    pub fn bands(&self) -> usize {
+        self.bands
+    }
+
+    /// Values per band.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of signatures present.
+    pub fn len(&self) -> usize {
+        self.alive.len() as usize
+    }
+
+    /// True when no signature is present.
+    pub fn is_empty(&self) -> bool {
+        self.alive.is_empty()
+    }
+
+    /// True when `id` holds a signature.
+    pub fn contains(&self, id: u32) -> bool {
+        self.alive.contains(id)
+    }
+
+    /// Stores `signature` under `id`. An id that is present, or that was removed since the
+    /// last rebuild, first has its old entries dropped by a rebuild (as costly as building
+    /// the whole index: ids are meant to be inserted once).
+    ///
+    /// # Panics
+    /// When `signature` holds fewer than `bands × rows` values.
+    pub fn insert(&mut self, id: u32, signature: &[u32]) {
+        self.add(id, signature);
+        if self.recent_len >= MIN_REBUILD.max(self.frozen_len / 4) {
+            self.rebuild();
+        }
+    }
+
+    /// Stores every `(id, signature)` of `entries` with one rebuild at the end: the fast way
+    /// to load an index. Ids follow the rule of [`insert`](Self::insert).
+    ///
+    /// # Panics
+    /// When a signature holds fewer than `bands × rows` values.
+    pub fn extend<'a>(&mut self, entries: impl IntoIterator<Item = (u32, &'a [u32])>) {
+        for (id, signature) in entries {
+            self.add(id, signature);
+        }
+        self.rebuild();
+    }
+
+    /// Stores `signature` under `id` in the recent maps.
+    fn add(&mut self, id: u32, signature: &[u32]) {
+        let signature = self.banded(signature);
+        if self.alive.contains(id) || self.removed.contains(id) {
+            self.alive.remove(id);
+            self.removed.insert(id);
+            self.rebuild();
+        }
+        for (band, values) in signature.chunks_exact(self.rows).enumerate() {
+            self.recent[band]
+                .entry(band_key(band, values))
+                .or_default()
+                .push(id);
+        }
+        self.alive.insert(id);
+        self.recent_len += 1;
+    }
+
+    /// Removes `id`; returns whether it was present. Its entries are dropped at the next
+    /// rebuild; queries skip them until then.
+    pub fn remove(&mut self, id: u32) -> bool {
+        let present = self.alive.remove(id);
+        if present {
+            self.removed.insert(id);
+        }
+        present
+    }
+
+    /// The ids of the stored signatures that share a band with `signature`, ascending.
+    ///
+    /// # Panics
+    /// When `signature` holds fewer than `bands × rows` values.
+    pub fn candidates(&self, signature: &[u32]) -> Vec<u32> {
+        let mut out = Vec::new();
+        self.candidates_into(signature, &mut out);
+        out
+    }
+
+    /// [`candidates`](Self::candidates) into `out` (cleared first), reusing its allocation.
+    ///
+    /// # Panics
+    /// When `signature` holds fewer than `bands × rows` values.
+    pub fn candidates_into(&self, signature: &[u32], out: &mut Vec<u32>) {
+        let signature = self.banded(signature);
+        out.clear();
+        for (band, values) in signature.chunks_exact(self.rows).enumerate() {
+            let key = band_key(band, values);
+            self.frozen[band].for_each_id(key, |id| out.push(id));
+            if let Some(ids) = self.recent[band].get(&key) {
+                out.extend_from_slice(ids);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        if !self.removed.is_empty() {
+            out.retain(|&id| !self.removed.contains(id));
+        }
+    }
+
+    /// Every pair of present ids `(a, b)`, `a < b`, that share a band, ascending; in parallel
+    /// over the bands (rayon). A key shared by `m` ids gives `m (m - 1) / 2` pairs.
+    pub fn pairs(&self) -> Vec<(u32, u32)> {
+        let mut pairs: Vec<(u32, u32)> = (0..self.bands)
+            .into_par_iter()
+            .flat_map_iter(|band| {
+                let mut entries = self.frozen[band].entries.clone();
+                for (&key, ids) in &self.recent[band] {
+                    entries.extend(ids.iter().map(|&id| u64::from(key) << 32 | u64::from(id)));
+                }
+                entries.retain(|&e| !self.removed.contains(e as u32));
+                entries.sort_unstable();
+                let mut pairs = Vec::new();
+                for group in entries.chunk_by(|a, b| a >> 32 == b >> 32) {
+                    for (i, &a) in group.iter().enumerate() {
+                        for &b in &group[i + 1..] {
+                            let (a, b) = (a as u32, b as u32);
+                            pairs.push((a.min(b), a.max(b)));
+                        }
+                    }
+                }
+                pairs
+            })
+            .collect();
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        pairs
+    }
+
+    /// Bytes allocated: entries, directories, the recent maps (estimated) and the bitmaps.
+    pub fn memory_bytes(&self) -> usize {
+        let frozen: usize = self.frozen.iter().map(Frozen::heap_bytes).sum();
+        let recent: usize = self
+            .recent
+            .iter()
+            .map(|map| {
+                // A map slot: key, vector header and a control byte; then the ids.
+                map.capacity() * (4 + 24 + 1)
+                    + map.values().map(|ids| ids.capacity() * 4).sum::<usize>()
+            })
+            .sum();
+        frozen
+            + recent
+            + self.alive.serialized_size()
+            + self.removed.serialized_size()
+            + std::mem::size_of::<Self>()
+    }
+
+    /// Folds the recent entries into the frozen arrays and drops the removed ids' entries.
+    fn rebuild(&mut self) {
+        let removed = &self.removed;
+        let frozen: Vec<Frozen> = self
+            .frozen
+            .par_iter_mut()
+            .zip(self.recent.par_iter_mut())
+            .map(|(frozen, recent)| {
+                let mut entries = std::mem::take(&mut frozen.entries);
+                let mut added: Vec<u64> = std::mem::take(recent)
+                    .into_iter()
+                    .flat_map(|(key, ids)| {
+                        ids.into_iter()
+                            .map(move |id| u64::from(key) << 32 | u64::from(id))
+                    })
+                    .collect();
+                added.sort_unstable();
+                entries = merge_sorted(entries, added);
+                if !removed.is_empty() {
+                    entries.retain(|&e| !removed.contains(e as u32));
+                }
+                Frozen::build(entries)
+            })
+            .collect();
+        self.frozen = frozen;
+        self.removed.clear();
+        self.frozen_len = self.alive.len() as usize;
+        self.recent_len = 0;
+    }
+
+    /// The banded values of `signature`, checked.
+    fn banded<'s>(&self, signature: &'s [u32]) -> &'s [u32] {
+        let len = self.bands * self.rows;
+        assert!(
+            signature.len() >= len,
+            "a signature of {} bands of {} rows has at least {len} values, not {}",
+            self.bands,
+            self.rows,
+            signature.len()
+        );
+        &signature[..len]
+    }
+}
+
+impl fmt::Debug for BandIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BandIndex")
+            .field("bands", &self.bands)
+            .field("rows", &self.rows)
+            .field("len", &self.len())
+            .field("recent", &self.recent_len)
+            .finish()
+    }
+}
+
+/// The 32-bit key of `values`, the `band`-th band of a signature. Seeded by the band, so
+/// that equal values in two bands do not share a bucket (they would only add candidates).
+#[inline]
+pub(crate) fn band_key(band: usize, values: &[u32]) -> u32 {
+    let mut bytes = [0u8; 64];
+    if values.len() * 4 <= bytes.len() {
+        for (chunk, v) in bytes.chunks_exact_mut(4).zip(values) {
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+        xxh3_64_with_seed(&bytes[..values.len() * 4], band as u64) as u32
+    } else {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        xxh3_64_with_seed(&bytes, band as u64) as u32
+    }
+}
+
+/// The sorted union (with repeats) of two sorted vectors.
+fn merge_sorted(a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+    if a.is_empty() {
+        return b;
+    }
+    if b.is_empty() {
+        return a;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// The probability that a pair of Jaccard similarity `jaccard` shares a band of `rows`
+/// among `bands`: `1 - (1 - J^rows)^bands`.
+pub fn band_probability(jaccard: f64, bands: usize, rows: usize) -> f64 {
+    1.0 - (1.0 - jaccard.powi(rows as i32)).powi(bands as i32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    /// The reference: every present id whose signature shares a band key with the query.
+    fn oracle(stored: &[(u32, Vec<u32>)], query: &[u32], rows: usize) -> Vec<u32> {
+        let keys = |s: &[u32]| -> Vec<u32> {
+            s.chunks_exact(rows)
+                .enumerate()
+                .map(|(band, values)| band_key(band, values))
+                .collect()
+        };
+        let q = keys(query);
+        let found: BTreeSet<u32> = stored
+            .iter()
+            .filter(|(_, s)| keys(s).iter().zip(&q).any(|(a, b)| a == b))
+            .map(|&(id, _)| id)
+            .collect();
+        found.into_iter().collect()
+    }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(u32, Vec<u32>),
+        Remove(u32),
+        Query(Vec<u32>),
+    }
+
+    /// Signatures over a tiny alphabet, so that bands agree often.
+    fn signature(len: usize) -> impl Strategy<Value = Vec<u32>> {
+        prop::collection::vec(0u32..3, len)
+    }
+
+    fn ops(len: usize) -> impl Strategy<Value = Vec<Op>> {
+        prop::collection::vec(
+            prop_oneof![
+                4 => (0u32..40, signature(len)).prop_map(|(id, s)| Op::Insert(id, s)),
+                1 => (0u32..40).prop_map(Op::Remove),
+                2 => signature(len).prop_map(Op::Query),
+            ],
+            0..120,
+        )
+    }
+
+    fn check(ops: Vec<Op>, bands: usize, rows: usize, min_rebuild: bool) {
+        let mut index = BandIndex::new(bands, rows).unwrap();
+        let mut stored: Vec<(u32, Vec<u32>)> = Vec::new();
+        for op in ops {
+            match op {
+                Op::Insert(id, s) => {
+                    stored.retain(|(other, _)| *other != id);
+                    stored.push((id, s.clone()));
+                    if id % 3 == 0 {
+                        index.extend([(id, s.as_slice())]);
+                    } else {
+                        index.insert(id, &s);
+                    }
+                    if min_rebuild && id % 7 == 0 {
+                        index.rebuild();
+                    }
+                }
+                Op::Remove(id) => {
+                    let was = stored.iter().any(|(other, _)| *other == id);
+                    stored.retain(|(other, _)| *other != id);
+                    assert_eq!(index.remove(id), was);
+                }
+                Op::Query(q) => {
+                    assert_eq!(index.candidates(&q), oracle(&stored, &q, rows));
+                }
+            }
+            assert_eq!(index.len(), stored.len());
+        }
+        let mut expected = BTreeSet::new();
+        for (i, (a, sa)) in stored.iter().enumerate() {
+            for (b, sb) in &stored[i + 1..] {
+                if oracle(&[(*b, sb.clone())], sa, rows).contains(b) {
+                    expected.insert((*a.min(b), *a.max(b)));
+                }
+            }
+        }
+        assert_eq!(index.pairs(), expected.into_iter().collect::<Vec<_>>());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn candidates_and_pairs_match_the_oracle(ops in ops(6), rebuilds in any::<bool>()) {
+            check(ops, 3, 2, rebuilds);
+        }
+
+        #[test]
+        fn one_band_of_one_row(ops in ops(1)) {
+            check(ops, 1, 1, true);
+        }
+    }
+
+    #[test]
+    fn a_thousand_documents_across_rebuilds() {
+        // Enough inserts for several automatic rebuilds, with removes in between.
+        let mut index = BandIndex::new(4, 2).unwrap();
+        let signature = |id: u32| -> Vec<u32> { (0..8).map(|i| (id / 3) * 8 + i).collect() };
+        for id in 0..3 * MIN_REBUILD as u32 {
+            index.insert(id, &signature(id));
+            if id % 5 == 0 {
+                index.remove(id);
+            }
+        }
+        assert!(index.recent_len < MIN_REBUILD, "rebuilt along the way");
+        // Each group of three shares a signature: the others of the group, minus removed.
+        for id in [1u32, 2, 4, 3001, 7000] {
+            let group: Vec<u32> = (id / 3 * 3..id / 3 * 3 + 3)
+                .filter(|i| i % 5 != 0)
+                .collect();
+            assert_eq!(index.candidates(&signature(id)), group, "id {id}");
+        }
+    }
+
+    #[test]
+    fn the_s_curve() {
+        assert!((band_probability(0.6, 32, 4) - 0.988).abs() < 0.001);
+        assert!(band_probability(0.1, 32, 4) < 0.004);
+        assert_eq!(band_probability(1.0, 32, 4), 1.0);
+        assert_eq!(band_probability(0.0, 32, 4), 0.0);
+    }
+
+    #[test]
+    fn zero_bands_or_rows_are_refused() {
+        assert!(BandIndex::new(0, 4).is_err());
+        assert!(BandIndex::new(4, 0).is_err());
+    }
+}
