@@ -78,7 +78,9 @@ fn bench_ingest(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(docs.len() as u64));
 
-    let plain_settings = DedupSettings::new(["body"]).key_field("url");
+    let plain_settings = DedupSettings::new(["body"])
+        .key_field("url")
+        .verification(None);
     group.bench_function("plain_index_writer", |b| {
         b.iter_batched(
             || {
@@ -106,13 +108,29 @@ fn bench_ingest(c: &mut Criterion) {
         )
     });
 
-    for (name, policy, flagging) in [
-        ("dedup_writer_reject", Policy::Reject, false),
-        ("dedup_writer_flag", Policy::Flag, true),
+    // The defaults (two-stage matching), then fingerprints alone.
+    for (name, policy, flagging, verify) in [
+        ("dedup_writer_reject", Policy::Reject, false, true),
+        ("dedup_writer_flag", Policy::Flag, true, true),
+        (
+            "dedup_writer_reject_fingerprints_only",
+            Policy::Reject,
+            false,
+            false,
+        ),
+        (
+            "dedup_writer_flag_fingerprints_only",
+            Policy::Flag,
+            true,
+            false,
+        ),
     ] {
-        let settings = DedupSettings::new(["body"])
+        let mut settings = DedupSettings::new(["body"])
             .key_field("url")
             .flagging(flagging);
+        if !verify {
+            settings = settings.verification(None);
+        }
         group.bench_function(name, |b| {
             b.iter_batched(
                 || {
@@ -152,7 +170,10 @@ fn bench_ingest(c: &mut Criterion) {
 /// An index of `OPEN_DOCS` documents holding only the plugin's fields (random fingerprints,
 /// a key each, one in ten deleted), written once.
 fn large_index() -> DedupIndex {
-    let settings = DedupSettings::new(["body"]).key_field("url");
+    // Fingerprints alone: random signatures of 1M documents would take 512 MB.
+    let settings = DedupSettings::new(["body"])
+        .key_field("url")
+        .verification(None);
     let index = DedupIndex::create(Index::create_in_ram(schema(&settings)), settings).unwrap();
     let fields = index.fields().clone();
     let key = fields.key.unwrap();

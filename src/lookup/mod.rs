@@ -7,6 +7,8 @@
 //!   [`all_pairs`](FingerprintIndex::all_pairs) run in parallel.
 //! * [`LookupOptions`] (with [`TablePlan`]): every setting and its default in one place.
 //! * [`LinearScan`]: the brute-force popcount scan, the oracle the index is tested against.
+//! * [`BandIndex`]: MinHash LSH bands over signatures, the candidate stage of the plugin's
+//!   two-stage matching (see its module, `bands.rs`, for the layout and the S-curve).
 //! * [`Match`], [`Pair`], [`MemoryUsage`], [`IndexStats`]: what comes back.
 //!
 //! ```

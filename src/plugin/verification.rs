@@ -106,12 +106,14 @@ impl Score {
 ///
 /// Two documents are near-duplicates when their fingerprints differ in at most the index's
 /// [distance](super::DedupSettings::distance) bits, as without verification, **or** when
-/// they differ in at most [`candidate_distance`](Self::candidate_distance) bits and the
-/// [`score`](Self::score) of their signatures reaches the [`threshold`](Self::threshold).
+/// they differ in at most [`candidate_distance`](Self::candidate_distance) bits, the
+/// [`score`](Self::score) of their signatures reaches the [`threshold`](Self::threshold),
+/// and (with the default [`CandidateStage::Bands`]) their signatures agree on a whole band.
 /// Verification adds what the fingerprints alone miss; it never loses a pair they find.
 ///
 /// The signature (what the shingles and the number of hashes make) is frozen with the index;
-/// the candidate distance, the threshold and the score can change at every open.
+/// the candidate stage, the candidate distance, the threshold and the score can change at
+/// every open.
 ///
 /// ```
 /// use tantivy_dedup::plugin::{DedupSettings, Verification};
