@@ -16,10 +16,14 @@ different groups distinct, of one group left out, or near-duplicates under "grou
 
 Prints one JSON object per set x peer x config (fields: set, tool, config, kind, sweep,
 best, roc_auc, seconds) to --out, and a Markdown table to --markdown that puts each peer's
-best beside tantivy-dedup's (read from --ours, the `eval` command's output directory).
+best beside tantivy-dedup's (read from --ours, the `eval` command's output directory), and
+a second table with one setting for every set: tantivy-dedup's defaults (the plugin's rule
+with its candidate bands, at the default threshold) beside each peer config at the one
+setting of highest mean F1 over the sets, the fairest single setting a peer can be given.
 
 Usage: compare_quality.py [--sets data/eval] [--ours data/eval-report]
                           [--out data/quality/peers.jsonl] [--markdown data/quality/quality.md]
+                          [--reuse]   (read the peers' rows from --out instead of running them)
        compare_quality.py --self-test
 """
 
@@ -279,6 +283,48 @@ def markdown(rows: list[dict], ours_dir: Path) -> str:
                        else f"threshold {b['threshold']}")
             out.append(f"| {name} | {r['tool']} | {r['config']} | {setting} | "
                        f"{b['precision']:.4f} | {b['recall']:.4f} | {b['f1']:.4f} |")
+    return "\n".join(out) + "\n" + one_setting(rows, ours_dir)
+
+
+DEFAULT_CONFIG = "chargrams-3/tf"
+
+
+def one_setting(rows: list[dict], ours_dir: Path) -> str:
+    """Every tool at one setting for all sets: ours at its defaults, each peer config at
+    the setting of highest mean F1 over the sets (its sweep's points)."""
+    sets = list(dict.fromkeys(r["set"] for r in rows))
+    head = "| tool | config | setting | " + " | ".join(f"F1 {s}" for s in sets) + " |"
+    out = ["", "One setting for every set:", "", head,
+           "|---|---|---|" + "---:|" * len(sets)]
+    ours = []
+    for name in sets:
+        path = ours_dir / f"{name}.json"
+        if not path.exists():
+            break
+        rows_v = [v for v in json.loads(path.read_text())["verify"]
+                  if v["method"] == "plugin-bands" and v["config"] == DEFAULT_CONFIG
+                  and v["loose_k"] == 16]
+        if not rows_v:
+            break
+        ours.append(rows_v[0]["at_default"])
+    if len(ours) == len(sets):
+        out.append(f"| **tantivy-dedup** | {DEFAULT_CONFIG} + verification (defaults) | "
+                   f"k = 3, or bands + Jaccard >= {ours[0]['threshold']:.2f} | "
+                   + " | ".join(f"{p['f1']:.4f}" for p in ours) + " |")
+    configs = dict.fromkeys((r["tool"], r["config"], r["kind"]) for r in rows)
+    for tool, config, kind in configs:
+        by_setting: dict = {}
+        for r in rows:
+            if (r["tool"], r["config"]) == (tool, config):
+                for p in r["sweep"]:
+                    by_setting.setdefault(p["threshold"], {})[r["set"]] = p["f1"]
+        complete = {t: v for t, v in by_setting.items() if all(s in v for s in sets)}
+        if not complete:
+            continue
+        t, f1s = max(complete.items(), key=lambda tv: sum(tv[1].values()))
+        setting = f"k = {t}" if kind == "simhash" else f"threshold {t}"
+        out.append(f"| {tool} | {config} | {setting} | "
+                   + " | ".join(f"{f1s[s]:.4f}" for s in sets) + " |")
     return "\n".join(out) + "\n"
 
 
@@ -325,19 +371,25 @@ def main() -> None:
     parser.add_argument("--markdown", default="data/quality/quality.md")
     parser.add_argument("--only", default="", help="comma-separated set names")
     parser.add_argument("--self-test", action="store_true")
+    parser.add_argument("--reuse", action="store_true",
+                        help="read the peers' rows from --out instead of running them")
     args = parser.parse_args()
     if args.self_test:
         self_test()
         return
     only = set(filter(None, args.only.split(",")))
-    rows = []
-    for directory in sorted(Path(args.sets).iterdir()):
-        if (directory / "docs.jsonl").exists() and (not only or directory.name in only):
-            rows += run_set(EvalSet(directory))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+    if args.reuse:
+        rows = [json.loads(line) for line in open(args.out)]
+        rows = [r for r in rows if not only or r["set"] in only]
+    else:
+        rows = []
+        for directory in sorted(Path(args.sets).iterdir()):
+            if (directory / "docs.jsonl").exists() and (not only or directory.name in only):
+                rows += run_set(EvalSet(directory))
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.out, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
     text = markdown(rows, Path(args.ours))
     Path(args.markdown).write_text(text)
     print(text)

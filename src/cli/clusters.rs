@@ -13,8 +13,8 @@ use crate::cli::print;
 /// Print every group of near-duplicates in the index.
 ///
 /// Documents are taken in index order; one within --distance bits of an earlier group
-/// leader (or, in an index created with --verify, within --candidate-distance bits with
-/// signatures agreeing) joins the nearest leader, any other leads a group of its own: the
+/// leader (or, in an index with two-stage matching, the default, within --candidate-distance
+/// bits with signatures sharing a band and agreeing) joins the nearest leader, any other leads a group of its own: the
 /// rule `ingest` applies. On an index ingested with --policy reject there are none; with --policy flag,
 /// each original with the documents flagged against it. With --json:
 /// {"clusters":[{"ids":[leader, member, ..]}, ..]}.

@@ -36,8 +36,8 @@ enum PolicyArg {
 ///
 /// With --report FILE, one JSON line per input record, written once its batch is committed:
 /// {"id":..,"status":"added"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}
-/// (and "similarity", the signatures' Jaccard estimate, for a duplicate of an index created
-/// with --verify).
+/// (and "similarity", the signatures' Jaccard estimate, for a duplicate of an index with
+/// two-stage matching, the default; not of one created with --no-verify).
 /// The exit code is 1 when some record was an error.
 #[derive(Args, Debug)]
 pub struct IngestCommand {

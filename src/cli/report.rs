@@ -19,7 +19,8 @@ pub struct ReportLine {
     pub duplicate_of: Option<String>,
     /// For a duplicate: the Hamming distance to it.
     pub distance: Option<u32>,
-    /// For a duplicate in an index created with `--verify`: the verification's score.
+    /// For a duplicate in an index with two-stage matching (not created with
+    /// `--no-verify`): the verification's score.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f64>,
     /// For a duplicate: `rejected`, `flagged` or `replaced`, as the policy says.

@@ -187,13 +187,19 @@ fn candidate_pairs(
             let values = signatures.get(i)?;
             (!is_empty_set(values)).then_some((i, values))
         }));
-        for (a, b) in index.pairs() {
-            let distance = docs[a as usize]
+        let distance = |a: u32, b: u32| {
+            docs[a as usize]
                 .fingerprint
-                .distance(docs[b as usize].fingerprint);
-            if distance > table_distance && distance <= matcher.reach() {
-                pairs.push(Pair { a, b, distance });
-            }
+                .distance(docs[b as usize].fingerprint)
+        };
+        // Near-identical documents share every band, and the tables paired them already.
+        let beyond = |a, b| (table_distance + 1..=matcher.reach()).contains(&distance(a, b));
+        for (a, b) in index.pairs_where(beyond) {
+            pairs.push(Pair {
+                a,
+                b,
+                distance: distance(a, b),
+            });
         }
     }
     Ok(pairs)

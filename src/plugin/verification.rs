@@ -1,6 +1,7 @@
-//! `Verification`: the second stage of two-stage matching. Candidates come from the
-//! fingerprints at a loose distance; a MinHash signature of each document's shingles, kept
-//! beside its fingerprint, decides which of them are near-duplicates.
+//! `Verification`: the second stage of two-stage matching. Candidates are the documents
+//! within a loose distance of the fingerprint that share a band of a MinHash signature of
+//! their shingles (or, with [`CandidateStage::Scan`], every document within that distance);
+//! the signature, kept beside the fingerprint, decides which of them are near-duplicates.
 //!
 //! Why: a 64-bit SimHash moves 5 to 8 bits for 5% of words edited, so a distance that finds
 //! such edits (10 to 16 bits) also finds unrelated texts of one language. The Jaccard
@@ -188,10 +189,11 @@ impl Verification {
         self
     }
 
-    /// The loose distance at which the first stage takes candidates. Above
-    /// [`MAX_TABLE_DISTANCE`](crate::lookup::MAX_TABLE_DISTANCE) bits the lookup scans every
-    /// fingerprint (a popcount each: about a millisecond per million documents). Default
-    /// [`DEFAULT_CANDIDATE_DISTANCE`].
+    /// The loose distance within which candidates are taken. With the default
+    /// [`CandidateStage::Bands`] it filters the band hits; with [`CandidateStage::Scan`]
+    /// above [`MAX_TABLE_DISTANCE`](crate::lookup::MAX_TABLE_DISTANCE) bits the lookup scans
+    /// every fingerprint (a popcount each: about a millisecond per million documents).
+    /// Default [`DEFAULT_CANDIDATE_DISTANCE`].
     #[must_use]
     pub fn candidate_distance(mut self, k: u32) -> Self {
         self.candidate_distance = k;

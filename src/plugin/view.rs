@@ -38,6 +38,9 @@ pub(crate) struct Judged {
 
 pub(crate) struct WriterView {
     lookup: FingerprintIndex,
+    /// The fingerprint of each slot, removed ones included (the lookup says which are
+    /// present): a band hit's distance without a search of the lookup's insert buffer.
+    fingerprints: Vec<Fingerprint>,
     /// Key hash of each slot ([`NO_KEY`] for none), indexed by slot.
     slot_keys: Vec<u64>,
     /// The signature of each slot (none when the index does not verify).
@@ -60,22 +63,18 @@ pub(crate) struct WriterView {
 }
 
 impl WriterView {
-    /// The view of the committed documents of `searcher`.
-    pub fn build(index: &DedupIndex, searcher: &Searcher) -> Result<WriterView> {
+    /// The view of the committed documents of `searcher`, for a writer judging by `matcher`.
+    pub fn build(index: &DedupIndex, searcher: &Searcher, matcher: &Matcher) -> Result<WriterView> {
         let mut stored = stored_fingerprints(searcher, index.settings())?;
         stored.retain(|doc| !doc.flagged);
         let references = stored.iter();
         let slot_keys: Vec<u64> = references.clone().map(|doc| doc.key_hash).collect();
         let signatures = stored_signatures(searcher, &stored, index.settings())?;
-        let matcher = index.matcher(index.distance());
-        // With bands, the tables only look for the pairs within the distance.
-        let table_distance = match matcher.bands() {
-            Some(_) => matcher.distance(),
-            None => matcher.reach(),
-        };
         let options = LookupOptions::new()
-            .max_distance(table_distance.min(MAX_TABLE_DISTANCE))
+            .max_distance(table_distance(matcher))
             .expected_len(slot_keys.len());
+        let fingerprints: Vec<Fingerprint> =
+            references.clone().map(|doc| doc.fingerprint).collect();
         let bands = match matcher.bands() {
             Some((bands, rows)) => {
                 let mut index = BandIndex::new(bands, rows)?;
@@ -94,6 +93,7 @@ impl WriterView {
         )?;
         Ok(WriterView {
             lookup,
+            fingerprints,
             slot_keys,
             signatures,
             bands,
@@ -105,6 +105,20 @@ impl WriterView {
             band_hits: Vec::new(),
             judged: Vec::new(),
         })
+    }
+
+    /// Rebuilds the block tables when `matcher` needs another distance of them than they
+    /// serve (a writer given another distance): the documents added since the last commit
+    /// stay.
+    pub fn retable(&mut self, matcher: &Matcher) -> Result<()> {
+        let wanted = table_distance(matcher);
+        if wanted != self.lookup.max_distance() {
+            let options = self.lookup.options().clone().max_distance(wanted);
+            let mut entries: Vec<(u32, Fingerprint)> = self.lookup.iter().collect();
+            entries.sort_unstable_by_key(|&(slot, _)| slot);
+            self.lookup = options.build_from(entries)?;
+        }
+        Ok(())
     }
 
     /// Number of reference documents (the ones a new document is compared with).
@@ -145,10 +159,10 @@ impl WriterView {
                     bands.candidates_into(signature.values(), &mut self.band_hits);
                 }
                 for &id in &self.band_hits {
-                    let Some(theirs) = self.lookup.get(id) else {
+                    if !self.lookup.contains(id) {
                         continue;
-                    };
-                    let distance = theirs.distance(fingerprint);
+                    }
+                    let distance = self.fingerprints[id as usize].distance(fingerprint);
                     if distance > matcher.distance() && distance <= matcher.reach() {
                         self.matches.push(Match { id, distance });
                     }
@@ -197,6 +211,7 @@ impl WriterView {
             }
         }
         self.lookup.insert(slot, fingerprint);
+        self.fingerprints.push(fingerprint);
         self.pending_slots.insert(slot, key.map(str::to_owned));
         self.note_added_key(key);
     }
@@ -260,10 +275,7 @@ impl WriterView {
             distance,
             score,
         } = found;
-        let fingerprint = self
-            .lookup
-            .get(slot)
-            .expect("slots come from the lookup itself");
+        let fingerprint = self.fingerprints[slot as usize];
         if let Some(key) = self.pending_slots.get(&slot) {
             return Ok(Duplicate {
                 key: key.clone(),
@@ -303,6 +315,16 @@ impl WriterView {
         self.pending_keys.clear();
         self.deleted_keys.clear();
     }
+}
+
+/// The distance the block tables serve for `matcher`: its distance when the bands give the
+/// candidates beyond it, else its reach (above [`MAX_TABLE_DISTANCE`] the lookup scans).
+fn table_distance(matcher: &Matcher) -> u32 {
+    match matcher.bands() {
+        Some(_) => matcher.distance(),
+        None => matcher.reach(),
+    }
+    .min(MAX_TABLE_DISTANCE)
 }
 
 /// Alive documents of `searcher` with `key`.

@@ -1,7 +1,7 @@
 //! `DedupWriter`: an [`IndexWriter`] that fingerprints each document and rejects, flags or
 //! replaces near-duplicates before they are indexed.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tantivy::index::SegmentId;
 use tantivy::query::Query;
@@ -109,10 +109,11 @@ impl DedupWriter {
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
         let searcher = reader.searcher();
-        let view = WriterView::build(&index, &searcher)?;
+        let matcher = index.matcher(index.distance());
+        let view = WriterView::build(&index, &searcher, &matcher)?;
         let next_sequence = next_sequence(&searcher)?;
         Ok(DedupWriter {
-            matcher: index.matcher(index.distance()),
+            matcher,
             index,
             policy,
             reader,
@@ -138,6 +139,8 @@ impl DedupWriter {
             });
         }
         self.matcher = self.index.matcher(k);
+        let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
+        state.view.retable(&self.matcher)?;
         Ok(self)
     }
 
@@ -322,7 +325,7 @@ impl DedupWriter {
         self.reader.reload()?;
         state.searcher = self.reader.searcher();
         if state.stale {
-            state.view = WriterView::build(&self.index, &state.searcher)?;
+            state.view = WriterView::build(&self.index, &state.searcher, &self.matcher)?;
             state.stale = false;
         } else {
             state.view.commit();
@@ -338,7 +341,7 @@ impl DedupWriter {
     pub fn rollback(&self) -> Result<Opstamp> {
         let mut state = self.lock();
         let opstamp = state.writer.rollback()?;
-        state.view = WriterView::build(&self.index, &state.searcher)?;
+        state.view = WriterView::build(&self.index, &state.searcher, &self.matcher)?;
         state.stale = false;
         Ok(opstamp)
     }
