@@ -201,17 +201,20 @@ impl MixedTokenizer {
             let piece_start = run_start + piece_start;
             for (offset, word) in piece.unicode_word_indices() {
                 // UAX #29 attaches a combining mark to whatever precedes it, even a space
-                // (" \u{16ff0}" is one "word"): tokens never hold whitespace.
-                let trimmed = word.trim_start();
-                let offset = offset + (word.len() - trimmed.len());
-                let word = trimmed.trim_end();
-                if word.is_empty() {
-                    continue;
-                }
-                let word_lowered = lowercase(word, lowered);
-                if !self.is_stop_word(word_lowered) {
-                    let start = piece_start + offset;
-                    emit(word_lowered, start..start + word.len());
+                // (" \u{16ff0}" is one "word"), and joins words across U+202F, the narrow
+                // no-break space (ExtendNumLet): tokens never hold whitespace, so such a
+                // "word" is cut at it. An ASCII word never holds any.
+                let mut emit_part = |part_offset: usize, part: &str| {
+                    let word_lowered = lowercase(part, lowered);
+                    if !self.is_stop_word(word_lowered) {
+                        let start = piece_start + offset + part_offset;
+                        emit(word_lowered, start..start + part.len());
+                    }
+                };
+                if word.is_ascii() {
+                    emit_part(0, word);
+                } else {
+                    for_each_between_whitespace(word, &mut emit_part);
                 }
             }
         });
@@ -366,6 +369,24 @@ impl TokenStream for MixedTokenStream<'_> {
     }
 }
 
+/// Calls `emit(byte_offset, part)` for each maximal run of `text` without whitespace.
+fn for_each_between_whitespace(text: &str, mut emit: impl FnMut(usize, &str)) {
+    let mut start = None;
+    for (offset, c) in text.char_indices() {
+        match (c.is_whitespace(), start) {
+            (true, Some(from)) => {
+                emit(from, &text[from..offset]);
+                start = None;
+            }
+            (false, None) => start = Some(offset),
+            _ => {}
+        }
+    }
+    if let Some(from) = start {
+        emit(from, &text[from..]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,6 +538,18 @@ mod tests {
             &mut tokenizer,
             "a \u{16ff0}",
             &[("a", 0, 1), ("\u{16ff0}", 2, 6)],
+        );
+    }
+
+    #[test]
+    fn a_narrow_no_break_space_inside_a_word_cuts_it() {
+        // UAX #29 joins across U+202F (ExtendNumLet); a token never holds whitespace.
+        let mut tokenizer = MixedTokenizer::new();
+        assert_tokens(&mut tokenizer, "a\u{202f}b", &[("a", 0, 1), ("b", 4, 5)]);
+        assert_tokens(
+            &mut tokenizer,
+            "\u{0AB5}\u{202f}\u{11350}",
+            &[("\u{0AB5}", 0, 3), ("\u{11350}", 6, 10)],
         );
     }
 
