@@ -26,6 +26,7 @@ mod data;
 const MEMORY: usize = 100_000_000;
 const THREADS: usize = 2;
 const OPEN_DOCS: u64 = 1_000_000;
+const OPEN_VERIFIED_DOCS: u64 = 200_000;
 
 /// `(url, text)` pairs, and where they came from.
 fn documents() -> (Vec<(String, String)>, &'static str) {
@@ -167,13 +168,13 @@ fn bench_ingest(c: &mut Criterion) {
     group.finish();
 }
 
-/// An index of `OPEN_DOCS` documents holding only the plugin's fields (random fingerprints,
-/// a key each, one in ten deleted), written once.
-fn large_index() -> DedupIndex {
-    // Fingerprints alone: random signatures of 1M documents would take 512 MB.
-    let settings = DedupSettings::new(["body"])
-        .key_field("url")
-        .verification(None);
+/// An index of `docs` documents holding only the plugin's fields (random fingerprints, a key
+/// each, random signatures when `verified`, one in ten deleted), written once.
+fn large_index(docs: u64, verified: bool) -> DedupIndex {
+    let mut settings = DedupSettings::new(["body"]).key_field("url");
+    if !verified {
+        settings = settings.verification(None);
+    }
     let index = DedupIndex::create(Index::create_in_ram(schema(&settings)), settings).unwrap();
     let fields = index.fields().clone();
     let key = fields.key.unwrap();
@@ -182,15 +183,21 @@ fn large_index() -> DedupIndex {
         .writer_with_num_threads(THREADS, 400_000_000)
         .unwrap();
     let mut rng = data::Rng(7);
-    for i in 0..OPEN_DOCS {
+    for i in 0..docs {
         let mut document = TantivyDocument::default();
         document.add_u64(fields.fingerprint, rng.next());
         document.add_u64(fields.sequence, i);
         document.add_text(key, format!("https://example.org/{i}"));
+        if let Some(field) = fields.signature {
+            let signature: Vec<u8> = (0..128)
+                .flat_map(|_| (rng.next() as u32).to_le_bytes())
+                .collect();
+            document.add_bytes(field, &signature);
+        }
         writer.add_document(document).unwrap();
     }
     writer.commit().unwrap();
-    for i in (0..OPEN_DOCS).step_by(10) {
+    for i in (0..docs).step_by(10) {
         writer.delete_term(tantivy::Term::from_field_text(
             key,
             &format!("https://example.org/{i}"),
@@ -202,38 +209,43 @@ fn large_index() -> DedupIndex {
 }
 
 fn bench_open(c: &mut Criterion) {
-    let started = std::time::Instant::now();
-    let index = large_index();
-    eprintln!(
-        "open: {OPEN_DOCS} documents (10% deleted) written in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    let mut group = c.benchmark_group("open");
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(OPEN_DOCS * 9 / 10));
-    group.bench_function("plain_index_writer", |b| {
-        b.iter(|| {
-            let writer: IndexWriter = index
-                .index()
-                .writer_with_num_threads(THREADS, MEMORY)
-                .unwrap();
-            drop(black_box(writer));
-        })
-    });
-    group.bench_function("dedup_writer", |b| {
-        b.iter(|| {
-            let writer: IndexWriter = index
-                .index()
-                .writer_with_num_threads(THREADS, MEMORY)
-                .unwrap();
-            let writer =
-                tantivy_dedup::plugin::DedupWriter::new(index.clone(), writer, Policy::Reject)
+    // Fingerprints alone at 1M; with signatures at 200k (random signatures of 1M documents
+    // would take 512 MB).
+    for (docs, verified) in [(OPEN_DOCS, false), (OPEN_VERIFIED_DOCS, true)] {
+        let started = std::time::Instant::now();
+        let index = large_index(docs, verified);
+        eprintln!(
+            "open: {docs} documents (10% deleted, signatures: {verified}) written in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        let name = if verified { "open_verified" } else { "open" };
+        let mut group = c.benchmark_group(name);
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(docs * 9 / 10));
+        group.bench_function("plain_index_writer", |b| {
+            b.iter(|| {
+                let writer: IndexWriter = index
+                    .index()
+                    .writer_with_num_threads(THREADS, MEMORY)
                     .unwrap();
-            assert_eq!(writer.references(), (OPEN_DOCS * 9 / 10) as usize);
-            drop(black_box(writer));
-        })
-    });
-    group.finish();
+                drop(black_box(writer));
+            })
+        });
+        group.bench_function("dedup_writer", |b| {
+            b.iter(|| {
+                let writer: IndexWriter = index
+                    .index()
+                    .writer_with_num_threads(THREADS, MEMORY)
+                    .unwrap();
+                let writer =
+                    tantivy_dedup::plugin::DedupWriter::new(index.clone(), writer, Policy::Reject)
+                        .unwrap();
+                assert_eq!(writer.references(), (docs * 9 / 10) as usize);
+                drop(black_box(writer));
+            })
+        });
+        group.finish();
+    }
 }
 
 criterion_group!(benches, bench_ingest, bench_open);

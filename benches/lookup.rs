@@ -125,6 +125,17 @@ fn bench_candidates(c: &mut Criterion) {
     let fingerprints = random(N, &mut rng);
     let mut bands = BandIndex::new(32, 4).expect("valid");
     let all: Vec<(u32, Vec<u32>)> = (0..N as u32).map(|id| (id, signature(id))).collect();
+    let mut build = c.benchmark_group("bands_build");
+    build.sample_size(10);
+    build.throughput(Throughput::Elements(N as u64));
+    build.bench_function("extend_1M", |b| {
+        b.iter(|| {
+            let mut index = BandIndex::new(32, 4).expect("valid");
+            index.extend(all.iter().map(|(id, s)| (*id, s.as_slice())));
+            index
+        })
+    });
+    build.finish();
     bands.extend(all.iter().map(|(id, s)| (*id, s.as_slice())));
     drop(all);
     let scan: LinearScan = entries(&fingerprints).collect();

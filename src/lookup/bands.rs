@@ -105,16 +105,22 @@ impl Frozen {
         }
     }
 
+    /// The entries whose key's directory slot is `key`'s.
     #[inline]
-    fn for_each_id(&self, key: u32, mut f: impl FnMut(u32)) {
+    fn range(&self, key: u32) -> (usize, usize) {
         if self.entries.is_empty() {
-            return;
+            return (0, 0);
         }
         let slot = (u64::from(key) >> self.shift) as usize;
-        let (start, end) = (
+        (
             self.directory[slot] as usize,
             self.directory[slot + 1] as usize,
-        );
+        )
+    }
+
+    /// Calls `f` with the id of every entry of `key` in `range` (from [`range`](Self::range)).
+    #[inline]
+    fn for_each_id_in(&self, (start, end): (usize, usize), key: u32, mut f: impl FnMut(u32)) {
         for &entry in &self.entries[start..end] {
             match ((entry >> 32) as u32).cmp(&key) {
                 std::cmp::Ordering::Less => {}
@@ -248,10 +254,22 @@ impl BandIndex {
     /// # Panics
     /// When a signature holds fewer than `bands × rows` values.
     pub fn extend<'a>(&mut self, entries: impl IntoIterator<Item = (u32, &'a [u32])>) {
+        // Straight into one vector per band, sorted once: no hash map on the way.
+        let mut added: Vec<Vec<u64>> = vec![Vec::new(); self.bands];
         for (id, signature) in entries {
-            self.add(id, signature);
+            let signature = self.banded(signature);
+            if self.alive.contains(id) || self.removed.contains(id) {
+                // Its old entries must go before the new ones come.
+                self.alive.remove(id);
+                self.removed.insert(id);
+                self.rebuild_with(std::mem::replace(&mut added, vec![Vec::new(); self.bands]));
+            }
+            for (band, values) in signature.chunks_exact(self.rows).enumerate() {
+                added[band].push(u64::from(band_key(band, values)) << 32 | u64::from(id));
+            }
+            self.alive.insert(id);
         }
-        self.rebuild();
+        self.rebuild_with(added);
     }
 
     /// Stores `signature` under `id` in the recent maps.
@@ -296,10 +314,25 @@ impl BandIndex {
     pub fn candidates_into(&self, signature: &[u32], out: &mut Vec<u32>) {
         let signature = self.banded(signature);
         out.clear();
-        for (band, values) in signature.chunks_exact(self.rows).enumerate() {
-            let key = band_key(band, values);
-            self.frozen[band].for_each_id(key, |id| out.push(id));
-            self.recent[band].for_each_id(key, |id| out.push(id));
+        // In passes over the bands, keys, then directory slots, then entries, so that the
+        // bands' cache misses are independent loads the processor overlaps (one band after
+        // the other, each miss waited for the one before).
+        let keys: Vec<u32> = signature
+            .chunks_exact(self.rows)
+            .enumerate()
+            .map(|(band, values)| band_key(band, values))
+            .collect();
+        let ranges: Vec<(usize, usize)> = self
+            .frozen
+            .iter()
+            .zip(&keys)
+            .map(|(frozen, &key)| frozen.range(key))
+            .collect();
+        for ((frozen, &key), &range) in self.frozen.iter().zip(&keys).zip(&ranges) {
+            frozen.for_each_id_in(range, key, |id| out.push(id));
+        }
+        for (recent, &key) in self.recent.iter().zip(&keys) {
+            recent.for_each_id(key, |id| out.push(id));
         }
         out.sort_unstable();
         out.dedup();
@@ -361,14 +394,22 @@ impl BandIndex {
 
     /// Folds the recent entries into the frozen arrays and drops the removed ids' entries.
     fn rebuild(&mut self) {
+        self.rebuild_with(Vec::new());
+    }
+
+    /// [`rebuild`](Self::rebuild), with `added` entries (`key << 32 | id`, unordered, one
+    /// vector per band or none) folded in too.
+    fn rebuild_with(&mut self, mut added: Vec<Vec<u64>>) {
+        added.resize_with(self.bands, Vec::new);
         let removed = &self.removed;
         let frozen: Vec<Frozen> = self
             .frozen
             .par_iter_mut()
             .zip(self.recent.par_iter_mut())
-            .map(|(frozen, recent)| {
+            .zip(added.into_par_iter())
+            .map(|((frozen, recent), mut added)| {
                 let entries = std::mem::take(&mut frozen.entries);
-                let mut added: Vec<u64> = std::mem::take(recent).entries().collect();
+                added.extend(std::mem::take(recent).entries());
                 added.sort_unstable();
                 let mut entries = merge_sorted(entries, added);
                 if !removed.is_empty() {
