@@ -1,5 +1,6 @@
 //! [`evaluate`]: every config of a grid on one set, then the two-stage variants.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -210,8 +211,8 @@ fn config_result(
     }
 }
 
-/// A method's candidate pairs, and the score of each.
-type Scored = (Vec<NearPair>, Vec<f64>);
+/// A method's candidate pairs (the first stage's, or fewer), and the score of each.
+type Scored<'a> = (Cow<'a, [NearPair]>, Vec<f64>);
 
 /// The two-stage variants: for each loose distance, MinHash of word shingles alone, the
 /// combined similarity with it, the combined similarity with the metadata sets, and the
@@ -273,7 +274,10 @@ fn verify_all(
             }
         };
         let all = |score: &dyn Fn(&NearPair) -> f64| -> Scored {
-            (candidates.clone(), candidates.iter().map(score).collect())
+            (
+                Cow::Borrowed(&candidates),
+                candidates.iter().map(score).collect(),
+            )
         };
         let mut methods: Vec<(&str, Scored)> = vec![
             ("minhash", all(&shingles)),
@@ -300,7 +304,7 @@ fn verify_all(
                 .copied()
                 .collect();
             let scores = banded.iter().map(plugin_score).collect();
-            methods.push(("plugin-bands", (banded, scores)));
+            methods.push(("plugin-bands", (Cow::Owned(banded), scores)));
         }
         if let Some(meta) = &meta_signatures {
             methods.push((

@@ -6,9 +6,9 @@ use tantivy::{DocAddress, Searcher};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
-use crate::lookup::{BandIndex, LookupOptions, Pair, MAX_TABLE_DISTANCE};
+use crate::lookup::{LookupOptions, Pair, MAX_TABLE_DISTANCE};
 use crate::plugin::matcher::Matcher;
-use crate::plugin::signature::{is_empty_set, Signature, SignatureTable};
+use crate::plugin::signature::{Signature, SignatureTable};
 use crate::plugin::stored::{
     fingerprint_at, signature_at, stored_fingerprints, stored_signatures, StoredFingerprint,
 };
@@ -169,10 +169,7 @@ fn candidate_pairs(
     signatures: &SignatureTable,
     matcher: &Matcher,
 ) -> Result<Vec<Pair>> {
-    let table_distance = match matcher.bands() {
-        Some(_) => matcher.distance(),
-        None => matcher.reach(),
-    };
+    let table_distance = matcher.table_distance();
     let lookup = LookupOptions::new()
         .max_distance(table_distance.min(MAX_TABLE_DISTANCE))
         .build_from(
@@ -182,11 +179,7 @@ fn candidate_pairs(
         )?;
     let mut pairs = lookup.all_pairs(table_distance);
     if let Some((bands, rows)) = matcher.bands() {
-        let mut index = BandIndex::new(bands, rows)?;
-        index.extend((0..docs.len() as u32).filter_map(|i| {
-            let values = signatures.get(i)?;
-            (!is_empty_set(values)).then_some((i, values))
-        }));
+        let index = signatures.band_index(bands, rows)?;
         let distance = |a: u32, b: u32| {
             docs[a as usize]
                 .fingerprint

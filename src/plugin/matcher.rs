@@ -55,6 +55,15 @@ impl Matcher {
         self.verify.and_then(|rule| rule.bands)
     }
 
+    /// The distance within which pairs come from the fingerprints' block tables: the
+    /// distance when bands give the candidates beyond it, else the reach.
+    pub fn table_distance(&self) -> u32 {
+        match self.bands() {
+            Some(_) => self.distance,
+            None => self.reach(),
+        }
+    }
+
     /// Whether pairs may need signatures to be judged.
     pub fn verifies(&self) -> bool {
         self.verify.is_some()

@@ -141,6 +141,21 @@ impl SignatureTable {
         }
     }
 
+    /// A [`BandIndex`](crate::lookup::BandIndex) of `bands` bands of `rows` values over
+    /// every document's signature, those of empty sets left out (they match nothing).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] when `bands` or `rows` is 0.
+    pub fn band_index(&self, bands: usize, rows: usize) -> Result<crate::lookup::BandIndex> {
+        let mut index = crate::lookup::BandIndex::new(bands, rows)?;
+        let documents = self.values.len().checked_div(self.hashes).unwrap_or(0) as u32;
+        index.extend((0..documents).filter_map(|i| {
+            let values = self.get(i)?;
+            (!is_empty_set(values)).then_some((i, values))
+        }));
+        Ok(index)
+    }
+
     /// The signature of document `i`; `None` when the table holds none.
     #[inline]
     pub fn get(&self, i: u32) -> Option<&[u32]> {

@@ -71,19 +71,12 @@ impl WriterView {
         let slot_keys: Vec<u64> = references.clone().map(|doc| doc.key_hash).collect();
         let signatures = stored_signatures(searcher, &stored, index.settings())?;
         let options = LookupOptions::new()
-            .max_distance(table_distance(matcher))
+            .max_distance(matcher.table_distance().min(MAX_TABLE_DISTANCE))
             .expected_len(slot_keys.len());
         let fingerprints: Vec<Fingerprint> =
             references.clone().map(|doc| doc.fingerprint).collect();
         let bands = match matcher.bands() {
-            Some((bands, rows)) => {
-                let mut index = BandIndex::new(bands, rows)?;
-                index.extend((0..slot_keys.len() as u32).filter_map(|slot| {
-                    let values = signatures.get(slot)?;
-                    (!is_empty_set(values)).then_some((slot, values))
-                }));
-                Some(index)
-            }
+            Some((bands, rows)) => Some(signatures.band_index(bands, rows)?),
             None => None,
         };
         let lookup = options.build_from(
@@ -111,7 +104,7 @@ impl WriterView {
     /// serve (a writer given another distance): the documents added since the last commit
     /// stay.
     pub fn retable(&mut self, matcher: &Matcher) -> Result<()> {
-        let wanted = table_distance(matcher);
+        let wanted = matcher.table_distance().min(MAX_TABLE_DISTANCE);
         if wanted != self.lookup.max_distance() {
             let options = self.lookup.options().clone().max_distance(wanted);
             let mut entries: Vec<(u32, Fingerprint)> = self.lookup.iter().collect();
@@ -315,16 +308,6 @@ impl WriterView {
         self.pending_keys.clear();
         self.deleted_keys.clear();
     }
-}
-
-/// The distance the block tables serve for `matcher`: its distance when the bands give the
-/// candidates beyond it, else its reach (above [`MAX_TABLE_DISTANCE`] the lookup scans).
-fn table_distance(matcher: &Matcher) -> u32 {
-    match matcher.bands() {
-        Some(_) => matcher.distance(),
-        None => matcher.reach(),
-    }
-    .min(MAX_TABLE_DISTANCE)
 }
 
 /// Alive documents of `searcher` with `key`.
