@@ -132,8 +132,9 @@ impl DedupSettings {
 
     /// Two-stage matching: candidates within a loose distance that share a band of their
     /// MinHash signatures, kept when the signatures agree (see [`Verification`]). The schema
-    /// gets [`SIGNATURE_FIELD`], and the writer keeps 800 to 900 bytes per reference
-    /// document in memory (4 per signature value, 8 to 22 per band). Default: [`Verification::default`],
+    /// gets [`SIGNATURE_FIELD`], and the writer keeps about 300 bytes per reference document
+    /// in memory for the bands (8 to 22 per band), plus the signatures (4 bytes per value)
+    /// of the documents added since the last commit. Default: [`Verification::default`],
     /// chosen by measurement: the fingerprints alone at 3 bits find edits of 1 to 2% of the
     /// words, two-stage matching finds 99% of the 5% edits and 90% or more of the 10% ones
     /// (`docs/PARAMETERS.md`). `None` for fingerprints alone: about a fifth faster to ingest.

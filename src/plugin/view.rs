@@ -21,7 +21,7 @@ use crate::plugin::matcher::Matcher;
 use crate::plugin::settings::FLAG_FIELD;
 use crate::plugin::signature::{is_empty_set, Signature, SignatureTable};
 use crate::plugin::stored::{
-    fingerprint_at, key_at, key_hash, stored_fingerprints, stored_signatures, NO_KEY,
+    fingerprint_at, key_at, key_hash, signature_at, stored_fingerprints, stored_signatures, NO_KEY,
 };
 use crate::plugin::{DedupIndex, Duplicate};
 
@@ -43,8 +43,8 @@ pub(crate) struct WriterView {
     fingerprints: Vec<Fingerprint>,
     /// Key hash of each slot ([`NO_KEY`] for none), indexed by slot.
     slot_keys: Vec<u64>,
-    /// The signature of each slot (none when the index does not verify).
-    signatures: SignatureTable,
+    /// Where the slots' signatures are found (nowhere when the index does not verify).
+    signatures: SlotSignatures,
     /// The slots' signatures by band, when the verification's candidates come from bands
     /// (empty sets' signatures left out).
     bands: Option<BandIndex>,
@@ -69,15 +69,22 @@ impl WriterView {
         stored.retain(|doc| !doc.flagged);
         let references = stored.iter();
         let slot_keys: Vec<u64> = references.clone().map(|doc| doc.key_hash).collect();
-        let signatures = stored_signatures(searcher, &stored, index.settings())?;
+        let stored_table = stored_signatures(searcher, &stored, index.settings())?;
         let options = LookupOptions::new()
             .max_distance(matcher.table_distance().min(MAX_TABLE_DISTANCE))
             .expected_len(slot_keys.len());
         let fingerprints: Vec<Fingerprint> =
             references.clone().map(|doc| doc.fingerprint).collect();
-        let bands = match matcher.bands() {
-            Some((bands, rows)) => Some(signatures.band_index(bands, rows)?),
-            None => None,
+        let (bands, signatures) = match (matcher.bands(), index.settings().get_verification()) {
+            (Some((bands, rows)), Some(verification)) => (
+                Some(stored_table.band_index(bands, rows)?),
+                SlotSignatures::OnDemand {
+                    hashes: verification.get_hashes(),
+                    pending: HashMap::new(),
+                },
+            ),
+            (_, Some(_)) => (None, SlotSignatures::InMemory(stored_table)),
+            (_, None) => (None, SlotSignatures::None),
         };
         let lookup = options.build_from(
             references
@@ -135,13 +142,19 @@ impl WriterView {
     }
 
     /// The references that `matcher` judges near-duplicates of a document with
-    /// `fingerprint` and `signature`, nearest first (then in slot order).
+    /// `fingerprint` and `signature`, nearest first (then in slot order). `searcher` is the
+    /// writer's, on the last commit: committed references' signatures are read from it.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`](crate::Error::Tantivy) when a signature cannot be read.
     pub fn near(
         &mut self,
+        index: &DedupIndex,
+        searcher: &Searcher,
         fingerprint: Fingerprint,
         signature: Option<&Signature>,
         matcher: &Matcher,
-    ) -> &[Judged] {
+    ) -> Result<&[Judged]> {
         let bands = self.bands.as_ref().filter(|_| matcher.bands().is_some());
         match (bands, signature) {
             (Some(bands), Some(signature)) => {
@@ -173,9 +186,30 @@ impl WriterView {
             }
         }
         self.judged.clear();
+        let ours = signature.map(Signature::values);
         for found in &self.matches {
-            let theirs = self.signatures.get(found.id);
-            let ours = signature.map(Signature::values);
+            let read;
+            let theirs = match &self.signatures {
+                SlotSignatures::None => None,
+                SlotSignatures::InMemory(table) => table.get(found.id),
+                SlotSignatures::OnDemand { hashes, pending } => match pending.get(&found.id) {
+                    Some(pending) => Some(pending.values()),
+                    None => {
+                        let slot = found.id as usize;
+                        let address = address_of(
+                            &mut self.addresses,
+                            (index, searcher),
+                            found.id,
+                            (self.fingerprints[slot], self.slot_keys[slot]),
+                        )?;
+                        read = match address {
+                            Some(address) => signature_at(searcher, address, *hashes)?,
+                            None => None,
+                        };
+                        read.as_ref().map(Signature::values)
+                    }
+                },
+            };
             if let Some(score) = matcher.judge(found.distance, ours, theirs) {
                 self.judged.push(Judged {
                     id: found.id,
@@ -184,7 +218,7 @@ impl WriterView {
                 });
             }
         }
-        &self.judged
+        Ok(&self.judged)
     }
 
     /// Adds a reference document, added since the last commit.
@@ -197,7 +231,7 @@ impl WriterView {
         let slot = self.slot_keys.len() as u32;
         self.slot_keys
             .push(key.map_or(NO_KEY, |key| key_hash(key.as_bytes())));
-        self.signatures.push(signature);
+        self.signatures.push(slot, signature);
         if let (Some(bands), Some(signature)) = (&mut self.bands, signature) {
             if !is_empty_set(signature.values()) {
                 bands.insert(slot, signature.values());
@@ -228,6 +262,7 @@ impl WriterView {
             .collect();
         for slot in pending {
             self.pending_slots.remove(&slot);
+            self.signatures.forget_pending(slot);
             self.remove_slot(slot);
         }
         if self.deleted_keys.insert(key.to_owned()) {
@@ -278,15 +313,12 @@ impl WriterView {
                 similarity: score,
             });
         }
-        let address = match self.addresses.get(&slot) {
-            Some(&address) => address,
-            None => {
-                let address =
-                    committed_slot(index, searcher, fingerprint, self.slot_keys[slot as usize])?;
-                self.addresses.insert(slot, address);
-                address
-            }
-        };
+        let address = address_of(
+            &mut self.addresses,
+            (index, searcher),
+            slot,
+            (fingerprint, self.slot_keys[slot as usize]),
+        )?;
         let key = match (address, index.settings().get_key_field()) {
             (Some(address), Some(field)) => key_at(searcher, field, address)?,
             _ => None,
@@ -304,10 +336,74 @@ impl WriterView {
     pub fn commit(&mut self) {
         // The writer's searcher moves to the new commit, where merges may have moved documents.
         self.addresses.clear();
+        self.signatures.commit();
         self.pending_slots.clear();
         self.pending_keys.clear();
         self.deleted_keys.clear();
     }
+}
+
+/// Where the writer's view finds the signature of a slot.
+enum SlotSignatures {
+    /// The index does not verify.
+    None,
+    /// Every slot's, in memory (512 bytes each by default): with
+    /// [`CandidateStage::Scan`](crate::plugin::CandidateStage::Scan) an add compares every
+    /// reference within the candidate distance, too many to read from the index.
+    InMemory(SignatureTable),
+    /// Those of the slots added since the last commit; a committed slot's is read from the
+    /// index when a candidate needs it. With bands an add meets a few candidates, and the
+    /// writer's memory keeps only the bands (about 300 bytes a reference).
+    OnDemand {
+        hashes: usize,
+        pending: HashMap<u32, Signature>,
+    },
+}
+
+impl SlotSignatures {
+    /// Records the signature of the next slot, `slot`.
+    fn push(&mut self, slot: u32, signature: Option<&Signature>) {
+        match self {
+            SlotSignatures::None => {}
+            SlotSignatures::InMemory(table) => table.push(signature),
+            SlotSignatures::OnDemand { pending, .. } => {
+                if let Some(signature) = signature {
+                    pending.insert(slot, signature.clone());
+                }
+            }
+        }
+    }
+
+    /// Forgets a slot added since the last commit and deleted before it.
+    fn forget_pending(&mut self, slot: u32) {
+        if let SlotSignatures::OnDemand { pending, .. } = self {
+            pending.remove(&slot);
+        }
+    }
+
+    /// The slots added since the last commit are committed: their signatures are in the
+    /// index now.
+    fn commit(&mut self) {
+        if let SlotSignatures::OnDemand { pending, .. } = self {
+            pending.clear();
+        }
+    }
+}
+
+/// The address of the committed `slot`, with its `(fingerprint, key hash)`, in `searcher`,
+/// found once per commit and kept in `addresses`.
+fn address_of(
+    addresses: &mut HashMap<u32, Option<DocAddress>>,
+    (index, searcher): (&DedupIndex, &Searcher),
+    slot: u32,
+    (fingerprint, key_hash): (Fingerprint, u64),
+) -> Result<Option<DocAddress>> {
+    if let Some(&address) = addresses.get(&slot) {
+        return Ok(address);
+    }
+    let address = committed_slot(index, searcher, fingerprint, key_hash)?;
+    addresses.insert(slot, address);
+    Ok(address)
 }
 
 /// Alive documents of `searcher` with `key`.

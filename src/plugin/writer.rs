@@ -216,7 +216,13 @@ impl DedupWriter {
             });
         };
         let near: Vec<_> = view
-            .near(fingerprint, signature.as_ref(), &self.matcher)
+            .near(
+                &self.index,
+                searcher,
+                fingerprint,
+                signature.as_ref(),
+                &self.matcher,
+            )?
             .to_vec();
         let Some(&nearest) = near.first() else {
             set_flag(&self.index, &mut document, None);
