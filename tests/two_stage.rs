@@ -410,3 +410,36 @@ fn another_distance_keeps_the_documents_added_before_it() {
     );
     writer.commit().unwrap();
 }
+
+#[test]
+fn edited_copies_of_committed_documents_are_found_after_a_reopen() {
+    // The reopened writer's band index is built from the committed signatures, segment by
+    // segment, and their signatures are read back only when a candidate needs one.
+    let dir = tempfile::tempdir().unwrap();
+    let index = create(dir.path(), settings(Some(Verification::default())));
+    let originals: Vec<Vec<String>> = (0..40).map(|i| words(300 + i, 200)).collect();
+    for chunk in originals.chunks(10) {
+        // Four commits: four segments.
+        let writer = index.writer(Policy::Reject, MEMORY).unwrap();
+        for text in chunk {
+            let url = format!("o{}", text[0]);
+            assert!(add(&index, &writer, &url, text).is_indexed());
+        }
+        writer.commit().unwrap();
+    }
+    let index = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
+    let writer = index.writer(Policy::Reject, MEMORY).unwrap();
+    let mut beyond = 0;
+    for (i, original) in originals.iter().enumerate() {
+        let copy = edited(original, 14, 900 + i as u64); // about 7% of the words
+        let outcome = add(&index, &writer, &format!("copy{i}"), &copy);
+        let duplicate = outcome
+            .duplicate_of()
+            .unwrap_or_else(|| panic!("copy {i} not found: {outcome:?}"));
+        assert_eq!(duplicate.key, Some(format!("o{}", original[0])), "copy {i}");
+        if duplicate.distance > 3 {
+            beyond += 1;
+        }
+    }
+    assert!(beyond >= 20, "only {beyond} copies lie beyond 3 bits");
+}

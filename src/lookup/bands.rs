@@ -257,19 +257,38 @@ impl BandIndex {
         // Straight into one vector per band, sorted once: no hash map on the way.
         let mut added: Vec<Vec<u64>> = vec![Vec::new(); self.bands];
         for (id, signature) in entries {
-            let signature = self.banded(signature);
-            if self.alive.contains(id) || self.removed.contains(id) {
-                // Its old entries must go before the new ones come.
-                self.alive.remove(id);
-                self.removed.insert(id);
-                self.rebuild_with(std::mem::replace(&mut added, vec![Vec::new(); self.bands]));
-            }
-            for (band, values) in signature.chunks_exact(self.rows).enumerate() {
-                added[band].push(u64::from(band_key(band, values)) << 32 | u64::from(id));
-            }
-            self.alive.insert(id);
+            self.add_to(&mut added, id, signature);
         }
         self.rebuild_with(added);
+    }
+
+    /// A builder of an index of `bands` bands of `rows` values, for signatures that come
+    /// one at a time (read segment by segment, say): it keeps only their band keys, 8
+    /// bytes per band, and sorts them once in [`build`](BandIndexBuilder::build).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) when either is 0.
+    pub fn builder(bands: usize, rows: usize) -> crate::Result<BandIndexBuilder> {
+        Ok(BandIndexBuilder {
+            index: BandIndex::new(bands, rows)?,
+            added: vec![Vec::new(); bands],
+        })
+    }
+
+    /// Adds the band entries of `signature` under `id` to `added`, one vector per band, as
+    /// [`extend`](Self::extend) does.
+    fn add_to(&mut self, added: &mut Vec<Vec<u64>>, id: u32, signature: &[u32]) {
+        let signature = self.banded(signature);
+        if self.alive.contains(id) || self.removed.contains(id) {
+            // Its old entries must go before the new ones come.
+            self.alive.remove(id);
+            self.removed.insert(id);
+            self.rebuild_with(std::mem::replace(added, vec![Vec::new(); self.bands]));
+        }
+        for (band, values) in signature.chunks_exact(self.rows).enumerate() {
+            added[band].push(u64::from(band_key(band, values)) << 32 | u64::from(id));
+        }
+        self.alive.insert(id);
     }
 
     /// Stores `signature` under `id` in the recent maps.
@@ -436,6 +455,50 @@ impl BandIndex {
             signature.len()
         );
         &signature[..len]
+    }
+}
+
+/// Builds a [`BandIndex`] from signatures added one at a time (see
+/// [`BandIndex::builder`]).
+///
+/// ```
+/// use tantivy_dedup::lookup::BandIndex;
+///
+/// let mut builder = BandIndex::builder(2, 2)?;
+/// builder.add(1, &[10, 11, 12, 13]);
+/// builder.add(2, &[10, 11, 99, 99]);
+/// let index = builder.build();
+/// assert_eq!(index.candidates(&[10, 11, 0, 0]), [1, 2]);
+/// # Ok::<(), tantivy_dedup::Error>(())
+/// ```
+pub struct BandIndexBuilder {
+    index: BandIndex,
+    added: Vec<Vec<u64>>,
+}
+
+impl BandIndexBuilder {
+    /// Adds `signature` under `id`, by the rule of [`BandIndex::insert`].
+    ///
+    /// # Panics
+    /// When `signature` holds fewer than `bands × rows` values.
+    pub fn add(&mut self, id: u32, signature: &[u32]) {
+        self.index.add_to(&mut self.added, id, signature);
+    }
+
+    /// The index of every signature added.
+    pub fn build(mut self) -> BandIndex {
+        self.index.rebuild_with(self.added);
+        self.index
+    }
+}
+
+impl fmt::Debug for BandIndexBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BandIndexBuilder")
+            .field("bands", &self.index.bands)
+            .field("rows", &self.index.rows)
+            .field("added", &self.added.first().map_or(0, Vec::len))
+            .finish()
     }
 }
 
@@ -619,6 +682,33 @@ mod tests {
                 .filter(|i| i % 5 != 0)
                 .collect();
             assert_eq!(index.candidates(&signature(id)), group, "id {id}");
+        }
+    }
+
+    #[test]
+    fn the_builder_builds_what_extend_does() {
+        let signature = |id: u32| -> Vec<u32> { (0..8).map(|i| (id % 7) * 8 + i % 3).collect() };
+        let mut extended = BandIndex::new(4, 2).unwrap();
+        let all: Vec<Vec<u32>> = (0..500).map(signature).collect();
+        extended.extend(
+            all.iter()
+                .enumerate()
+                .map(|(i, s)| (i as u32, s.as_slice())),
+        );
+        let mut builder = BandIndex::builder(4, 2).unwrap();
+        for (i, s) in all.iter().enumerate() {
+            builder.add(i as u32, s);
+        }
+        builder.add(3, &signature(4)); // a replacement, as insert does
+        extended.insert(3, &signature(4));
+        let built = builder.build();
+        assert_eq!(built.len(), extended.len());
+        assert_eq!(built.pairs(), extended.pairs());
+        for id in 0..10 {
+            assert_eq!(
+                built.candidates(&signature(id)),
+                extended.candidates(&signature(id))
+            );
         }
     }
 

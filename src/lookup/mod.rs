@@ -108,7 +108,7 @@ mod results;
 mod run;
 mod scan;
 
-pub use bands::{band_probability, BandIndex, MIN_REBUILD};
+pub use bands::{band_probability, BandIndex, BandIndexBuilder, MIN_REBUILD};
 pub use index::FingerprintIndex;
 pub use options::{
     LookupOptions, TablePlan, AUTO_TWO_LEVEL_BUCKET, DEFAULT_BUFFER_LEN, DEFAULT_MAX_DISTANCE,

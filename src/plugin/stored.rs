@@ -6,8 +6,9 @@ use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
+use crate::lookup::BandIndex;
 use crate::plugin::settings::{FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD};
-use crate::plugin::signature::{Signature, SignatureTable, EMPTY};
+use crate::plugin::signature::{is_empty_set, Signature, SignatureTable, EMPTY};
 use crate::plugin::DedupSettings;
 
 /// An alive document that has a fingerprint.
@@ -186,6 +187,46 @@ pub(crate) fn stored_signatures(
         }
     }
     Ok(SignatureTable::from_values(hashes, out))
+}
+
+/// The [`BandIndex`] of the signatures of `docs` (documents of `searcher`, numbered by their
+/// position), `hashes` values each, in `bands` bands of `rows` values; documents without a
+/// signature, or with an empty set's, are left out.
+///
+/// Segment by segment, so that at most one segment's signatures are held at a time beside
+/// the band keys: a writer that reads committed signatures on demand never needs them all.
+///
+/// # Errors
+/// As [`stored_signatures`].
+pub(crate) fn stored_band_index(
+    searcher: &Searcher,
+    docs: &[StoredFingerprint],
+    hashes: usize,
+    (bands, rows): (usize, usize),
+) -> Result<BandIndex> {
+    let mut by_segment: Vec<Vec<(u32, DocId)>> = vec![Vec::new(); searcher.segment_readers().len()];
+    for (slot, doc) in docs.iter().enumerate() {
+        by_segment[doc.address.segment_ord as usize].push((slot as u32, doc.address.doc_id));
+    }
+    let mut builder = BandIndex::builder(bands, rows)?;
+    for (reader, docs) in searcher.segment_readers().iter().zip(&by_segment) {
+        if docs.is_empty() {
+            continue;
+        }
+        let (Some(column), values) = segment_signatures(reader, hashes)? else {
+            continue;
+        };
+        for &(slot, doc) in docs {
+            if let Some(ord) = column.first(doc) {
+                let start = ord as usize * hashes;
+                let signature = &values[start..start + hashes];
+                if !is_empty_set(signature) {
+                    builder.add(slot, signature);
+                }
+            }
+        }
+    }
+    Ok(builder.build())
 }
 
 /// A segment's signature ordinals by document, and the signatures by ordinal.

@@ -21,7 +21,8 @@ use crate::plugin::matcher::Matcher;
 use crate::plugin::settings::FLAG_FIELD;
 use crate::plugin::signature::{is_empty_set, Signature, SignatureTable};
 use crate::plugin::stored::{
-    fingerprint_at, key_at, key_hash, signature_at, stored_fingerprints, stored_signatures, NO_KEY,
+    fingerprint_at, key_at, key_hash, signature_at, stored_band_index, stored_fingerprints,
+    stored_signatures, NO_KEY,
 };
 use crate::plugin::{DedupIndex, Duplicate};
 
@@ -69,21 +70,26 @@ impl WriterView {
         stored.retain(|doc| !doc.flagged);
         let references = stored.iter();
         let slot_keys: Vec<u64> = references.clone().map(|doc| doc.key_hash).collect();
-        let stored_table = stored_signatures(searcher, &stored, index.settings())?;
         let options = LookupOptions::new()
             .max_distance(matcher.table_distance().min(MAX_TABLE_DISTANCE))
             .expected_len(slot_keys.len());
         let fingerprints: Vec<Fingerprint> =
             references.clone().map(|doc| doc.fingerprint).collect();
         let (bands, signatures) = match (matcher.bands(), index.settings().get_verification()) {
-            (Some((bands, rows)), Some(verification)) => (
-                Some(stored_table.band_index(bands, rows)?),
-                SlotSignatures::OnDemand {
-                    hashes: verification.get_hashes(),
-                    pending: HashMap::new(),
-                },
+            (Some(bands), Some(verification)) => {
+                let hashes = verification.get_hashes();
+                (
+                    Some(stored_band_index(searcher, &stored, hashes, bands)?),
+                    SlotSignatures::OnDemand {
+                        hashes,
+                        pending: HashMap::new(),
+                    },
+                )
+            }
+            (_, Some(_)) => (
+                None,
+                SlotSignatures::InMemory(stored_signatures(searcher, &stored, index.settings())?),
             ),
-            (_, Some(_)) => (None, SlotSignatures::InMemory(stored_table)),
             (_, None) => (None, SlotSignatures::None),
         };
         let lookup = options.build_from(
