@@ -11,6 +11,7 @@ use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{Error, Result};
+use crate::text::ascii_words::for_each_ascii_word;
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
 use crate::text::script::{
@@ -199,22 +200,29 @@ impl MixedTokenizer {
         }
         for_each_piece(run, |piece_start, piece| {
             let piece_start = run_start + piece_start;
+            let mut emit_part = |offset: usize, part: &str| {
+                let word_lowered = lowercase(part, lowered);
+                if !self.is_stop_word(word_lowered) {
+                    let start = piece_start + offset;
+                    emit(word_lowered, start..start + part.len());
+                }
+            };
+            if piece.is_ascii() {
+                // Most text: the words alone, without the segments between them.
+                for_each_ascii_word(piece, &mut emit_part);
+                return;
+            }
             for (offset, word) in piece.unicode_word_indices() {
                 // UAX #29 attaches a combining mark to whatever precedes it, even a space
                 // (" \u{16ff0}" is one "word"), and joins words across U+202F, the narrow
                 // no-break space (ExtendNumLet): tokens never hold whitespace, so such a
                 // "word" is cut at it. An ASCII word never holds any.
-                let mut emit_part = |part_offset: usize, part: &str| {
-                    let word_lowered = lowercase(part, lowered);
-                    if !self.is_stop_word(word_lowered) {
-                        let start = piece_start + offset + part_offset;
-                        emit(word_lowered, start..start + part.len());
-                    }
-                };
                 if word.is_ascii() {
-                    emit_part(0, word);
+                    emit_part(offset, word);
                 } else {
-                    for_each_between_whitespace(word, &mut emit_part);
+                    for_each_between_whitespace(word, |part_offset, part| {
+                        emit_part(offset + part_offset, part);
+                    });
                 }
             }
         });

@@ -1,0 +1,120 @@
+//! The UAX #29 words of ASCII text, without the segments between them.
+//!
+//! `unicode-segmentation` has an ASCII fast path, but it yields every segment (each space
+//! run, each punctuation byte) and then filters out those without a letter or digit; in
+//! English text about half the segments are dropped that way. Words are exactly the
+//! segments that start with a letter, digit or `_` and hold a letter or digit, so a scan
+//! can jump from one to the next. The rules are those of the crate's ASCII path (UAX #29
+//! restricted to ASCII): letters, digits and `_` join (WB5, WB8 to WB10, WB13a/b); `.`, `'`
+//! and `:` join two letters (WB6, WB7); `.`, `,`, `;` and `'` join two digits (WB11, WB12).
+//! A property test checks the words against `unicode_word_indices` on ASCII text.
+
+/// Calls `emit(byte_offset, word)` for each UAX #29 word of `text`, which must be ASCII, in
+/// order: the words `unicode_word_indices` gives.
+pub(crate) fn for_each_ascii_word<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
+    debug_assert!(text.is_ascii());
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    let mut i = 0;
+    while i < len {
+        if !joins(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut alphanumeric = bytes[i].is_ascii_alphanumeric();
+        i += 1;
+        while i < len {
+            let b = bytes[i];
+            if joins(b) {
+                alphanumeric |= b.is_ascii_alphanumeric();
+                i += 1;
+            } else if i + 1 < len && is_infix(b, bytes[i - 1], bytes[i + 1]) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        // A run of underscores alone is a segment, not a word.
+        if alphanumeric {
+            emit(start, &text[start..i]);
+        }
+    }
+}
+
+/// Letters, digits and `_` (ALetter, Numeric, ExtendNumLet): they never break from each
+/// other.
+#[inline]
+fn joins(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whether `b`, between `prev` and `next`, joins them into one word.
+#[inline]
+fn is_infix(b: u8, prev: u8, next: u8) -> bool {
+    match b {
+        b'.' | b',' | b';' | b'\'' if prev.is_ascii_digit() && next.is_ascii_digit() => true,
+        b'\'' | b'.' | b':' if prev.is_ascii_alphabetic() && next.is_ascii_alphabetic() => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use unicode_segmentation::UnicodeSegmentation;
+
+    fn words(text: &str) -> Vec<(usize, &str)> {
+        let mut out = Vec::new();
+        for_each_ascii_word(text, |offset, word| out.push((offset, word)));
+        out
+    }
+
+    #[test]
+    fn examples() {
+        assert_eq!(
+            words("Beijing's 2008 Olympics, e.g. 3.14 and 1,000; x86_64 __ a_b http://x"),
+            [
+                (0, "Beijing's"),
+                (10, "2008"),
+                (15, "Olympics"),
+                (25, "e.g"),
+                (30, "3.14"),
+                (35, "and"),
+                (39, "1,000"),
+                (46, "x86_64"),
+                (56, "a_b"),
+                (60, "http"),
+                (67, "x"),
+            ]
+        );
+        assert!(words("").is_empty());
+        assert!(words(" ... ___ \r\n").is_empty());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn the_words_of_unicode_segmentation(
+            text in prop::collection::vec(
+                prop::sample::select(vec![
+                    "a", "Z", "q", "1", "9", "0", "_", ".", ",", ";", ":", "'", "\"", " ", "  ",
+                    "\r", "\n", "\r\n", "\t", "-", "!", "@", "/", "e.g.", "3.14", "can't",
+                    "\x0b", "\x0c", "\x7f", "\x00",
+                ]),
+                0..40,
+            ).prop_map(|v| v.concat())
+        ) {
+            let expected: Vec<(usize, &str)> = text.unicode_word_indices().collect();
+            prop_assert_eq!(words(&text), expected);
+        }
+
+        #[test]
+        fn the_words_of_any_ascii(text in "[\\x00-\\x7f]{0,60}") {
+            let expected: Vec<(usize, &str)> = text.unicode_word_indices().collect();
+            prop_assert_eq!(words(&text), expected);
+        }
+    }
+}
