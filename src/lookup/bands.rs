@@ -174,7 +174,7 @@ impl Recent {
                 (at != END).then(|| {
                     let (id, next) = self.links[at as usize];
                     at = next;
-                    u64::from(key) << 32 | u64::from(id)
+                    entry(key, id)
                 })
             })
         })
@@ -279,14 +279,9 @@ impl BandIndex {
     /// [`extend`](Self::extend) does.
     fn add_to(&mut self, added: &mut Vec<Vec<u64>>, id: u32, signature: &[u32]) {
         let signature = self.banded(signature);
-        if self.alive.contains(id) || self.removed.contains(id) {
-            // Its old entries must go before the new ones come.
-            self.alive.remove(id);
-            self.removed.insert(id);
-            self.rebuild_with(std::mem::replace(added, vec![Vec::new(); self.bands]));
-        }
-        for (band, values) in signature.chunks_exact(self.rows).enumerate() {
-            added[band].push(u64::from(band_key(band, values)) << 32 | u64::from(id));
+        self.make_room(id, added);
+        for (band, key) in band_keys(signature, self.rows).enumerate() {
+            added[band].push(entry(key, id));
         }
         self.alive.insert(id);
     }
@@ -294,16 +289,22 @@ impl BandIndex {
     /// Stores `signature` under `id` in the recent maps.
     fn add(&mut self, id: u32, signature: &[u32]) {
         let signature = self.banded(signature);
-        if self.alive.contains(id) || self.removed.contains(id) {
-            self.alive.remove(id);
-            self.removed.insert(id);
-            self.rebuild();
-        }
-        for (band, values) in signature.chunks_exact(self.rows).enumerate() {
-            self.recent[band].push(band_key(band, values), id);
+        self.make_room(id, &mut Vec::new());
+        for (band, key) in band_keys(signature, self.rows).enumerate() {
+            self.recent[band].push(key, id);
         }
         self.alive.insert(id);
         self.recent_len += 1;
+    }
+
+    /// Before `id` is stored again: when it is present, or removed with its entries still
+    /// stored, a rebuild drops its old entries (folding `added` in first, which it empties).
+    fn make_room(&mut self, id: u32, added: &mut Vec<Vec<u64>>) {
+        if self.alive.contains(id) || self.removed.contains(id) {
+            self.alive.remove(id);
+            self.removed.insert(id);
+            self.rebuild_with(std::mem::replace(added, vec![Vec::new(); self.bands]));
+        }
     }
 
     /// Removes `id`; returns whether it was present. Its entries are dropped at the next
@@ -336,11 +337,7 @@ impl BandIndex {
         // In passes over the bands, keys, then directory slots, then entries, so that the
         // bands' cache misses are independent loads the processor overlaps (one band after
         // the other, each miss waited for the one before).
-        let keys: Vec<u32> = signature
-            .chunks_exact(self.rows)
-            .enumerate()
-            .map(|(band, values)| band_key(band, values))
-            .collect();
+        let keys: Vec<u32> = band_keys(signature, self.rows).collect();
         let ranges: Vec<(usize, usize)> = self
             .frozen
             .iter()
@@ -527,6 +524,20 @@ pub(crate) fn band_key(band: usize, values: &[u32]) -> u32 {
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         xxh3_64_with_seed(&bytes, band as u64) as u32
     }
+}
+
+/// The key of each band of `rows` values of `signature`, band by band.
+fn band_keys(signature: &[u32], rows: usize) -> impl Iterator<Item = u32> + '_ {
+    signature
+        .chunks_exact(rows)
+        .enumerate()
+        .map(|(band, values)| band_key(band, values))
+}
+
+/// A band's entry: `key` in the high half, so that entries sort by key, then id.
+#[inline]
+fn entry(key: u32, id: u32) -> u64 {
+    u64::from(key) << 32 | u64::from(id)
 }
 
 /// The sorted union (with repeats) of two sorted vectors.

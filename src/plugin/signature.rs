@@ -82,7 +82,7 @@ impl Signature {
 /// when either is the signature of an empty set (no shingles is no evidence).
 pub(crate) fn jaccard(a: &[u32], b: &[u32]) -> f64 {
     debug_assert_eq!(a.len(), b.len());
-    if a.is_empty() || a[0] == EMPTY && is_empty_set(a) || b[0] == EMPTY && is_empty_set(b) {
+    if is_empty_set(a) || is_empty_set(b) {
         return 0.0;
     }
     let equal = a.iter().zip(b).filter(|(x, y)| x == y).count();
@@ -102,7 +102,8 @@ pub(crate) fn shares_band(a: &[u32], b: &[u32], rows: usize) -> bool {
         .any(|(x, y)| x == y)
 }
 
-/// True for the signature of an empty set (every value [`EMPTY`]).
+/// True for the signature of an empty set (every value [`EMPTY`]; the scan stops at the first
+/// other value, the first one for any other set), or for no values at all.
 pub(crate) fn is_empty_set(values: &[u32]) -> bool {
     values.iter().all(|&v| v == EMPTY)
 }

@@ -178,11 +178,11 @@ pub(crate) fn stored_signatures(
     let mut out = Vec::with_capacity(docs.len() * hashes);
     for doc in docs {
         let (column, values) = &segments[doc.address.segment_ord as usize];
-        match column.as_ref().and_then(|c| c.first(doc.address.doc_id)) {
-            Some(ord) => {
-                let start = ord as usize * hashes;
-                out.extend_from_slice(&values[start..start + hashes]);
-            }
+        let signature = column
+            .as_ref()
+            .and_then(|column| signature_in(column, values, doc.address.doc_id, hashes));
+        match signature {
+            Some(signature) => out.extend_from_slice(signature),
             None => out.extend(std::iter::repeat_n(EMPTY, hashes)),
         }
     }
@@ -217,9 +217,7 @@ pub(crate) fn stored_band_index(
             continue;
         };
         for &(slot, doc) in docs {
-            if let Some(ord) = column.first(doc) {
-                let start = ord as usize * hashes;
-                let signature = &values[start..start + hashes];
+            if let Some(signature) = signature_in(&column, &values, doc, hashes) {
                 if !is_empty_set(signature) {
                     builder.add(slot, signature);
                 }
@@ -227,6 +225,17 @@ pub(crate) fn stored_band_index(
         }
     }
     Ok(builder.build())
+}
+
+/// The signature of `doc` in a segment read by [`segment_signatures`], if it has one.
+fn signature_in<'v>(
+    column: &Column<u64>,
+    values: &'v [u32],
+    doc: DocId,
+    hashes: usize,
+) -> Option<&'v [u32]> {
+    let start = column.first(doc)? as usize * hashes;
+    Some(&values[start..start + hashes])
 }
 
 /// A segment's signature ordinals by document, and the signatures by ordinal.
