@@ -157,8 +157,7 @@ impl SimHasher {
     #[must_use]
     pub fn fingerprint(&self, text: &str) -> Option<Fingerprint> {
         let text = bounded_prefix(text, self.config.get_max_text_bytes());
-        let seed = self.config.get_seed();
-        let hash = |feature: &str| xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), seed);
+        let hash = |feature: &str| self.feature_hash(feature);
         if self.config.get_weighting() == Weighting::Tf {
             // Every weight is 1: count instead of summing (the same bits, fewer operations per
             // feature: `SimHashCounter`).
@@ -174,6 +173,13 @@ impl SimHasher {
             accumulator.add(hash(feature), weight)
         });
         accumulator.finish()
+    }
+
+    /// The hash of one feature, as the fingerprint's bits take it: xxh3 with the config's
+    /// seed (which [`MinHasher::hash`](super::MinHasher::hash) with the same seed is too).
+    #[inline]
+    pub(crate) fn feature_hash(&self, feature: &str) -> u64 {
+        xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), self.config.get_seed())
     }
 
     /// The fingerprint of bytes that should be UTF-8, with an explicit policy for those that
@@ -205,13 +211,9 @@ impl SimHasher {
         &self,
         features: impl IntoIterator<Item = (&'a str, f32)>,
     ) -> Option<Fingerprint> {
-        let seed = self.config.get_seed();
         let mut accumulator = SimHashAccumulator::new();
         for (feature, weight) in features {
-            accumulator.add(
-                xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), seed),
-                weight,
-            );
+            accumulator.add(self.feature_hash(feature), weight);
         }
         accumulator.finish()
     }

@@ -183,12 +183,10 @@ impl DedupIndex {
         &self,
         text: &str,
     ) -> (Option<Fingerprint>, Option<Signature>) {
-        let fingerprint = self.inner.hasher.fingerprint(text);
-        let signature = match (&self.inner.signer, fingerprint) {
-            (Some(signer), Some(_)) => Some(signer.sign(text)),
-            _ => None,
-        };
-        (fingerprint, signature)
+        match &self.inner.signer {
+            Some(signer) => signer.fingerprint_and_sign(&self.inner.hasher, text),
+            None => (self.inner.hasher.fingerprint(text), None),
+        }
     }
 
     /// The rule deciding which documents are near-duplicates, at distance `k` (with the

@@ -7,9 +7,11 @@ use tantivy::columnar::BytesColumn;
 use tantivy::DocId;
 
 use crate::error::{Error, Result};
-use crate::fingerprint::{bounded_prefix, MinHasher, SimHasher};
+use crate::fingerprint::{bounded_prefix, Fingerprint, MinHasher, SimHashCounter, SimHasher};
 use crate::plugin::Verification;
-use crate::text::{ChineseDictionary, Weighting};
+use crate::text::{
+    for_each_joint_feature, ChineseDictionary, FeatureKind, JointFeature, Weighting,
+};
 
 /// The low 32 bits of each value of a one permutation MinHash signature. Two different
 /// minima agree on their low 32 bits with probability 2^-32: nothing next to the estimate's
@@ -172,6 +174,11 @@ impl SignatureTable {
 pub(crate) struct Signer {
     shingles: SimHasher,
     minhasher: MinHasher,
+    /// `(chars, words)` when the fingerprints are character `chars`-grams counted by term
+    /// frequency and the signatures script shingles of `words` tokens and `chars` Han
+    /// characters (the defaults): [`fingerprint_and_sign`](Self::fingerprint_and_sign) then
+    /// walks the text once for both.
+    joint: Option<(usize, usize)>,
 }
 
 impl Signer {
@@ -191,10 +198,58 @@ impl Signer {
             .features(verification.get_shingles())
             .weighting(Weighting::Tf);
         let seed = config.get_seed();
+        let joint = match (
+            fingerprints.config().get_features(),
+            fingerprints.config().get_weighting(),
+            verification.get_shingles(),
+        ) {
+            (
+                FeatureKind::CharNgrams { n },
+                Weighting::Tf,
+                FeatureKind::ScriptShingles { words, chars },
+            ) if chars == n => Some((chars, words)),
+            _ => None,
+        };
         Ok(Signer {
             shingles: SimHasher::builder(config).dictionary(dictionary).build()?,
             minhasher: MinHasher::one_permutation(verification.get_hashes(), seed)?,
+            joint,
         })
+    }
+
+    /// The fingerprint of `text` under `fingerprints` (the hasher this signer was made
+    /// with), and its signature when it has one: none without a fingerprint either (such a
+    /// document is never a near-duplicate). The same values as
+    /// [`SimHasher::fingerprint`] and [`sign`](Self::sign), from one walk over the text
+    /// when the feature kinds allow it.
+    pub fn fingerprint_and_sign(
+        &self,
+        fingerprints: &SimHasher,
+        text: &str,
+    ) -> (Option<Fingerprint>, Option<Signature>) {
+        let Some((chars, words)) = self.joint else {
+            let fingerprint = fingerprints.fingerprint(text);
+            return (fingerprint, fingerprint.map(|_| self.sign(text)));
+        };
+        // Both read the same prefix, and hash a feature the same way (xxh3, the config's
+        // seed): an n-gram of both is hashed once.
+        let text = bounded_prefix(text, fingerprints.config().get_max_text_bytes());
+        let mut counter = SimHashCounter::new();
+        let mut hashes = Vec::new();
+        let tokenizer = fingerprints.extractor().tokenizer();
+        for_each_joint_feature(tokenizer, chars, words, text, |feature| match feature {
+            JointFeature::Fingerprint(gram) => counter.add(fingerprints.feature_hash(gram)),
+            JointFeature::Both(gram) => {
+                let hash = fingerprints.feature_hash(gram);
+                counter.add(hash);
+                hashes.push(hash);
+            }
+            JointFeature::Signature(feature) => hashes.push(self.minhasher.hash(feature)),
+        });
+        match counter.finish() {
+            Some(fingerprint) => (Some(fingerprint), Some(self.signature_of(hashes))),
+            None => (None, None),
+        }
     }
 
     /// The signature of the shingles of `text` (of its first
@@ -207,6 +262,11 @@ impl Signer {
                 hashes.push(self.minhasher.hash(shingle));
             },
         );
+        self.signature_of(hashes)
+    }
+
+    /// The signature of the shingles with these hashes.
+    fn signature_of(&self, hashes: Vec<u64>) -> Signature {
         let signature = self.minhasher.signature_of_hashes(hashes);
         Signature(signature.values().iter().map(|&v| v as u32).collect())
     }
@@ -242,6 +302,34 @@ mod tests {
         // 3 of 15 shingles changed: exact Jaccard 12 / 18.
         assert!((j - 12.0 / 18.0).abs() < 0.15, "{j}");
         assert_eq!(jaccard(a.values(), a.values()), 1.0);
+    }
+
+    proptest::proptest! {
+        /// One walk gives what the fingerprint and the signature give apart, in the joint
+        /// case (the defaults) and in others: character 4-grams with 3-character Han
+        /// shingles, TF-IDF weights, and a prefix cut short.
+        #[test]
+        fn the_joint_walk_gives_the_fingerprint_and_the_signature(
+            text in "([a-zA-Z0-9]{1,6}[ ,.']?|the |[門门我愛爱的北京]{1,4}|é|①|，|。){0,50}",
+            config in 0usize..4,
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let mut fingerprints = FingerprintConfig::default().seed(seed);
+            match config {
+                1 => fingerprints = fingerprints.features(FeatureKind::CharNgrams { n: 4 }),
+                2 => fingerprints = fingerprints.weighting(Weighting::TfIdf),
+                3 => fingerprints = fingerprints.max_text_bytes(20),
+                _ => {}
+            }
+            let hasher = SimHasher::new(&fingerprints).unwrap();
+            let signer =
+                Signer::new(&hasher, ChineseDictionary::default(), &Verification::default())
+                    .unwrap();
+            proptest::prop_assert_eq!(signer.joint.is_some(), config != 1 && config != 2);
+            let fingerprint = hasher.fingerprint(&text);
+            let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
+            proptest::prop_assert_eq!(signer.fingerprint_and_sign(&hasher, &text), apart);
+        }
     }
 
     #[test]

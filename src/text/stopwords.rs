@@ -5,11 +5,12 @@
 //! tell it apart; it matters most with [`Weighting::Tf`](crate::text::Weighting::Tf), where
 //! nothing else discounts "the" and "的".
 
-use std::collections::HashSet;
 use std::sync::{Arc, LazyLock};
 
-static BUILT_IN: LazyLock<Arc<HashSet<Box<str>>>> = LazyLock::new(|| {
-    let mut words = HashSet::new();
+use rustc_hash::FxHashSet;
+
+static BUILT_IN: LazyLock<Arc<FxHashSet<Box<str>>>> = LazyLock::new(|| {
+    let mut words = FxHashSet::default();
     for language in ["en", "zh"] {
         if let Some(list) = stop_words::lookup(language) {
             words.extend(list.iter().map(|w| w.to_lowercase().into_boxed_str()));
@@ -18,10 +19,12 @@ static BUILT_IN: LazyLock<Arc<HashSet<Box<str>>>> = LazyLock::new(|| {
     Arc::new(words)
 });
 
-/// A set of lowercase stop words, cheap to clone.
+/// A set of lowercase stop words, cheap to clone. Looked up once per token: FxHash, not the
+/// standard library's SipHash, which is built to resist collisions an attacker could choose
+/// (a stop-word list is fixed before any text is read).
 #[derive(Clone, Debug)]
 pub struct StopWords {
-    words: Arc<HashSet<Box<str>>>,
+    words: Arc<FxHashSet<Box<str>>>,
 }
 
 impl StopWords {

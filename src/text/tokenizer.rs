@@ -67,6 +67,22 @@ pub(crate) enum ScriptUnit<'a> {
     Han(char),
 }
 
+/// What [`MixedTokenizer::for_each_joint_unit`] gives: a normalized character of non-Han
+/// text, a normalized character of Han text, or a token of non-Han text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum JointUnit<'a> {
+    Char(char),
+    Han(char),
+    Word(&'a str),
+}
+
+/// What [`MixedTokenizer::for_each_other_word`] gives: a piece of a non-Han run (between
+/// characters that break words, `breaks_words`), then each word of it.
+enum OtherPart<'a> {
+    Piece(&'a str),
+    Word(usize, &'a str),
+}
+
 /// The name under which [`MixedTokenizer`] is registered on a tantivy index.
 pub const TOKENIZER_NAME: &str = "tantivy_dedup_mixed";
 
@@ -186,6 +202,47 @@ impl MixedTokenizer {
         });
     }
 
+    /// One walk over `text` for a character n-gram fingerprint and a script shingle
+    /// signature together: the [`JointUnit::Char`]s and [`JointUnit::Han`]s are what
+    /// [`for_each_normalized_char`](Self::for_each_normalized_char) gives, in its order, and
+    /// the [`JointUnit::Word`]s and [`JointUnit::Han`]s what
+    /// [`for_each_script_unit`](Self::for_each_script_unit) gives, in its order.
+    ///
+    /// Each non-Han run is decoded once for both. The characters of an ASCII piece are those
+    /// of its words: every ASCII letter or digit belongs to a UAX #29 word (a word is a
+    /// segment holding one), and what lies between words normalizes to nothing.
+    pub(crate) fn for_each_joint_unit(&self, text: &str, mut emit: impl FnMut(JointUnit<'_>)) {
+        let mut lowered = String::new();
+        for_each_run(text, |_, run, is_han| {
+            if is_han {
+                self.for_each_normalized_char(run, |c| emit(JointUnit::Han(c)));
+                return;
+            }
+            let mut piece_is_ascii = false;
+            self.for_each_other_word(run, |part| match part {
+                OtherPart::Piece(piece) => {
+                    piece_is_ascii = piece.is_ascii();
+                    if !piece_is_ascii {
+                        piece
+                            .chars()
+                            .for_each(|c| normalize(c, &mut |c| emit(JointUnit::Char(c))));
+                    }
+                }
+                OtherPart::Word(_, word) => {
+                    if piece_is_ascii {
+                        for b in word.bytes().filter(u8::is_ascii_alphanumeric) {
+                            emit(JointUnit::Char(char::from(b.to_ascii_lowercase())));
+                        }
+                    }
+                    let word = lowercase(word, &mut lowered);
+                    if !self.is_stop_word(word) {
+                        emit(JointUnit::Word(word));
+                    }
+                }
+            });
+        });
+    }
+
     /// The tokens of a non-Han `run` starting at byte `run_start` of the text: UAX #29 words,
     /// lowercased (in `lowered`, reused), stop words left out.
     fn segment_other(
@@ -195,21 +252,31 @@ impl MixedTokenizer {
         lowered: &mut String,
         emit: &mut impl FnMut(&str, Range<usize>),
     ) {
+        self.for_each_other_word(run, |part| {
+            if let OtherPart::Word(start, word) = part {
+                let word_lowered = lowercase(word, lowered);
+                if !self.is_stop_word(word_lowered) {
+                    let start = run_start + start;
+                    emit(word_lowered, start..start + word.len());
+                }
+            }
+        });
+    }
+
+    /// The UAX #29 words of a non-Han `run` as they stand (not lowercased, stop words
+    /// included), each after the piece of the run it is in: `OtherPart::Word(offset, word)`
+    /// with `offset` its place in `run`.
+    fn for_each_other_word<'r>(&self, run: &'r str, mut emit: impl FnMut(OtherPart<'r>)) {
         if run.chars().all(is_separator) {
             return;
         }
         for_each_piece(run, |piece_start, piece| {
-            let piece_start = run_start + piece_start;
-            let mut emit_part = |offset: usize, part: &str| {
-                let word_lowered = lowercase(part, lowered);
-                if !self.is_stop_word(word_lowered) {
-                    let start = piece_start + offset;
-                    emit(word_lowered, start..start + part.len());
-                }
-            };
+            emit(OtherPart::Piece(piece));
             if piece.is_ascii() {
                 // Most text: the words alone, without the segments between them.
-                for_each_ascii_word(piece, &mut emit_part);
+                for_each_ascii_word(piece, |offset, word| {
+                    emit(OtherPart::Word(piece_start + offset, word))
+                });
                 return;
             }
             for (offset, word) in piece.unicode_word_indices() {
@@ -218,10 +285,10 @@ impl MixedTokenizer {
                 // no-break space (ExtendNumLet): tokens never hold whitespace, so such a
                 // "word" is cut at it. An ASCII word never holds any.
                 if word.is_ascii() {
-                    emit_part(offset, word);
+                    emit(OtherPart::Word(piece_start + offset, word));
                 } else {
                     for_each_between_whitespace(word, |part_offset, part| {
-                        emit_part(offset + part_offset, part);
+                        emit(OtherPart::Word(piece_start + offset + part_offset, part));
                     });
                 }
             }
@@ -378,7 +445,7 @@ impl TokenStream for MixedTokenStream<'_> {
 }
 
 /// Calls `emit(byte_offset, part)` for each maximal run of `text` without whitespace.
-fn for_each_between_whitespace(text: &str, mut emit: impl FnMut(usize, &str)) {
+fn for_each_between_whitespace<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
     let mut start = None;
     for (offset, c) in text.char_indices() {
         match (c.is_whitespace(), start) {
