@@ -8,7 +8,6 @@
 //! numbered line per copy. Figures and commands: `docs/BENCHMARKS.md`, "Ingest".
 
 use std::hint::black_box;
-use std::io::BufRead;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use tantivy::schema::{Schema, TantivyDocument};
@@ -22,42 +21,14 @@ use tantivy_dedup::text::MixedTokenizer;
 #[allow(dead_code)]
 #[path = "support/data.rs"]
 mod data;
+#[path = "support/ingest_docs.rs"]
+mod ingest_docs;
+use ingest_docs::documents;
 
 const MEMORY: usize = 100_000_000;
 const THREADS: usize = 2;
 const OPEN_DOCS: u64 = 1_000_000;
 const OPEN_VERIFIED_DOCS: u64 = 200_000;
-
-/// `(url, text)` pairs, and where they came from.
-fn documents() -> (Vec<(String, String)>, &'static str) {
-    let read = |path: &str, take: usize| -> Option<Vec<(String, String)>> {
-        let file = std::fs::File::open(path).ok()?;
-        let docs: Vec<(String, String)> = std::io::BufReader::new(file)
-            .lines()
-            .map_while(Result::ok)
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
-            .filter_map(|v| Some((v["id"].as_str()?.to_owned(), v["text"].as_str()?.to_owned())))
-            .take(take)
-            .collect();
-        (!docs.is_empty()).then_some(docs)
-    };
-    if let (Some(mut english), Some(chinese)) = (
-        read("data/english.jsonl", 3000),
-        read("data/chinese.jsonl", 1000),
-    ) {
-        english.extend(chinese);
-        return (english, "data/english.jsonl + data/chinese.jsonl");
-    }
-    let sample = read("samples/corpus.jsonl", usize::MAX).expect("the sample corpus ships");
-    let docs = (0..40)
-        .flat_map(|copy| {
-            sample
-                .iter()
-                .map(move |(id, text)| (format!("{id}/{copy}"), format!("copy {copy}\n{text}")))
-        })
-        .collect();
-    (docs, "samples/corpus.jsonl x 40")
-}
 
 /// A schema with the plugin's fields (for both sides, so that they store the same fields).
 fn schema(settings: &DedupSettings) -> Schema {

@@ -12,6 +12,7 @@ use tantivy::directory::error::OpenReadError;
 use tantivy::Directory;
 
 use crate::error::{Error, Result};
+use crate::plugin::settings::check_version;
 use crate::plugin::DedupSettings;
 use crate::text::IdfTable;
 
@@ -46,6 +47,14 @@ pub(crate) fn read(directory: &dyn Directory) -> Result<Option<DedupSettings>> {
     let Some(json) = atomic_read(directory, SETTINGS_FILE)? else {
         return Ok(None);
     };
+    // The version first: a later format may hold fields this crate does not know of.
+    #[derive(serde::Deserialize)]
+    struct Version {
+        version: u32,
+    }
+    if let Ok(Version { version }) = serde_json::from_slice::<Version>(&json) {
+        check_version(version)?;
+    }
     let settings: DedupSettings =
         serde_json::from_slice(&json).map_err(|source| Error::Decode {
             what: "deduplication settings",
@@ -76,5 +85,33 @@ fn atomic_read(directory: &dyn Directory, name: &str) -> Result<Option<Vec<u8>>>
             path: PathBuf::from(name),
             source: std::io::Error::other(error),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::directory::RamDirectory;
+
+    #[test]
+    fn a_later_format_is_named_not_an_unknown_field() {
+        let directory = RamDirectory::create();
+        let settings = DedupSettings::new(["body"]);
+        write(&directory, &settings).unwrap();
+        assert_eq!(
+            read(&directory).unwrap().unwrap().get_version(),
+            crate::plugin::SETTINGS_VERSION
+        );
+        let mut json: serde_json::Value = serde_json::to_value(&settings).unwrap();
+        json["version"] = (crate::plugin::SETTINGS_VERSION + 1).into();
+        json["added_later"] = true.into();
+        atomic_write(&directory, SETTINGS_FILE, json.to_string().as_bytes()).unwrap();
+        match read(&directory) {
+            Err(Error::InvalidSetting { name, reason }) => {
+                assert_eq!(name, "version");
+                assert!(reason.contains("later tantivy-dedup"), "{reason}");
+            }
+            other => panic!("expected a version error, got {other:?}"),
+        }
     }
 }

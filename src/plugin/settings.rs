@@ -16,8 +16,11 @@ use crate::plugin::verification::RUNTIME_PATHS;
 use crate::plugin::Verification;
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 
-/// Version of the settings file format; a file of another version is refused.
-pub const SETTINGS_VERSION: u32 = 1;
+/// Version of the settings file format this crate writes: 2 since the verification's
+/// candidate stage (`verification.candidates`), 1 before. Files of every version up to this
+/// one are read; a later version is refused with an error that names both, read before the
+/// rest of the file, so that a field added since does not show as an "unknown field".
+pub const SETTINGS_VERSION: u32 = 2;
 
 /// The u64 field holding each document's fingerprint (FAST and INDEXED). A document whose
 /// text has no features has no value in it.
@@ -242,15 +245,7 @@ impl DedupSettings {
     /// [`Error::InvalidSetting`] naming the first one that is not.
     pub fn validate(&self) -> Result<()> {
         self.fingerprint.validate()?;
-        if self.version != SETTINGS_VERSION {
-            return Err(Error::InvalidSetting {
-                name: "version",
-                reason: format!(
-                    "settings version {} is not the supported {SETTINGS_VERSION}",
-                    self.version
-                ),
-            });
-        }
+        check_version(self.version)?;
         if self.text_fields.is_empty() {
             return Err(Error::InvalidSetting {
                 name: "text_fields",
@@ -275,10 +270,19 @@ impl DedupSettings {
     /// `key_field`.
     pub fn differences(&self, other: &DedupSettings) -> Vec<ConfigDifference> {
         let mut differences = serialized_differences(self, other);
+        // The version is the file's format, not a setting: a file of version 1 holds the
+        // same settings as one of version 2 that does not use the candidate stage.
         differences.retain(|difference| {
-            difference.field != "distance" && !RUNTIME_PATHS.contains(&difference.field.as_str())
+            !matches!(difference.field.as_str(), "distance" | "version")
+                && !RUNTIME_PATHS.contains(&difference.field.as_str())
         });
         differences
+    }
+
+    /// The settings file format version these settings were read from or are written in.
+    #[must_use]
+    pub fn get_version(&self) -> u32 {
+        self.version
     }
 
     /// `self` with the settings of `asked` that change no stored value.
@@ -322,6 +326,29 @@ pub fn text_field_options() -> TextOptions {
     TextOptions::default()
         .set_indexing_options(indexing)
         .set_stored()
+}
+
+/// Checks that a settings file of format `version` can be read by this crate.
+///
+/// # Errors
+/// [`Error::InvalidSetting`] for version 0, or a version above [`SETTINGS_VERSION`] (a file
+/// written by a later tantivy-dedup).
+pub(crate) fn check_version(version: u32) -> Result<()> {
+    if (1..=SETTINGS_VERSION).contains(&version) {
+        return Ok(());
+    }
+    let reason = if version == 0 {
+        "settings version 0 does not exist".to_owned()
+    } else {
+        format!(
+            "the settings were written in format {version} by a later tantivy-dedup; this one \
+             reads formats 1 to {SETTINGS_VERSION}"
+        )
+    };
+    Err(Error::InvalidSetting {
+        name: "version",
+        reason,
+    })
 }
 
 #[cfg(test)]
@@ -384,7 +411,9 @@ mod tests {
             .as_object_mut()
             .unwrap()
             .remove("candidates");
+        before_bands["version"] = 1.into();
         let read: DedupSettings = serde_json::from_value(before_bands).unwrap();
+        read.validate().unwrap();
         let verification = read.get_verification().unwrap();
         assert_eq!(verification.get_candidates(), CandidateStage::Scan);
         // And the candidate stage is a runtime setting: no difference to open with.
