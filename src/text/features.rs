@@ -159,13 +159,7 @@ pub(crate) fn for_each_char_ngram(
         // Most English documents: the normalized characters are the letters and digits,
         // lowercased, one byte each, and the n-grams the windows over them, without a
         // character stream or a ring of starts (a third of the time of fingerprinting).
-        let mut bytes = Vec::with_capacity(text.len());
-        bytes.extend(
-            text.bytes()
-                .filter(u8::is_ascii_alphanumeric)
-                .map(|b| b.to_ascii_lowercase()),
-        );
-        let normalized = String::from_utf8(bytes).expect("ASCII letters and digits");
+        let normalized = ascii_letters_and_digits(text);
         if normalized.len() < n {
             if !normalized.is_empty() {
                 emit(&normalized);
@@ -180,6 +174,24 @@ pub(crate) fn for_each_char_ngram(
     let mut grams = CharNgrams::with_capacity(n, text.len());
     tokenizer.for_each_normalized_char(text, |c| grams.push(c, &mut emit));
     grams.finish(&mut emit);
+}
+
+/// The letters and digits of ASCII `text`, lowercased: its normalized characters.
+///
+/// Without a branch per byte: every byte is written, lowercased, at the end of the output,
+/// which grows by one only after a letter or digit (a branch on each byte mispredicts at
+/// every space and punctuation mark; it took two fifths of the time of English n-grams).
+fn ascii_letters_and_digits(text: &str) -> String {
+    debug_assert!(text.is_ascii());
+    let mut bytes = vec![0u8; text.len() + 1];
+    let mut len = 0;
+    for &b in text.as_bytes() {
+        // `len` never passes the index of `b`, so the write is in bounds.
+        bytes[len] = b.to_ascii_lowercase();
+        len += usize::from(b.is_ascii_alphanumeric());
+    }
+    bytes.truncate(len);
+    String::from_utf8(bytes).expect("ASCII letters and digits")
 }
 
 /// Turns text into weighted features: the tokenizer, the feature kind and the weighting
@@ -390,6 +402,16 @@ mod tests {
             names(e3.features("我爱北京天安门")),
             ["我 爱 北京", "爱 北京 天安门"]
         );
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path keeps what normalization keeps, for every ASCII byte.
+        #[test]
+        fn ascii_fast_path_is_the_normalized_text(text in "[\\x00-\\x7f]{0,80}") {
+            let mut normalized = String::new();
+            MixedTokenizer::new().for_each_normalized_char(&text, |c| normalized.push(c));
+            proptest::prop_assert_eq!(ascii_letters_and_digits(&text), normalized);
+        }
     }
 
     #[test]
