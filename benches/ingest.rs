@@ -46,7 +46,46 @@ fn bench_ingest(c: &mut Criterion) {
         docs.len(),
         bytes as f64 / 1e6
     );
-    let mut group = c.benchmark_group("ingest");
+    // The defaults (two-stage matching), then fingerprints alone.
+    let writers = [
+        ("dedup_writer_reject", Policy::Reject, false, true),
+        ("dedup_writer_flag", Policy::Flag, true, true),
+        (
+            "dedup_writer_reject_fingerprints_only",
+            Policy::Reject,
+            false,
+            false,
+        ),
+        (
+            "dedup_writer_flag_fingerprints_only",
+            Policy::Flag,
+            true,
+            false,
+        ),
+    ];
+    // As many indexing threads as this machine's cores: they keep every core busy, and
+    // the caller's fingerprinting adds to their work.
+    ingest_group(c, "ingest", &docs, THREADS, &writers);
+    // One indexing thread on two cores leaves the caller a core of its own.
+    ingest_group(
+        c,
+        "ingest_one_indexing_thread",
+        &docs,
+        1,
+        &[writers[0], writers[2]],
+    );
+}
+
+/// The plain writer, then each of `writers` (name, policy, flagging, verification), over
+/// `threads` indexing threads.
+fn ingest_group(
+    c: &mut Criterion,
+    name: &str,
+    docs: &[(String, String)],
+    threads: usize,
+    writers: &[(&str, Policy, bool, bool)],
+) {
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
     group.throughput(Throughput::Elements(docs.len() as u64));
 
@@ -67,8 +106,8 @@ fn bench_ingest(c: &mut Criterion) {
                     schema.get_field("url").unwrap(),
                 );
                 let mut writer: IndexWriter =
-                    index.writer_with_num_threads(THREADS, MEMORY).unwrap();
-                for (id, text) in &docs {
+                    index.writer_with_num_threads(threads, MEMORY).unwrap();
+                for (id, text) in docs {
                     writer
                         .add_document(doc!(url => id.as_str(), body => text.as_str()))
                         .unwrap();
@@ -80,23 +119,7 @@ fn bench_ingest(c: &mut Criterion) {
         )
     });
 
-    // The defaults (two-stage matching), then fingerprints alone.
-    for (name, policy, flagging, verify) in [
-        ("dedup_writer_reject", Policy::Reject, false, true),
-        ("dedup_writer_flag", Policy::Flag, true, true),
-        (
-            "dedup_writer_reject_fingerprints_only",
-            Policy::Reject,
-            false,
-            false,
-        ),
-        (
-            "dedup_writer_flag_fingerprints_only",
-            Policy::Flag,
-            true,
-            false,
-        ),
-    ] {
+    for &(name, policy, flagging, verify) in writers {
         let mut settings = DedupSettings::new(["body"])
             .key_field("url")
             .flagging(flagging);
@@ -117,12 +140,12 @@ fn bench_ingest(c: &mut Criterion) {
                     );
                     let writer: IndexWriter = index
                         .index()
-                        .writer_with_num_threads(THREADS, MEMORY)
+                        .writer_with_num_threads(threads, MEMORY)
                         .unwrap();
                     let writer =
                         tantivy_dedup::plugin::DedupWriter::new(index.clone(), writer, policy)
                             .unwrap();
-                    for (id, text) in &docs {
+                    for (id, text) in docs {
                         black_box(
                             writer
                                 .add(doc!(url => id.as_str(), body => text.as_str()))
