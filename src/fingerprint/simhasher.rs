@@ -6,8 +6,8 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, FingerprintConfig, SimHashAccumulator, SimHashCounter};
 use crate::text::{
-    ChineseDictionary, FeatureExtractor, IdfSource, IdfTable, MixedTokenizer, Weighting,
-    JIEBA_IDF_IDENTITY,
+    AsciiNgrams, ChineseDictionary, FeatureExtractor, FeatureKind, IdfSource, IdfTable,
+    MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
 };
 
 /// What to do with bytes that are not valid UTF-8.
@@ -162,6 +162,15 @@ impl SimHasher {
             // Every weight is 1: count instead of summing (the same bits, fewer operations per
             // feature: `SimHashCounter`).
             let mut counter = SimHashCounter::new();
+            if let (FeatureKind::CharNgrams { n }, true) =
+                (self.config.get_features(), text.is_ascii())
+            {
+                // ASCII text, with the counting in the loop over its n-grams.
+                for gram in AsciiNgrams::new(n, text).iter() {
+                    counter.add(hash(gram));
+                }
+                return counter.finish();
+            }
             self.extractor.for_each_feature(text, |feature, weight| {
                 debug_assert_eq!(weight, 1.0);
                 counter.add(hash(feature));
@@ -236,6 +245,28 @@ pub(crate) fn bounded_prefix(text: &str, max_bytes: usize) -> &str {
 mod tests {
     use super::*;
     use crate::text::{FeatureKind, IdfTableBuilder, Weighting};
+
+    proptest::proptest! {
+        /// The ASCII path (n-grams counted in their own loop) gives the fingerprint of the
+        /// extractor's features, for texts of every kind and n-gram sizes from 1 to 6.
+        #[test]
+        fn the_ascii_path_counts_the_extractors_features(
+            text in "([a-zA-Z0-9]{1,6}[ ,.'_:!]{0,2}|é|门|\\x00|\\x7f){0,40}",
+            n in 1usize..=6,
+        ) {
+            let hasher = SimHasher::new(
+                &FingerprintConfig::default().features(FeatureKind::CharNgrams { n }),
+            )
+            .unwrap();
+            let features: Vec<(String, f32)> = {
+                let mut out = Vec::new();
+                hasher.extractor().for_each_feature(&text, |f, w| out.push((f.to_owned(), w)));
+                out
+            };
+            let expected = hasher.fingerprint_weighted(features.iter().map(|(f, w)| (f.as_str(), *w)));
+            proptest::prop_assert_eq!(hasher.fingerprint(&text), expected);
+        }
+    }
 
     #[test]
     fn prefix_is_cut_on_a_char_boundary() {

@@ -227,9 +227,14 @@ impl Signer {
         fingerprints: &SimHasher,
         text: &str,
     ) -> (Option<Fingerprint>, Option<Signature>) {
-        let Some((chars, words)) = self.joint else {
-            let fingerprint = fingerprints.fingerprint(text);
-            return (fingerprint, fingerprint.map(|_| self.sign(text)));
+        let (chars, words) = match self.joint {
+            // Without Han text there is nothing to share, and each side has its fast path
+            // for ASCII.
+            Some(kinds) if !text.is_ascii() => kinds,
+            _ => {
+                let fingerprint = fingerprints.fingerprint(text);
+                return (fingerprint, fingerprint.map(|_| self.sign(text)));
+            }
         };
         // Both read the same prefix, and hash a feature the same way (xxh3, the config's
         // seed): an n-gram of both is hashed once.

@@ -8,8 +8,7 @@
 //! from the indexing. And where n Han characters follow each other, the signature's n-gram
 //! is the fingerprint's: one hash serves both.
 
-use crate::text::features::for_each_char_ngram;
-use crate::text::tokenizer::{JointUnit, ScriptUnit};
+use crate::text::tokenizer::JointUnit;
 use crate::text::windows::{CharNgrams, WordShingles};
 use crate::text::MixedTokenizer;
 
@@ -40,21 +39,6 @@ pub(crate) fn for_each_joint_feature(
     text: &str,
     mut emit: impl FnMut(JointFeature<'_>),
 ) {
-    if text.is_ascii() {
-        // No Han text, so nothing to share; each kind takes its ASCII fast path.
-        for_each_char_ngram(tokenizer, chars, text, |gram| {
-            emit(JointFeature::Fingerprint(gram))
-        });
-        let mut shingles = WordShingles::new(words);
-        let mut emit_shingle = |shingle: &str, _| emit(JointFeature::Signature(shingle));
-        tokenizer.for_each_script_unit(text, |unit| {
-            if let ScriptUnit::Word(word) = unit {
-                shingles.push(word, 1.0, &mut emit_shingle);
-            }
-        });
-        shingles.finish(&mut emit_shingle);
-        return;
-    }
     let mut grams = CharNgrams::with_capacity(chars, text.len());
     let mut han_grams = CharNgrams::new(chars);
     let mut shingles = WordShingles::new(words);
