@@ -11,7 +11,9 @@
 //! When tantivy's indexing threads keep every core busy, the caller's work `F` is added to
 //! theirs, `W`, and the ingest ratio is at most `W / (W + F)`; with a core to spare, `F`
 //! runs beside `W`. The table gives the medians of the rounds (the writers take turns
-//! round by round) and both ratios. Linux only (`/proc`).
+//! round by round) and both ratios. Linux only: process CPU from `/proc/self/stat` in clock
+//! ticks of 1/100 s (`USER_HZ`, 100 on Linux's common configurations), the calling
+//! thread's from `/proc/thread-self/schedstat` (kernels with scheduler statistics).
 
 use std::time::Instant;
 
@@ -110,6 +112,7 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let threads: usize = args.next().map_or(Ok(2), |a| a.parse())?;
     let rounds: usize = args.next().map_or(Ok(5), |a| a.parse())?;
+    anyhow::ensure!(rounds > 0, "ROUNDS must be at least 1");
     let (docs, source) = ingest_docs::documents();
     let bytes: usize = docs.iter().map(|(_, t)| t.len()).sum();
     println!(

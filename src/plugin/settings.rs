@@ -16,11 +16,12 @@ use crate::plugin::verification::RUNTIME_PATHS;
 use crate::plugin::Verification;
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 
-/// Version of the settings file format this crate writes: 2 since the verification's
-/// candidate stage (`verification.candidates`), 1 before. Files of every version up to this
+/// Version of the settings file format this crate writes. Files of every version up to this
 /// one are read; a later version is refused with an error that names both, read before the
-/// rest of the file, so that a field added since does not show as an "unknown field".
-pub const SETTINGS_VERSION: u32 = 2;
+/// rest of the file, so that a field added since does not show as an "unknown field". A
+/// field added with a serde default (`verification.candidates`) reads in files without it
+/// and needs no new version; one that older versions would misread does.
+pub const SETTINGS_VERSION: u32 = 1;
 
 /// The u64 field holding each document's fingerprint (FAST and INDEXED). A document whose
 /// text has no features has no value in it.
@@ -270,8 +271,8 @@ impl DedupSettings {
     /// `key_field`.
     pub fn differences(&self, other: &DedupSettings) -> Vec<ConfigDifference> {
         let mut differences = serialized_differences(self, other);
-        // The version is the file's format, not a setting: a file of version 1 holds the
-        // same settings as one of version 2 that does not use the candidate stage.
+        // The version is the file's format, not a setting: files of two versions can hold
+        // the same settings.
         differences.retain(|difference| {
             !matches!(difference.field.as_str(), "distance" | "version")
                 && !RUNTIME_PATHS.contains(&difference.field.as_str())
@@ -411,7 +412,6 @@ mod tests {
             .as_object_mut()
             .unwrap()
             .remove("candidates");
-        before_bands["version"] = 1.into();
         let read: DedupSettings = serde_json::from_value(before_bands).unwrap();
         read.validate().unwrap();
         let verification = read.get_verification().unwrap();

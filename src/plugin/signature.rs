@@ -227,18 +227,26 @@ impl Signer {
         fingerprints: &SimHasher,
         text: &str,
     ) -> (Option<Fingerprint>, Option<Signature>) {
+        // `joint` was decided from the hasher given to `new`: this must be it (or its twin).
+        debug_assert!(
+            fingerprints.config().get_tokenizer() == self.shingles.config().get_tokenizer()
+                && fingerprints.config().get_seed() == self.shingles.config().get_seed()
+                && fingerprints.config().get_max_text_bytes()
+                    == self.shingles.config().get_max_text_bytes(),
+            "fingerprint_and_sign takes the hasher the signer was made with"
+        );
+        // Both read the same prefix, and hash a feature the same way (xxh3, the config's
+        // seed): an n-gram of both is hashed once.
+        let text = bounded_prefix(text, fingerprints.config().get_max_text_bytes());
         let (chars, words) = match self.joint {
-            // Without Han text there is nothing to share, and each side has its fast path
-            // for ASCII.
+            // An ASCII text has no Han text, so nothing to share, and each side has a fast
+            // path for ASCII.
             Some(kinds) if !text.is_ascii() => kinds,
             _ => {
                 let fingerprint = fingerprints.fingerprint(text);
                 return (fingerprint, fingerprint.map(|_| self.sign(text)));
             }
         };
-        // Both read the same prefix, and hash a feature the same way (xxh3, the config's
-        // seed): an n-gram of both is hashed once.
-        let text = bounded_prefix(text, fingerprints.config().get_max_text_bytes());
         let mut counter = SimHashCounter::new();
         let mut hashes = Vec::new();
         let tokenizer = fingerprints.extractor().tokenizer();

@@ -69,7 +69,6 @@ pub(crate) enum ScriptUnit<'a> {
 
 /// What [`MixedTokenizer::for_each_joint_unit`] gives: a normalized character of non-Han
 /// text, a normalized character of Han text, or a token of non-Han text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum JointUnit<'a> {
     Char(char),
     Han(char),

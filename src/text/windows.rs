@@ -61,7 +61,7 @@ impl CharNgrams {
 ///
 /// As in [`CharNgrams`], the tokens go into one buffer and a ring holds where each of the
 /// last n starts, with its weight, so each shingle is a slice of the buffer. The buffer is
-/// cut back to the last n - 1 tokens when it outgrows [`Self::KEEP`], which keeps it in cache
+/// cut back to the last n - 1 tokens when it outgrows [`Self::COMPACT_AT`], which keeps it in cache
 /// without moving bytes at every token.
 pub(crate) struct WordShingles {
     n: usize,
@@ -74,7 +74,7 @@ pub(crate) struct WordShingles {
 
 impl WordShingles {
     /// Buffer length past which the tokens before the window are dropped.
-    const KEEP: usize = 4096;
+    const COMPACT_AT: usize = 4096;
 
     pub(crate) fn new(n: usize) -> Self {
         WordShingles {
@@ -90,7 +90,7 @@ impl WordShingles {
     /// Adds a token; emits the shingle it ends, once there are n.
     #[inline]
     pub(crate) fn push(&mut self, word: &str, weight: f32, emit: &mut impl FnMut(&str, f32)) {
-        if self.joined.len() > Self::KEEP {
+        if self.joined.len() > Self::COMPACT_AT {
             self.drop_before_window();
         }
         if self.count > 0 {
@@ -161,8 +161,9 @@ mod tests {
     use crate::text::MixedTokenizer;
 
     proptest::proptest! {
-        /// The ring of starts gives what sliding a window over the normalized characters
-        /// gives, for every n (and the whole text when it is shorter than n).
+        /// `for_each_char_ngram` (the ring of starts, or `AsciiNgrams` for an ASCII text)
+        /// gives what sliding a window over the normalized characters gives, for every n
+        /// (and the whole text when it is shorter than n).
         #[test]
         fn char_ngrams_are_the_windows_of_the_normalized_text(
             text in "[a-cA-C0-9 ,.門门我愛é]{0,40}",
@@ -183,7 +184,7 @@ mod tests {
 
         /// The ring of word starts gives what joining each window of n words gives, with the
         /// mean of their weights summed oldest first, across the buffer's cuts (words up to
-        /// 3,000 bytes long, so that the buffer passes `KEEP` every few words).
+        /// 3,000 bytes long, so that the buffer passes `COMPACT_AT` every few words).
         #[test]
         fn word_shingles_are_the_joined_windows(
             words in proptest::collection::vec(("[a-z]{1,8}", 0usize..3000, 0.0f32..4.0), 0..60),
