@@ -3,17 +3,84 @@
 
 use crate::text::MAX_FEATURE_N;
 
-/// Character n-grams of a stream of normalized characters.
-///
-/// The characters go into one buffer; a ring holds where each of the last n starts, so each
-/// n-gram is a slice of the buffer (no copying per n-gram). `slot` is `count % n`, kept by
-/// wrapping rather than by a division per character.
-pub(crate) struct CharNgrams {
+/// Where each of the last n items of a stream starts in the buffer that holds them: the
+/// ring both windows below keep. `slot` is `count % n`, kept by wrapping rather than by a
+/// division per item; once `count` reaches n it is also the slot of the oldest item held.
+struct Ring {
     n: usize,
-    normalized: String,
     starts: [usize; MAX_FEATURE_N],
     count: usize,
     slot: usize,
+}
+
+impl Ring {
+    fn new(n: usize) -> Self {
+        Ring {
+            n,
+            starts: [0; MAX_FEATURE_N],
+            count: 0,
+            slot: 0,
+        }
+    }
+
+    /// Records the next item, starting at `start`; returns the slot it takes.
+    #[inline]
+    fn push(&mut self, start: usize) -> usize {
+        let slot = self.slot;
+        self.starts[slot] = start;
+        self.count += 1;
+        self.slot += 1;
+        if self.slot == self.n {
+            self.slot = 0;
+        }
+        slot
+    }
+
+    /// The start of the window of the last n items, once there are n: that of item
+    /// `count - n`, the oldest in the ring.
+    #[inline]
+    fn window_start(&self) -> Option<usize> {
+        (self.count >= self.n).then(|| self.starts[self.slot])
+    }
+
+    /// The slots of the items held (the last n, or all when fewer came), oldest first.
+    #[inline]
+    fn held_slots(&self) -> impl Iterator<Item = usize> + '_ {
+        let oldest = if self.count >= self.n { self.slot } else { 0 };
+        (0..self.count.min(self.n)).map(move |i| {
+            let slot = oldest + i;
+            if slot >= self.n {
+                slot - self.n
+            } else {
+                slot
+            }
+        })
+    }
+
+    /// The start of the oldest of the `newest` last items (`newest` at most the items held).
+    fn start_of_newest(&self, newest: usize) -> usize {
+        let mut slot = self.slot + self.n - newest;
+        if slot >= self.n {
+            slot -= self.n;
+        }
+        self.starts[slot]
+    }
+
+    /// Moves every start `cut` bytes back, after the buffer lost its first `cut` bytes.
+    fn shift(&mut self, cut: usize) {
+        for start in &mut self.starts {
+            *start = start.saturating_sub(cut);
+        }
+    }
+}
+
+/// Character n-grams of a stream of normalized characters.
+///
+/// The characters go into one buffer and a [`Ring`] holds where each of the last n starts,
+/// so each n-gram is a slice of the buffer (no copying per n-gram).
+pub(crate) struct CharNgrams {
+    normalized: String,
+    ring: Ring,
 }
 
 impl CharNgrams {
@@ -23,34 +90,25 @@ impl CharNgrams {
 
     pub(crate) fn with_capacity(n: usize, bytes: usize) -> Self {
         CharNgrams {
-            n,
             normalized: String::with_capacity(bytes),
-            starts: [0; MAX_FEATURE_N],
-            count: 0,
-            slot: 0,
+            ring: Ring::new(n),
         }
     }
 
     /// Adds a character; emits the n-gram it ends, once there are n.
     #[inline]
     pub(crate) fn push(&mut self, c: char, emit: &mut impl FnMut(&str)) {
-        self.starts[self.slot] = self.normalized.len();
+        self.ring.push(self.normalized.len());
         self.normalized.push(c);
-        self.count += 1;
-        self.slot += 1;
-        if self.slot == self.n {
-            self.slot = 0;
-        }
-        if self.count >= self.n {
-            // The oldest start in the ring: that of character `count - n`.
-            emit(&self.normalized[self.starts[self.slot]..]);
+        if let Some(start) = self.ring.window_start() {
+            emit(&self.normalized[start..]);
         }
     }
 
     /// Emits all there is when fewer than n characters came: a short text still has one
     /// feature.
     pub(crate) fn finish(&self, emit: &mut impl FnMut(&str)) {
-        if 0 < self.count && self.count < self.n {
+        if 0 < self.ring.count && self.ring.count < self.ring.n {
             emit(&self.normalized);
         }
     }
@@ -59,17 +117,14 @@ impl CharNgrams {
 /// Word shingles of a stream of tokens, joined by single spaces (tokens never contain
 /// whitespace); a shingle weighs the mean of its tokens.
 ///
-/// As in [`CharNgrams`], the tokens go into one buffer and a ring holds where each of the
-/// last n starts, with its weight, so each shingle is a slice of the buffer. The buffer is
-/// cut back to the last n - 1 tokens when it outgrows [`Self::COMPACT_AT`], which keeps it in cache
-/// without moving bytes at every token.
+/// As in [`CharNgrams`], the tokens go into one buffer and a [`Ring`] holds where each of
+/// the last n starts (with its weight beside it), so each shingle is a slice of the buffer.
+/// The buffer is cut back to the last n - 1 tokens when it outgrows [`Self::COMPACT_AT`],
+/// which keeps it in cache without moving bytes at every token.
 pub(crate) struct WordShingles {
-    n: usize,
     joined: String,
-    starts: [usize; MAX_FEATURE_N],
+    ring: Ring,
     weights: [f32; MAX_FEATURE_N],
-    count: usize,
-    slot: usize,
 }
 
 impl WordShingles {
@@ -78,12 +133,9 @@ impl WordShingles {
 
     pub(crate) fn new(n: usize) -> Self {
         WordShingles {
-            n,
             joined: String::new(),
-            starts: [0; MAX_FEATURE_N],
+            ring: Ring::new(n),
             weights: [0.0; MAX_FEATURE_N],
-            count: 0,
-            slot: 0,
         }
     }
 
@@ -93,26 +145,20 @@ impl WordShingles {
         if self.joined.len() > Self::COMPACT_AT {
             self.drop_before_window();
         }
-        if self.count > 0 {
+        if self.ring.count > 0 {
             self.joined.push(' ');
         }
-        self.starts[self.slot] = self.joined.len();
-        self.weights[self.slot] = weight;
+        let slot = self.ring.push(self.joined.len());
+        self.weights[slot] = weight;
         self.joined.push_str(word);
-        self.count += 1;
-        self.slot += 1;
-        if self.slot == self.n {
-            self.slot = 0;
-        }
-        if self.count >= self.n {
-            // The oldest start in the ring: that of token `count - n`.
-            emit(&self.joined[self.starts[self.slot]..], self.mean());
+        if let Some(start) = self.ring.window_start() {
+            emit(&self.joined[start..], self.mean());
         }
     }
 
     /// Emits all there is when fewer than n tokens came: a short text still has one feature.
     pub(crate) fn finish(&self, emit: &mut impl FnMut(&str, f32)) {
-        if 0 < self.count && self.count < self.n {
+        if 0 < self.ring.count && self.ring.count < self.ring.n {
             emit(&self.joined, self.mean());
         }
     }
@@ -120,15 +166,11 @@ impl WordShingles {
     /// The mean weight of the tokens in the window, summed oldest first.
     #[inline]
     fn mean(&self) -> f32 {
-        let held = self.count.min(self.n);
-        let oldest = if self.count >= self.n { self.slot } else { 0 };
         let mut sum = 0.0f32;
-        for i in 0..held {
-            let mut slot = oldest + i;
-            if slot >= self.n {
-                slot -= self.n;
-            }
+        let mut held = 0;
+        for slot in self.ring.held_slots() {
             sum += self.weights[slot];
+            held += 1;
         }
         sum / held as f32
     }
@@ -136,21 +178,14 @@ impl WordShingles {
     /// Moves the last n - 1 tokens (the part of the next shingle already read) to the front.
     #[cold]
     fn drop_before_window(&mut self) {
-        let keep = self.n - 1;
-        if keep == 0 || self.count == 0 {
+        let keep = (self.ring.n - 1).min(self.ring.count);
+        if keep == 0 {
             self.joined.clear();
             return;
         }
-        // The start of token `count - keep`, the oldest one kept.
-        let mut first = self.slot + self.n - keep;
-        if first >= self.n {
-            first -= self.n;
-        }
-        let cut = self.starts[first];
+        let cut = self.ring.start_of_newest(keep);
         self.joined.drain(..cut);
-        for start in &mut self.starts {
-            *start = start.saturating_sub(cut);
-        }
+        self.ring.shift(cut);
     }
 }
 
