@@ -228,12 +228,13 @@ impl MixedTokenizer {
                     }
                 }
                 OtherPart::Word(_, word) => {
+                    let word = lowercase(word, &mut lowered);
                     if piece_is_ascii {
+                        // Lowercased already: its letters and digits are normalized characters.
                         for b in word.bytes().filter(u8::is_ascii_alphanumeric) {
-                            emit(JointUnit::Char(char::from(b.to_ascii_lowercase())));
+                            emit(JointUnit::Char(char::from(b)));
                         }
                     }
-                    let word = lowercase(word, &mut lowered);
                     if !self.is_stop_word(word) {
                         emit(JointUnit::Word(word));
                     }
