@@ -106,6 +106,7 @@ pub mod fingerprint;
 #[cfg(feature = "html")]
 pub mod html;
 pub mod lookup;
+pub mod matching;
 pub mod plugin;
 pub mod text;
 

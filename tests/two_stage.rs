@@ -9,7 +9,7 @@ use support::rng::Rng;
 use tantivy::schema::Schema;
 use tantivy::{doc, Index};
 use tantivy_dedup::plugin::{
-    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, Policy, Score,
+    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy,
     Verification, SIGNATURE_FIELD,
 };
 use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
@@ -218,7 +218,7 @@ fn the_signature_is_frozen_and_the_rest_can_change() {
     let changed = Verification::default()
         .candidate_distance(12)
         .threshold(0.5)
-        .score(Score::combined());
+        .score(PairScore::combined());
     let index = open(settings(Some(changed.clone()))).unwrap();
     assert_eq!(index.settings().get_verification(), Some(&changed));
     for (asked, field) in [

@@ -3,10 +3,9 @@
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
-use tantivy::schema::{TantivyDocument, Value};
-use tantivy::{DocAddress, Searcher};
 
-use crate::cli::index_dir::{open_verified, CliIndex, IndexArg};
+use crate::cli::index_dir::IndexArg;
+use crate::cli::opened::OpenedIndex;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
 use crate::cli::print;
 
@@ -49,27 +48,21 @@ struct Clusters {
 impl ClustersCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let index = open_verified(
+        let opened = OpenedIndex::open(
             &self.index.index,
             &self.options,
             self.distance,
             &self.verify,
         )?;
-        let searcher = index
-            .dedup
-            .index()
-            .reader()
-            .context("cannot read the index")?
-            .searcher();
-        let groups = index
-            .dedup
-            .duplicate_groups(&searcher, index.dedup.distance())
+        let dedup = &opened.index.dedup;
+        let groups = dedup
+            .duplicate_groups(&opened.searcher, dedup.distance())
             .context("cannot read the index's fingerprints")?;
         let mut clusters = Vec::with_capacity(groups.len());
         for group in groups {
             let ids = std::iter::once(group.leader)
                 .chain(group.members)
-                .map(|address| id_of(&index, &searcher, address))
+                .map(|address| opened.id_of(address))
                 .collect::<anyhow::Result<Vec<_>>>()?;
             clusters.push(Cluster { ids });
         }
@@ -88,22 +81,10 @@ impl ClustersCommand {
             note!(
                 "{} clusters at distance {} in {}",
                 clusters.len(),
-                index.dedup.distance(),
+                dedup.distance(),
                 self.index.index.display()
             );
         }
         Ok(true)
     }
-}
-
-/// The stored id of the document at `address`.
-pub fn id_of(index: &CliIndex, searcher: &Searcher, address: DocAddress) -> anyhow::Result<String> {
-    let doc: TantivyDocument = searcher
-        .doc(address)
-        .context("cannot read a stored document")?;
-    Ok(doc
-        .get_first(index.fields.id)
-        .and_then(|value| value.as_str())
-        .unwrap_or_default()
-        .to_owned())
 }

@@ -177,26 +177,9 @@ fn create(dir: &Path, settings: DedupSettings) -> anyhow::Result<()> {
 }
 
 /// Opens the existing index in `dir`; fingerprint options given on the command line must
-/// agree with the index's (they are accepted by every command, and change nothing here).
-pub fn open(
-    dir: &Path,
-    options: &FingerprintOptions,
-    distance: Option<u32>,
-) -> anyhow::Result<CliIndex> {
-    open_verified(dir, options, distance, &VerifyOptions::default())
-}
-
-/// Opens the existing index in `dir`, with the two-stage matching options given.
-pub fn open_verified(
-    dir: &Path,
-    options: &FingerprintOptions,
-    distance: Option<u32>,
-    verify: &VerifyOptions,
-) -> anyhow::Result<CliIndex> {
-    open_existing(dir, options, distance, verify)
-}
-
-fn open_existing(
+/// agree with the index's (they are accepted by every command, and change nothing here),
+/// and the distance and two-stage matching options apply to this run.
+pub fn open_existing(
     dir: &Path,
     options: &FingerprintOptions,
     distance: Option<u32>,

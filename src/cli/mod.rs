@@ -24,13 +24,11 @@ pub fn print(text: &str) -> anyhow::Result<()> {
 
 pub mod clusters;
 pub mod eval;
-pub mod eval_markdown;
-pub mod eval_plot;
-pub mod eval_set;
 pub mod fingerprint;
 pub mod index_dir;
 pub mod ingest;
 pub mod input;
+pub mod opened;
 pub mod options;
 pub mod progress;
 pub mod report;

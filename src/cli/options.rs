@@ -149,9 +149,9 @@ pub struct VerifyOptions {
     #[arg(long, help_heading = "Two-stage matching")]
     verify: bool,
     /// Create the index without two-stage matching: fingerprints alone, within --distance
-    /// bits (no signatures: a fifth less time and 800 fewer bytes per document in the
-    /// writer's memory, but edits of more than 1 to 2% go unnoticed). Only at creation: an
-    /// index keeps the choice it was created with.
+    /// bits (no signatures: faster to ingest, and no bands in the writer's memory, but edits
+    /// of more than 1 to 2% go unnoticed; docs/BENCHMARKS.md has the costs). Only at
+    /// creation: an index keeps the choice it was created with.
     #[arg(long, help_heading = "Two-stage matching", conflicts_with_all = ["verify", "candidate_distance", "band_rows", "threshold"])]
     no_verify: bool,
     /// Loose distance of the candidates, 0 to 64 [default: the index's, 16 for a new one].

@@ -12,9 +12,9 @@ use tantivy_dedup::Fingerprint;
 
 use std::fmt::Write as _;
 
-use crate::cli::clusters::id_of;
-use crate::cli::index_dir::{open, CliIndex, IndexArg};
-use crate::cli::options::FingerprintOptions;
+use crate::cli::index_dir::IndexArg;
+use crate::cli::opened::OpenedIndex;
+use crate::cli::options::{FingerprintOptions, VerifyOptions};
 use crate::cli::print;
 
 /// Search the index; a hit within --distance bits of a better hit is hidden under it.
@@ -68,13 +68,13 @@ struct Hits {
 impl SearchCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let index = open(&self.index.index, &self.options, self.distance)?;
-        let searcher = index
-            .dedup
-            .index()
-            .reader()
-            .context("cannot read the index")?
-            .searcher();
+        let opened = OpenedIndex::open(
+            &self.index.index,
+            &self.options,
+            self.distance,
+            &VerifyOptions::default(),
+        )?;
+        let (index, searcher) = (&opened.index, &opened.searcher);
         let parser = QueryParser::for_index(
             index.dedup.index(),
             vec![index.fields.title, index.fields.body],
@@ -99,7 +99,7 @@ impl SearchCommand {
                     Ok(DedupHit {
                         score,
                         address,
-                        fingerprint: fingerprint_at(&searcher, address)?,
+                        fingerprint: fingerprint_at(searcher, address)?,
                         hidden: Vec::new(),
                     })
                 })
@@ -114,13 +114,13 @@ impl SearchCommand {
                 .dedup
                 .collector(limit)
                 .offset(offset)
-                .search(&searcher, &*query)
+                .search(searcher, &*query)
                 .context("search failed")?
         };
         let hits = page
             .hits
             .iter()
-            .map(|hit| hit_of(&index, &searcher, hit))
+            .map(|hit| hit_of(&opened, hit))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let hits = Hits {
             hits,
@@ -153,7 +153,8 @@ impl SearchCommand {
     }
 }
 
-fn hit_of(index: &CliIndex, searcher: &Searcher, hit: &DedupHit) -> anyhow::Result<Hit> {
+fn hit_of(opened: &OpenedIndex, hit: &DedupHit) -> anyhow::Result<Hit> {
+    let (index, searcher) = (&opened.index, &opened.searcher);
     let doc: TantivyDocument = searcher
         .doc(hit.address)
         .context("cannot read a stored document")?;
@@ -170,7 +171,7 @@ fn hit_of(index: &CliIndex, searcher: &Searcher, hit: &DedupHit) -> anyhow::Resu
         hidden: hit
             .hidden
             .iter()
-            .map(|&address| id_of(index, searcher, address))
+            .map(|&address| opened.id_of(address))
             .collect::<anyhow::Result<_>>()?,
     })
 }

@@ -1,6 +1,5 @@
 //! `tantivy-dedup stats`: what an index holds and how it fingerprints.
 
-use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
 use tantivy::collector::Count;
@@ -9,8 +8,9 @@ use tantivy::schema::IndexRecordOption;
 use tantivy::Term;
 use tantivy_dedup::plugin::DedupSettings;
 
-use crate::cli::index_dir::{open, IndexArg};
-use crate::cli::options::FingerprintOptions;
+use crate::cli::index_dir::IndexArg;
+use crate::cli::opened::OpenedIndex;
+use crate::cli::options::{FingerprintOptions, VerifyOptions};
 use crate::cli::print;
 
 /// Print what the index holds: documents, flagged documents, segments, settings.
@@ -42,13 +42,12 @@ struct Stats<'a> {
 impl StatsCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let index = open(&self.index.index, &self.options, None)?;
-        let searcher = index
-            .dedup
-            .index()
-            .reader()
-            .context("cannot read the index")?
-            .searcher();
+        let OpenedIndex { index, searcher } = OpenedIndex::open(
+            &self.index.index,
+            &self.options,
+            None,
+            &VerifyOptions::default(),
+        )?;
         let flagged = match index.dedup.fields().flag {
             Some((flag, _)) => {
                 let originals =

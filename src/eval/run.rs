@@ -14,13 +14,12 @@ use super::set::EvalSet;
 use super::verify::{sweep_scores, ScoredPair, ThresholdPoint};
 use crate::error::Result;
 use crate::fingerprint::{
-    combined_similarity, Fingerprint, FingerprintConfig, MinHashSignature, MinHasher, SimHasher,
-    DEFAULT_MU,
+    combined_similarity, jaccard, Fingerprint, FingerprintConfig, MinHashSignature, MinHasher,
+    Signature, Signer, SimHasher, DEFAULT_MU,
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
-use crate::plugin::{
-    jaccard, shares_band, Signature, Signer, Verification, DEFAULT_BAND_ROWS, DEFAULT_SHINGLES,
-    DEFAULT_THRESHOLD,
+use crate::matching::{
+    CandidateStage, Matcher, Verification, DEFAULT_BAND_ROWS, DEFAULT_SHINGLES, DEFAULT_THRESHOLD,
 };
 use crate::text::{ChineseDictionary, FeatureKind};
 
@@ -216,8 +215,9 @@ type Scored<'a> = (Cow<'a, [NearPair]>, Vec<f64>);
 
 /// The two-stage variants: for each loose distance, MinHash of word shingles alone, the
 /// combined similarity with it, the combined similarity with the metadata sets, and the
-/// plugin's rule (within the default *k*, or MinHash at the threshold). The shingles'
-/// signatures are the plugin's ([`Signer`]).
+/// plugin's rule ([`Matcher`]: within the default *k*, or MinHash at the threshold, with
+/// every candidate or with those sharing a band). The shingles' signatures are the
+/// plugin's ([`Signer`]).
 fn verify_all(
     set: &EvalSet,
     entry: &GridConfig,
@@ -227,11 +227,10 @@ fn verify_all(
 ) -> Result<Vec<VerifyResult>> {
     let minhasher = MinHasher::new(options.minhash_k, entry.config.get_seed())?;
     let signer = Signer::new(
-        &SimHasher::new(&entry.config)?,
+        SimHasher::new(&entry.config)?,
         ChineseDictionary::default(),
-        &Verification::default()
-            .shingles(options.shingles)
-            .hashes(options.minhash_k),
+        options.shingles,
+        options.minhash_k,
     )?;
     let shingle_signatures: Vec<Signature> = set
         .texts()
@@ -264,14 +263,25 @@ fn verify_all(
                 .jaccard(&signatures[p.b as usize])
                 .expect("signatures of one MinHasher")
         };
-        let plugin_score = |p: &NearPair| {
-            // A pair within the default k is a near-duplicate whatever its signatures say:
-            // a score above every threshold.
-            if p.distance <= options.default_k {
-                2.0
-            } else {
-                shingles(p)
-            }
+        // The plugin's rule at the default k with this candidate distance: each pair's
+        // strength is the highest threshold at which the rule keeps it. A pair within the
+        // default k is kept whatever its signatures say: a score above every threshold.
+        let rule = |candidates: CandidateStage| {
+            let verification = Verification::default()
+                .shingles(options.shingles)
+                .hashes(options.minhash_k)
+                .candidates(candidates)
+                .candidate_distance(loose_k);
+            Matcher::new(options.default_k, Some(&verification))
+        };
+        let plugin_score = |matcher: &Matcher, p: &NearPair| {
+            matcher
+                .strength(
+                    p.distance,
+                    Some(shingle_signatures[p.a as usize].values()),
+                    Some(shingle_signatures[p.b as usize].values()),
+                )
+                .map(|strength| strength.min(2.0))
         };
         let all = |score: &dyn Fn(&NearPair) -> f64| -> Scored {
             (
@@ -285,26 +295,32 @@ fn verify_all(
                 "combined",
                 all(&|p: &NearPair| combined_similarity(p.distance, shingles(p), options.mu)),
             ),
-            ("plugin", all(&plugin_score)),
         ];
-        {
-            // The plugin's rule with its default candidate stage: beyond the default k, a
-            // pair must also share a band.
-            let rows = DEFAULT_BAND_ROWS.min(options.minhash_k);
-            let banded: Vec<NearPair> = candidates
+        let scan = rule(CandidateStage::Scan);
+        let banded = rule(CandidateStage::Bands {
+            rows: DEFAULT_BAND_ROWS.min(options.minhash_k),
+        });
+        for (method, matcher) in [("plugin", scan), ("plugin-bands", banded)] {
+            let strengths: Vec<Option<f64>> = candidates
                 .iter()
-                .filter(|p| {
-                    p.distance <= options.default_k
-                        || shares_band(
-                            shingle_signatures[p.a as usize].values(),
-                            shingle_signatures[p.b as usize].values(),
-                            rows,
-                        )
-                })
-                .copied()
+                .map(|p| plugin_score(&matcher, p))
                 .collect();
-            let scores = banded.iter().map(plugin_score).collect();
-            methods.push(("plugin-bands", (Cow::Owned(banded), scores)));
+            // Every candidate is kept by the scan (borrowed, not copied: millions of pairs
+            // on the edit sets); with bands, a pair that shares none is kept at no threshold.
+            let scored: Scored = if strengths.iter().all(Option::is_some) {
+                (
+                    Cow::Borrowed(&candidates),
+                    strengths.into_iter().flatten().collect(),
+                )
+            } else {
+                let (kept, scores) = candidates
+                    .iter()
+                    .zip(strengths)
+                    .filter_map(|(p, strength)| Some((*p, strength?)))
+                    .unzip();
+                (Cow::Owned(kept), scores)
+            };
+            methods.push((method, scored));
         }
         if let Some(meta) = &meta_signatures {
             methods.push((

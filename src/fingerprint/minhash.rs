@@ -10,6 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::signature::equal_positions;
 use crate::error::{Error, Result};
 
 /// Default weight of the SimHash part in [`combined_similarity`], in the middle of the 0.8 to
@@ -270,13 +271,7 @@ impl MinHashSignature {
         }
         Ok(match self.variant {
             MinHashVariant::KHashes | MinHashVariant::OnePermutation => {
-                let equal = self
-                    .values
-                    .iter()
-                    .zip(&other.values)
-                    .filter(|(a, b)| a == b)
-                    .count();
-                equal as f64 / self.k as f64
+                equal_positions(&self.values, &other.values) as f64 / self.k as f64
             }
             MinHashVariant::BottomK => {
                 // The k smallest of the union are a uniform sample of the union; the fraction

@@ -4,12 +4,16 @@
 //! texts are near-duplicates when their fingerprints differ in few bits (3 of 64 by default,
 //! as Manku et al. found for web pages). A [`MinHasher`] summarizes a set of strings (tags,
 //! keywords, references) so that the Jaccard similarity of two sets can be estimated, and
-//! [`combined_similarity`] mixes both as the "improved SimHash" paper does.
+//! [`combined_similarity`] mixes both as the "improved SimHash" paper does. The signatures
+//! of two-stage matching (a text's shingles, one permutation MinHash, 32 bits a value) are
+//! made here too, beside the fingerprint, from one walk over the text.
 
 mod accumulator;
 mod config;
 mod counter;
 mod minhash;
+mod signature;
+mod signer;
 mod simhasher;
 mod value;
 
@@ -18,6 +22,8 @@ pub(crate) use config::serialized_differences;
 pub use config::{ConfigDifference, FingerprintConfig, DEFAULT_MAX_TEXT_BYTES, FORMAT_VERSION};
 pub use counter::SimHashCounter;
 pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
+pub(crate) use signature::{is_empty_set, jaccard, shares_band, Signature, EMPTY};
+pub(crate) use signer::Signer;
 pub(crate) use simhasher::bounded_prefix;
 pub use simhasher::{SimHasher, SimHasherBuilder, Utf8Policy};
 pub use value::{Fingerprint, FINGERPRINT_BITS};

@@ -107,6 +107,7 @@ mod options;
 mod results;
 mod run;
 mod scan;
+mod signature_table;
 
 pub use bands::{band_probability, BandIndex, BandIndexBuilder, MIN_REBUILD};
 pub use index::FingerprintIndex;
@@ -116,3 +117,4 @@ pub use options::{
 };
 pub use results::{IndexStats, Match, MemoryUsage, Pair};
 pub use scan::LinearScan;
+pub(crate) use signature_table::SignatureTable;

@@ -6,10 +6,11 @@ use tantivy::{DocAddress, Searcher};
 
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
+use crate::fingerprint::Signature;
+use crate::lookup::SignatureTable;
 use crate::lookup::{LookupOptions, Pair, MAX_TABLE_DISTANCE};
-use crate::plugin::matcher::Matcher;
-use crate::plugin::signature::{Signature, SignatureTable};
-use crate::plugin::stored::{
+use crate::matching::Matcher;
+use crate::plugin::columns::stored::{
     fingerprint_at, signature_at, stored_fingerprints, stored_signatures, StoredFingerprint,
 };
 use crate::plugin::DedupIndex;
@@ -43,7 +44,7 @@ pub struct DuplicateGroup {
 impl DedupIndex {
     /// Every alive document of `searcher` within `k` bits of `text`'s fingerprint, nearest
     /// first (then in add order); empty when the text has no features. A popcount scan of
-    /// the fingerprint columns: tens of milliseconds for ten million documents. With a
+    /// the fingerprint columns. With a
     /// [verification](super::Verification), also those within its candidate distance whose
     /// signatures agree, as the writer decides.
     ///
@@ -114,12 +115,12 @@ impl DedupIndex {
                 signature.as_ref().map(Signature::values),
                 theirs.as_ref().map(Signature::values),
             );
-            if let Some(similarity) = judged {
+            if let Some(near) = judged {
                 found.push(NearDuplicate {
                     address: doc.address,
                     fingerprint: doc.fingerprint,
                     distance,
-                    similarity,
+                    similarity: near.similarity,
                 });
             }
         }

@@ -1,37 +1,34 @@
-//! The tantivy plugin: fingerprints stored in the index, near-duplicates rejected, flagged or
-//! replaced while indexing ([`DedupWriter`]), and the settings that make an index's
-//! fingerprints comparable kept in its directory ([`DedupIndex`]).
+//! The tantivy plugin: fingerprints and signatures stored in the index, near-duplicates
+//! rejected, flagged or replaced while indexing ([`DedupWriter`]) and hidden in search
+//! results ([`DedupCollector`]), and the settings that make an index's fingerprints
+//! comparable kept in its directory ([`DedupIndex`]).
 //!
-//! The equivalent of Solr's `SignatureUpdateProcessorFactory` with `overwriteDupes`, for
-//! near-duplicates rather than exact signatures: a document is a near-duplicate of another
-//! when their 64-bit SimHash fingerprints differ in at most *k* bits.
+//! The equivalent of Solr's `SignatureUpdateProcessorFactory` with `overwriteDupes` and of
+//! Elasticsearch's `collapse`, for near-duplicates rather than equal values. Every part
+//! judges pairs by one rule ([`crate::matching`]): two documents are near-duplicates when
+//! their 64-bit SimHash fingerprints differ in at most *k* bits (3 by default), or, with
+//! two-stage matching (on by default: [`Verification`]), when they are within a looser
+//! candidate distance, share a band of their MinHash signatures, and the signatures agree
+//! on enough of their values.
 //!
-//! * [`DedupSettings`]: text fields, key field, flagging, distance, fingerprint config; and
-//!   [`add_fields`](DedupSettings::add_fields), the one call that sets a schema up.
+//! * [`DedupSettings`]: text fields, key field, flagging, distance, fingerprint config,
+//!   verification; [`add_fields`](DedupSettings::add_fields), the one call that sets a
+//!   schema up.
 //! * [`DedupIndex`]: creates or opens an index's settings (a typed
 //!   [`SettingsMismatch`](crate::Error::SettingsMismatch) when they differ) and registers
-//!   the tokenizer.
-//! * [`DedupWriter`], [`Policy`], [`AddOutcome`]: index-time deduplication.
-//! * [`DedupCollector`]: near-duplicates suppressed in search results.
-//! * [`DedupIndex::near_duplicates_of`], [`DedupIndex::duplicate_groups`]: batch work over
-//!   an existing index, by the writer's rule.
+//!   the tokenizer; [`near_duplicates_of`](DedupIndex::near_duplicates_of) and
+//!   [`duplicate_groups`](DedupIndex::duplicate_groups), batch work by the writer's rule.
+//! * The index-time path (`writer/`): [`DedupWriter`], [`Policy`], [`AddOutcome`].
+//! * The query-time path (`collector/`): [`DedupCollector`], [`DedupTopDocs`].
+//! * The fields (`columns/`): [`DedupFields`] and the field names, every plugin field read
+//!   and written in one place.
 //!
 //! # Deduplicating search results
 //!
-//! [`DedupCollector`] is a
-//! [`Collector`](tantivy::collector::Collector) that ranks the matching documents by score, as
-//! `TopDocs::with_limit(n).order_by_score()` does, and hides every hit whose fingerprint lies
-//! within distance *k* of a higher-ranked shown hit: field collapsing (as in Elasticsearch's
-//! `collapse`) keyed by near-equality of SimHash fingerprints instead of equal values. It
-//! returns a [`DedupTopDocs`] page of
-//! [`DedupHit`]s, each listing the hits it hid.
-//!
-//! The index stores each document's fingerprint in a u64 fast field, and optionally a flag
-//! (a u64 fast field, nonzero for documents flagged as near-duplicates while indexing) that
-//! the collector can skip.
+//! [`DedupCollector`] works on any index with a u64 fast field of fingerprints; a
+//! [`DedupIndex`]'s [`collector`](DedupIndex::collector) sets it up with the index's rule.
 //!
 //! ```
-//! use tantivy::collector::TopDocs;
 //! use tantivy::query::AllQuery;
 //! use tantivy::schema::{Schema, FAST, INDEXED, TEXT};
 //! use tantivy::{doc, Index};
@@ -60,43 +57,48 @@
 //! crate keep naming the tantivy crate.
 
 mod batch;
-mod candidates;
 mod collector;
-mod column_cache;
-mod config_file;
-mod dedup_index;
-mod fields;
-mod matcher;
-mod outcome;
-mod results;
-mod segment_columns;
+mod columns;
+mod index;
 mod settings;
-mod signature;
-mod stored;
-mod suppression;
-mod verification;
-mod view;
+mod settings_file;
 mod writer;
 
 pub use batch::{DuplicateGroup, NearDuplicate};
-pub use candidates::SegmentCandidates;
 pub use collector::{
-    DedupCollector, DedupSegmentCollector, CANDIDATE_FACTOR, RETRY_FACTOR, SHARE_FACTOR,
+    ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, SegmentHits,
 };
-pub use column_cache::ColumnCache;
-pub use config_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
-pub use dedup_index::{register_tokenizer, DedupIndex};
-pub use fields::DedupFields;
-pub use outcome::{AddOutcome, Duplicate, Policy};
-pub use results::{DedupHit, DedupTopDocs};
-pub use settings::{
-    text_field_options, DedupSettings, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
-    SEQUENCE_FIELD, SETTINGS_VERSION, SIGNATURE_FIELD,
+pub use columns::{
+    DedupFields, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
-pub use verification::{
-    CandidateStage, Score, Verification, DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE,
-    DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD,
-};
-pub use writer::DedupWriter;
+pub use index::{register_tokenizer, DedupIndex};
+pub use settings::{text_field_options, DedupSettings, SETTINGS_VERSION};
+pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
+pub use writer::{AddOutcome, DedupWriter, Duplicate, Policy};
 
-pub(crate) use signature::{jaccard, shares_band, Signature, Signer};
+// The verification's settings, where the settings that take them are.
+pub use crate::matching::{
+    CandidateStage, MatchRule, PairScore, Verification, VerifyRule, DEFAULT_BAND_ROWS,
+    DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD,
+};
+
+/// How a candidate pair is scored: renamed [`PairScore`], apart from `tantivy::Score`.
+#[deprecated(note = "renamed `PairScore` (tantivy_dedup::matching)")]
+pub type Score = PairScore;
+
+/// What one segment contributes to a [`DedupCollector`]'s merge: renamed [`SegmentHits`]
+/// ("candidate" now means only a first-stage pair of two-stage matching).
+#[deprecated(note = "renamed `SegmentHits`")]
+pub type SegmentCandidates = SegmentHits;
+
+/// A tuning constant of the collector, no longer public: it changes no result.
+#[deprecated(note = "an internal tuning constant; it changes no result")]
+pub const CANDIDATE_FACTOR: usize = 2;
+
+/// A tuning constant of the collector, no longer public: it changes no result.
+#[deprecated(note = "an internal tuning constant; it changes no result")]
+pub const SHARE_FACTOR: usize = 3;
+
+/// A tuning constant of the collector, no longer public: it changes no result.
+#[deprecated(note = "an internal tuning constant; it changes no result")]
+pub const RETRY_FACTOR: usize = 4;

@@ -1,19 +1,21 @@
 //! `DedupSettings`: everything the plugin keeps with an index — the fingerprint config, the
-//! fields it reads and writes, the default distance — and the schema fields it needs.
+//! fields it reads and writes, the signature of two-stage matching, and the [`MatchRule`]
+//! it opens with by default — and the schema fields it needs.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use tantivy::schema::{
-    BytesOptions, IndexRecordOption, NumericOptions, SchemaBuilder, TextFieldIndexing, TextOptions,
-    FAST, INDEXED, STORED, STRING,
-};
+use tantivy::schema::{IndexRecordOption, SchemaBuilder, TextFieldIndexing, TextOptions};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{serialized_differences, ConfigDifference, FingerprintConfig};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
-use crate::plugin::verification::RUNTIME_PATHS;
-use crate::plugin::Verification;
+use crate::matching::{check_distance, MatchRule, Verification, VerifyRule};
+use crate::plugin::columns::DedupFields;
+#[cfg(doc)]
+use crate::plugin::columns::{
+    DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+};
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 
 /// Version of the settings file format this crate writes. Files of every version up to this
@@ -22,28 +24,6 @@ use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 /// field added with a serde default (`verification.candidates`) reads in files without it
 /// and needs no new version; one that older versions would misread does.
 pub const SETTINGS_VERSION: u32 = 1;
-
-/// The u64 field holding each document's fingerprint (FAST and INDEXED). A document whose
-/// text has no features has no value in it.
-pub const FINGERPRINT_FIELD: &str = "dedup_fingerprint";
-
-/// The u64 field numbering documents in the order the writer added them (FAST): the order
-/// in which [`duplicate_groups`](super::DedupIndex::duplicate_groups) replays the writer's
-/// decisions, since tantivy's own document order changes with threads and merges.
-pub const SEQUENCE_FIELD: &str = "dedup_sequence";
-
-/// The u64 field marking documents indexed under [`Policy::Flag`](super::Policy::Flag) as
-/// near-duplicates: 0 for an original, `distance + 1` for a flagged document (FAST, INDEXED
-/// and STORED, so a `TermQuery` on 0 keeps originals only).
-pub const FLAG_FIELD: &str = "dedup_flag";
-
-/// The stored string field naming what a flagged document duplicates: the original's key,
-/// or its fingerprint in hex when the index has no key field.
-pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
-
-/// The bytes field holding each document's MinHash signature when the settings have a
-/// [`Verification`] (FAST): 4 bytes per value. A document without a fingerprint has none.
-pub const SIGNATURE_FIELD: &str = "dedup_signature";
 
 /// Deduplication settings of an index, written into its directory at creation and checked on
 /// every open (see [`DedupIndex`](super::DedupIndex)).
@@ -136,12 +116,12 @@ impl DedupSettings {
 
     /// Two-stage matching: candidates within a loose distance that share a band of their
     /// MinHash signatures, kept when the signatures agree (see [`Verification`]). The schema
-    /// gets [`SIGNATURE_FIELD`], and the writer keeps about 300 bytes per reference document
-    /// in memory for the bands (8 to 22 per band), plus the signatures (4 bytes per value)
-    /// of the documents added since the last commit. Default: [`Verification::default`],
-    /// chosen by measurement: the fingerprints alone at 3 bits find edits of 1 to 2% of the
-    /// words, two-stage matching finds 99% of the 5% edits and 90% or more of the 10% ones
-    /// (`docs/PARAMETERS.md`). `None` for fingerprints alone: about a fifth faster to ingest.
+    /// gets [`SIGNATURE_FIELD`], and the writer keeps the references' band keys in memory,
+    /// plus the signatures (4 bytes per value) of the documents added since the last
+    /// commit. Default: [`Verification::default`], chosen by measurement: the fingerprints
+    /// alone at 3 bits find edits of 1 to 2% of the words, two-stage matching finds most
+    /// edits of 5 to 10% (`docs/PARAMETERS.md`). `None` for fingerprints alone: faster to
+    /// ingest (`docs/BENCHMARKS.md` has the costs), blind to larger edits.
     #[must_use]
     pub fn verification(mut self, verification: impl Into<Option<Verification>>) -> Self {
         self.verification = verification.into();
@@ -223,21 +203,7 @@ impl DedupSettings {
     /// # Panics
     /// As [`SchemaBuilder`] does, when a field of the same name was added already.
     pub fn add_fields(&self, schema: &mut SchemaBuilder) {
-        schema.add_u64_field(
-            FINGERPRINT_FIELD,
-            NumericOptions::default() | FAST | INDEXED,
-        );
-        schema.add_u64_field(SEQUENCE_FIELD, FAST);
-        if let Some(key) = &self.key_field {
-            schema.add_text_field(key, STRING | STORED | FAST);
-        }
-        if self.flagging {
-            schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
-            schema.add_text_field(DUPLICATE_OF_FIELD, STRING | STORED);
-        }
-        if self.verification.is_some() {
-            schema.add_bytes_field(SIGNATURE_FIELD, BytesOptions::default() | FAST);
-        }
+        DedupFields::add_to(schema, self);
     }
 
     /// Checks that every setting is in range.
@@ -253,46 +219,58 @@ impl DedupSettings {
                 reason: "name at least one text field to fingerprint".into(),
             });
         }
-        if self.distance > 64 {
-            return Err(Error::InvalidSetting {
-                name: "distance",
-                reason: format!("{} is above 64, the fingerprint's width", self.distance),
-            });
-        }
+        check_distance("distance", self.distance)?;
         if let Some(verification) = &self.verification {
             verification.validate()?;
         }
         Ok(())
     }
 
-    /// Each setting in which `self` differs from `other`, except those that change no stored
-    /// value (the distance, and the verification's candidate stage, candidate distance,
-    /// threshold and score). Paths are those of the settings file, e.g. `fingerprint.weighting` or
-    /// `key_field`.
+    /// Each setting in which `self` differs from `other`, except those of the
+    /// [`rule`](Self::rule), which change no stored value (the distance, and the
+    /// verification's candidate stage, candidate distance, threshold and score). Paths are
+    /// those of the settings file, e.g. `fingerprint.weighting` or `key_field`.
     pub fn differences(&self, other: &DedupSettings) -> Vec<ConfigDifference> {
-        let mut differences = serialized_differences(self, other);
+        let mut differences = serialized_differences(&self.stored(), &other.stored());
         // The version is the file's format, not a setting: files of two versions can hold
         // the same settings.
-        differences.retain(|difference| {
-            !matches!(difference.field.as_str(), "distance" | "version")
-                && !RUNTIME_PATHS.contains(&difference.field.as_str())
-        });
+        differences.retain(|difference| difference.field != "version");
         differences
+    }
+
+    /// The runtime settings: the distance, and the verification's rule. They may change at
+    /// every open of an index ([`DedupIndex::open_with`](super::DedupIndex::open_with)).
+    pub fn rule(&self) -> MatchRule {
+        MatchRule {
+            distance: self.distance,
+            verify: self.verification.as_ref().map(Verification::rule),
+        }
+    }
+
+    /// The same stored settings with `rule`'s distance, and its verification rule when
+    /// both have a verification (the signatures are stored: a rule cannot add or remove
+    /// them).
+    #[must_use]
+    pub fn with_rule(mut self, rule: MatchRule) -> Self {
+        self.distance = rule.distance;
+        if let (Some(verification), Some(verify)) = (&mut self.verification, rule.verify) {
+            *verification = verification.clone().with_rule(verify);
+        }
+        self
+    }
+
+    /// These settings with every runtime setting at its default: what an index stores.
+    fn stored(&self) -> DedupSettings {
+        self.clone().with_rule(MatchRule {
+            distance: DEFAULT_MAX_DISTANCE,
+            verify: Some(VerifyRule::default()),
+        })
     }
 
     /// The settings file format version these settings were read from or are written in.
     #[must_use]
     pub fn get_version(&self) -> u32 {
         self.version
-    }
-
-    /// `self` with the settings of `asked` that change no stored value.
-    pub(crate) fn with_runtime_of(mut self, asked: &DedupSettings) -> Self {
-        self.distance = asked.distance;
-        if let (Some(ours), Some(theirs)) = (&mut self.verification, &asked.verification) {
-            *ours = ours.clone().with_runtime_of(theirs);
-        }
-        self
     }
 
     /// The fingerprint config with the user dictionary's digest in it, as it is stored.
@@ -395,7 +373,7 @@ mod tests {
 
     #[test]
     fn settings_files_of_earlier_versions_still_read() {
-        use crate::plugin::CandidateStage;
+        use crate::matching::CandidateStage;
         let current = serde_json::to_value(DedupSettings::new(["body"])).unwrap();
         // Written before two-stage matching: no verification at all.
         let mut before_verification = current.clone();

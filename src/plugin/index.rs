@@ -7,12 +7,11 @@ use tantivy::schema::TantivyDocument;
 use tantivy::{Index, IndexWriter};
 
 use crate::error::{Error, Result};
-use crate::fingerprint::{Fingerprint, SimHasher};
-use crate::plugin::matcher::Matcher;
-use crate::plugin::signature::{Signature, Signer};
+use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
+use crate::matching::Matcher;
+use crate::plugin::columns::{DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SIGNATURE_FIELD};
 use crate::plugin::{
-    config_file, ColumnCache, DedupCollector, DedupFields, DedupSettings, DedupWriter, Policy,
-    FINGERPRINT_FIELD, FLAG_FIELD, SIGNATURE_FIELD,
+    settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
 };
 use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
 
@@ -51,8 +50,8 @@ struct Inner {
     index: Index,
     settings: DedupSettings,
     fields: DedupFields,
-    hasher: SimHasher,
-    signer: Option<Signer>,
+    /// Fingerprints alone, or fingerprints and signatures when the index verifies.
+    values: Values,
     columns: ColumnCache,
 }
 
@@ -69,12 +68,12 @@ impl DedupIndex {
         settings.validate()?;
         let dictionary = dictionary(&settings)?;
         let settings = settings.with_dictionary_digest(dictionary.digest().map(str::to_owned));
-        if let Some(stored) = config_file::read(index.directory())? {
+        if let Some(stored) = settings_file::read(index.directory())? {
             return Self::checked(index, stored, &settings);
         }
         // Check the schema before anything is written.
         DedupFields::resolve(&index.schema(), &settings)?;
-        config_file::write(index.directory(), &settings)?;
+        settings_file::write(index.directory(), &settings)?;
         Self::assemble(index, settings, dictionary)
     }
 
@@ -110,7 +109,7 @@ impl DedupIndex {
             return Err(Error::SettingsMismatch { differences });
         }
         let dictionary = dictionary(&stored)?;
-        let stored = stored.with_runtime_of(asked);
+        let stored = stored.with_rule(asked.rule());
         Self::assemble(index, stored, dictionary)
     }
 
@@ -127,18 +126,20 @@ impl DedupIndex {
             builder = builder.idf(Arc::clone(table) as Arc<dyn IdfSource>);
         }
         let hasher = builder.build()?;
-        let signer = settings
-            .get_verification()
-            .map(|verification| Signer::new(&hasher, dictionary, verification))
-            .transpose()?;
         register_tokenizer(&index, hasher.extractor().tokenizer().clone());
+        let values = match settings.get_verification() {
+            Some(verification) => {
+                let (shingles, hashes) = (verification.get_shingles(), verification.get_hashes());
+                Values::Signed(Signer::new(hasher, dictionary, shingles, hashes)?)
+            }
+            None => Values::Fingerprints(hasher),
+        };
         Ok(DedupIndex {
             inner: Arc::new(Inner {
                 index,
                 settings,
                 fields,
-                hasher,
-                signer,
+                values,
                 columns: ColumnCache::new(),
             }),
         })
@@ -161,7 +162,10 @@ impl DedupIndex {
 
     /// The hasher of the stored fingerprint config.
     pub fn hasher(&self) -> &SimHasher {
-        &self.inner.hasher
+        match &self.inner.values {
+            Values::Fingerprints(hasher) => hasher,
+            Values::Signed(signer) => signer.fingerprints(),
+        }
     }
 
     /// The default near-duplicate distance (see [`DedupSettings::distance`]).
@@ -172,8 +176,7 @@ impl DedupIndex {
     /// The fingerprint of a document's text fields, as the writer computes it; `None` when
     /// the text has no features.
     pub fn fingerprint_of(&self, document: &TantivyDocument) -> Option<Fingerprint> {
-        self.inner
-            .hasher
+        self.hasher()
             .fingerprint(&self.inner.fields.text_of(document))
     }
 
@@ -183,9 +186,9 @@ impl DedupIndex {
         &self,
         text: &str,
     ) -> (Option<Fingerprint>, Option<Signature>) {
-        match &self.inner.signer {
-            Some(signer) => signer.fingerprint_and_sign(&self.inner.hasher, text),
-            None => (self.inner.hasher.fingerprint(text), None),
+        match &self.inner.values {
+            Values::Signed(signer) => signer.fingerprint_and_sign(text),
+            Values::Fingerprints(hasher) => (hasher.fingerprint(text), None),
         }
     }
 
@@ -225,6 +228,17 @@ impl DedupIndex {
     }
 }
 
+/// What a document's text is turned into.
+#[derive(Debug)]
+// One per index, inside its `Arc`: the size of the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Values {
+    /// A fingerprint.
+    Fingerprints(SimHasher),
+    /// A fingerprint and a signature, for two-stage matching.
+    Signed(Signer),
+}
+
 /// Registers `tokenizer` on `index` under [`TOKENIZER_NAME`], the name the plugin's text
 /// fields use (see [`text_field_options`](super::text_field_options)). tantivy does not
 /// persist registrations: call it after every open ([`DedupIndex`] does).
@@ -233,8 +247,8 @@ pub fn register_tokenizer(index: &Index, tokenizer: MixedTokenizer) {
 }
 
 fn read_settings(index: &Index) -> Result<DedupSettings> {
-    config_file::read(index.directory())?.ok_or_else(|| Error::MissingSettings {
-        path: config_file::SETTINGS_FILE.into(),
+    settings_file::read(index.directory())?.ok_or_else(|| Error::MissingSettings {
+        path: settings_file::SETTINGS_FILE.into(),
     })
 }
 

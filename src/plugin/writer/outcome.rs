@@ -1,4 +1,4 @@
-//! What [`DedupWriter::add`](super::DedupWriter::add) does with a near-duplicate, and what it
+//! What [`DedupWriter::add`](crate::plugin::DedupWriter::add) does with a near-duplicate, and what it
 //! reports.
 
 use serde::{Deserialize, Serialize};
@@ -14,14 +14,14 @@ pub enum Policy {
     /// The document is not indexed.
     #[default]
     Reject,
-    /// The document is indexed, marked in [`FLAG_FIELD`](super::FLAG_FIELD) with the
-    /// distance and in [`DUPLICATE_OF_FIELD`](super::DUPLICATE_OF_FIELD) with what it
+    /// The document is indexed, marked in [`FLAG_FIELD`](crate::plugin::FLAG_FIELD) with the
+    /// distance and in [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD) with what it
     /// duplicates; it does not become a reference for later documents. Needs
-    /// [`DedupSettings::flagging`](super::DedupSettings::flagging).
+    /// [`DedupSettings::flagging`](crate::plugin::DedupSettings::flagging).
     Flag,
     /// The document is indexed and every document it is a near-duplicate of is deleted, as
     /// Solr's `overwriteDupes` does: the newest version of a page wins. Needs a
-    /// [key field](super::DedupSettings::key_field) to delete by.
+    /// [key field](crate::plugin::DedupSettings::key_field) to delete by.
     Replace,
 }
 
@@ -30,7 +30,7 @@ pub enum Policy {
 pub struct Duplicate {
     /// Its key, when the index has a key field and the document a value in it.
     pub key: Option<String>,
-    /// Its address in the writer's [`searcher`](super::DedupWriter::searcher) (the last
+    /// Its address in the writer's [`searcher`](crate::plugin::DedupWriter::searcher) (the last
     /// commit), or `None` when it was added since the last commit.
     #[serde(skip)]
     pub address: Option<DocAddress>,
@@ -38,13 +38,13 @@ pub struct Duplicate {
     pub fingerprint: Fingerprint,
     /// The Hamming distance between the two fingerprints.
     pub distance: u32,
-    /// The [verification](super::Verification)'s score of the pair, when the index
+    /// The [verification](crate::plugin::Verification)'s score of the pair, when the index
     /// verifies candidates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f64>,
 }
 
-/// What [`DedupWriter::add`](super::DedupWriter::add) did with a document.
+/// What [`DedupWriter::add`](crate::plugin::DedupWriter::add) did with a document.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AddOutcome {
     /// Indexed: no near-duplicate was found, or the document has no fingerprint (its text has

@@ -1,8 +1,8 @@
-//! `ColumnCache`: the fast-field columns a [`DedupCollector`](super::DedupCollector) reads,
+//! `ColumnCache`: the fast-field columns a [`DedupCollector`](crate::plugin::DedupCollector) reads,
 //! kept across searches.
 //!
-//! Opening a column looks its name up in the segment's columnar directory: about 1.3 µs a
-//! segment, 40% of a 20 µs query on six segments, which `TopDocs` does not pay. Segments are
+//! Opening a column looks its name up in the segment's columnar directory, a cost per
+//! segment and search that `TopDocs` does not pay (`docs/BENCHMARKS.md`). Segments are
 //! immutable (deletes live in a separate bitset), so a segment's columns, once opened, serve
 //! every later search of it.
 
@@ -12,18 +12,18 @@ use std::sync::{Arc, Mutex};
 use tantivy::index::SegmentId;
 use tantivy::Searcher;
 
-use super::segment_columns::SegmentColumns;
+use crate::plugin::columns::segment::SegmentColumns;
 
 /// Entries kept at most when searches bypass
-/// [`DedupCollector::search`](super::DedupCollector::search), which drops the segments its
+/// [`DedupCollector::search`](crate::plugin::DedupCollector::search), which drops the segments its
 /// searcher no longer has: more than a large index has segments across a few reloads. When
 /// full, the cache is emptied (segments merged away are never asked for again).
 const CAPACITY: usize = 1024;
 
 /// A cache of opened fast-field columns by segment, shared by clones (an `Arc`): give one to
-/// every [`DedupCollector`](super::DedupCollector) of an index with
-/// [`column_cache`](super::DedupCollector::column_cache), as
-/// [`DedupIndex::collector`](super::DedupIndex::collector) does.
+/// every [`DedupCollector`](crate::plugin::DedupCollector) of an index with
+/// [`column_cache`](crate::plugin::DedupCollector::column_cache), as
+/// [`DedupIndex::collector`](crate::plugin::DedupIndex::collector) does.
 #[derive(Clone, Default)]
 pub struct ColumnCache {
     columns: Arc<Mutex<HashMap<(SegmentId, u64), SegmentColumns>>>,

@@ -2,32 +2,31 @@
 //! hides near-duplicates of higher-ranked hits.
 
 use tantivy::collector::{Collector, SegmentCollector};
+use tantivy::error::DataCorruption;
 use tantivy::query::{EnableScoring, Query, Weight};
 use tantivy::schema::{Schema, Type};
 use tantivy::{DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError};
 
-use super::candidates::{finish, normalize, ranked, Need, SegmentCandidates, TopHits};
 use super::column_cache::ColumnCache;
-use super::matcher::Matcher;
 use super::results::DedupTopDocs;
-use super::segment_columns::{ColumnNames, SegmentColumns};
+use super::segment_hits::{finish, normalize, ranked, Need, SegmentHits, TopHits};
 use super::suppression::{merge, Page};
-use super::Verification;
 use crate::error::{Error, Result};
-use crate::fingerprint::FINGERPRINT_BITS;
 use crate::lookup::DEFAULT_MAX_DISTANCE;
+use crate::matching::{check_distance, Matcher, Verification};
+use crate::plugin::columns::segment::{ColumnNames, SegmentColumns};
 
-/// Under [`Searcher::search`], a segment first keeps this many candidates per hit it must
-/// supply (`offset + limit + 1`).
-pub const CANDIDATE_FACTOR: usize = 2;
+/// Under [`Searcher::search`], a segment first keeps this many hits per hit it must supply
+/// (`offset + limit + 1`).
+const CANDIDATE_FACTOR: usize = 2;
 
 /// Under [`DedupCollector::search`], each of `S` segments first keeps
-/// `ceil(SHARE_FACTOR × (offset + limit + 1) / S)` candidates: its share of the page, with
-/// room for the hidden ones.
-pub const SHARE_FACTOR: usize = 3;
+/// `ceil(SHARE_FACTOR × (offset + limit + 1) / S)` hits: its share of the page, with room
+/// for the hidden ones.
+const SHARE_FACTOR: usize = 3;
 
-/// A segment whose candidates fall short of a page collects again with this many times more.
-pub const RETRY_FACTOR: usize = 4;
+/// A segment whose hits fall short of a page collects again with this many times more.
+const RETRY_FACTOR: usize = 4;
 
 /// Deduplicated top documents by score: one page of the shown hits of the greedy walk
 /// described in [`DedupTopDocs`].
@@ -47,8 +46,8 @@ pub const RETRY_FACTOR: usize = 4;
 /// [`TantivyError::InvalidArgument`] with the same message.
 ///
 /// **Exact, without collecting every match.** Each segment keeps only its best hits, with
-/// block-WAND pruning as `TopDocs` does, and collects again with [`RETRY_FACTOR`] times more
-/// when they may not hold the page. Both [`search`](Self::search) and [`Searcher::search`]
+/// block-WAND pruning as `TopDocs` does, and collects again with more when they may not
+/// hold the page. Both [`search`](Self::search) and [`Searcher::search`]
 /// return the exact page; `search` is the faster (it checks the page on the merged ranking,
 /// where tantivy's entry point needs each segment to prove it alone). Inside a tuple or
 /// [`MultiCollector`](tantivy::collector::MultiCollector), tantivy feeds every matching
@@ -131,8 +130,8 @@ impl DedupCollector {
     /// Judges pairs as an index's two-stage matching does: a hit is also hidden by a
     /// higher-ranked shown hit within the candidate distance of `verification` whose
     /// signature scores at least its threshold. `signature_field` is the bytes fast field
-    /// holding the signatures (`dedup_signature` in a [`DedupIndex`](super::DedupIndex),
-    /// whose [`collector`](super::DedupIndex::collector) sets this from its settings).
+    /// holding the signatures (`dedup_signature` in a [`DedupIndex`](crate::plugin::DedupIndex),
+    /// whose [`collector`](crate::plugin::DedupIndex::collector) sets this from its settings).
     ///
     /// Through [`search`](Self::search) this costs little: a hit's signature is read only
     /// when the walk compares it with a shown hit between *k* and the candidate distance.
@@ -172,24 +171,14 @@ impl DedupCollector {
                 reason: "must be at least 1".to_owned(),
             });
         }
-        if self.max_distance > FINGERPRINT_BITS {
-            return Err(Error::InvalidSetting {
-                name: "distance",
-                reason: format!(
-                    "{} is above {FINGERPRINT_BITS}, the bits in a fingerprint",
-                    self.max_distance
-                ),
-            });
-        }
-        Ok(())
+        check_distance("distance", self.max_distance)
     }
 
     /// Runs `query` and returns the page, the same as [`Searcher::search`] returns, faster.
     ///
-    /// It collects each segment's best hits (its share of the page: [`SHARE_FACTOR`]),
-    /// walks their merged ranking, and collects the segments that were cut again, with
-    /// [`RETRY_FACTOR`] times more, when the part of the ranking they cover exactly ends
-    /// before the page does. [`Searcher::search`] cannot collect again after the merge, so
+    /// It collects each segment's best hits (its share of the page, with room for hidden
+    /// ones), walks their merged ranking, and collects the segments that were cut again,
+    /// with more, when the part of the ranking they cover exactly ends before the page does. [`Searcher::search`] cannot collect again after the merge, so
     /// there each segment must prove on its own that it kept enough, with a packing of the
     /// whole page (see [`DedupCollector`]): more hits per segment, a lower block-WAND
     /// threshold, and, with [verification](Self::verification), packings spread by twice
@@ -204,18 +193,14 @@ impl DedupCollector {
         if let Some(cache) = &self.cache {
             cache.retain_segments_of(searcher);
         }
-        Ok(self.search_merged(searcher, query)?)
+        self.search_merged(searcher, query)
     }
 
     /// The page proved on the merged ranking: segments keep their best hits, and the walk
     /// over the exact prefix of the merged ranking (as [`merge`] cuts it) is the page once
     /// it reaches a shown hit after the page, or when no segment was cut. Until then the cut
     /// segments collect again with more (a complete segment has nothing more to give).
-    fn search_merged(
-        &self,
-        searcher: &Searcher,
-        query: &dyn Query,
-    ) -> tantivy::Result<DedupTopDocs> {
+    fn search_merged(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
         self.check_schema(searcher.schema())?;
         let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
         let readers = searcher.segment_readers();
@@ -225,13 +210,10 @@ impl DedupCollector {
             .needed
             .saturating_mul(SHARE_FACTOR)
             .div_ceil(readers.len().max(1));
-        let mut segments: Vec<SegmentCandidates> = Vec::with_capacity(readers.len());
+        let mut segments: Vec<SegmentHits> = Vec::with_capacity(readers.len());
         loop {
             for (ord, (reader, columns)) in readers.iter().zip(&columns).enumerate() {
-                if segments
-                    .get(ord)
-                    .is_some_and(SegmentCandidates::is_complete)
-                {
+                if segments.get(ord).is_some_and(SegmentHits::is_complete) {
                     continue;
                 }
                 let (hits, truncated) = top_hits(weight.as_ref(), reader, columns, capacity)?;
@@ -243,10 +225,8 @@ impl DedupCollector {
                     None => segments.push(collected),
                 }
             }
-            let complete = segments.iter().all(SegmentCandidates::is_complete);
-            let page = merge(&segments, self.page(), &mut |address| {
-                columns[address.segment_ord as usize].signature(address.doc_id)
-            });
+            let complete = segments.iter().all(SegmentHits::is_complete);
+            let page = merge(&segments, self.page())?;
             if page.has_more || complete {
                 return Ok(page);
             }
@@ -340,7 +320,7 @@ impl DedupCollector {
         weight: &dyn Weight,
         segment_ord: SegmentOrdinal,
         reader: &SegmentReader,
-    ) -> tantivy::Result<SegmentCandidates> {
+    ) -> tantivy::Result<SegmentHits> {
         let columns = self.open_columns(reader)?;
         let need = self.need();
         let mut capacity = need.needed.saturating_mul(CANDIDATE_FACTOR);
@@ -373,6 +353,21 @@ fn top_hits(
     })?;
     let truncated = top.is_full();
     Ok((top.into_hits(), truncated))
+}
+
+/// This crate's error as tantivy's [`Collector`] methods must return it: tantivy's own error
+/// as it was; a stored value this crate cannot read (a signature of another length) as data
+/// corruption, with the message and its cause.
+fn tantivy_error(error: Error) -> TantivyError {
+    match error {
+        Error::Tantivy(error) => error,
+        other => {
+            let cause = std::error::Error::source(&other)
+                .map(|source| format!(": {source}"))
+                .unwrap_or_default();
+            TantivyError::DataCorruption(DataCorruption::comment_only(format!("{other}{cause}")))
+        }
+    }
 }
 
 /// Checks that `name` is a fast field of `schema` holding values of type `kind`.
@@ -421,12 +416,8 @@ impl Collector for DedupCollector {
         true
     }
 
-    fn merge_fruits(
-        &self,
-        segment_fruits: Vec<SegmentCandidates>,
-    ) -> tantivy::Result<DedupTopDocs> {
-        // Candidates collected per segment carry their signatures already.
-        Ok(merge(&segment_fruits, self.page(), &mut |_| None))
+    fn merge_fruits(&self, segment_fruits: Vec<SegmentHits>) -> tantivy::Result<DedupTopDocs> {
+        merge(&segment_fruits, self.page()).map_err(tantivy_error)
     }
 
     fn collect_segment(
@@ -434,7 +425,7 @@ impl Collector for DedupCollector {
         weight: &dyn Weight,
         segment_ord: SegmentOrdinal,
         reader: &SegmentReader,
-    ) -> tantivy::Result<SegmentCandidates> {
+    ) -> tantivy::Result<SegmentHits> {
         self.collect_pruned(weight, segment_ord, reader)
     }
 }
@@ -459,7 +450,7 @@ impl std::fmt::Debug for DedupSegmentCollector {
 }
 
 impl SegmentCollector for DedupSegmentCollector {
-    type Fruit = SegmentCandidates;
+    type Fruit = SegmentHits;
 
     fn collect(&mut self, doc: DocId, score: Score) {
         if !self.columns.is_flagged(doc) {
@@ -467,7 +458,7 @@ impl SegmentCollector for DedupSegmentCollector {
         }
     }
 
-    fn harvest(self) -> SegmentCandidates {
+    fn harvest(self) -> SegmentHits {
         // Every matching document was seen, so the hits are never short of a page.
         finish(self.segment_ord, self.hits, false, &self.columns, self.need).unwrap_or_default()
     }

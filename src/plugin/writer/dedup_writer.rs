@@ -8,11 +8,12 @@ use tantivy::query::Query;
 use tantivy::schema::TantivyDocument;
 use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, SegmentMeta, Term};
 
+use super::view::{Judged, WriterView};
+use super::{AddOutcome, Policy};
 use crate::error::{Error, Result};
-use crate::plugin::matcher::Matcher;
-use crate::plugin::stored::next_sequence;
-use crate::plugin::view::WriterView;
-use crate::plugin::{AddOutcome, DedupIndex, Policy};
+use crate::matching::{check_distance, Matcher};
+use crate::plugin::columns::stored::next_sequence;
+use crate::plugin::DedupIndex;
 
 /// Wraps an [`IndexWriter`]: [`add`](Self::add) computes the document's fingerprint from the
 /// settings' text fields, looks for a near-duplicate among every alive document of the index
@@ -22,7 +23,7 @@ use crate::plugin::{AddOutcome, DedupIndex, Policy};
 ///   Fingerprints are computed in the calling threads, in parallel; the check and the insert
 ///   are one step under a lock, so two near-duplicates added at once never both get in.
 /// - **True to the commits.** On creation the writer reads every alive fingerprint of the
-///   last commit (a few seconds for ten million; see `docs/BENCHMARKS.md`). Deletes by key
+///   last commit (`docs/BENCHMARKS.md` has the rate). Deletes by key
 ///   update it at once; [`commit`](Self::commit) keeps it; [`rollback`](Self::rollback)
 ///   reads the last commit again, so rolled-back documents vanish from it. Segment merges
 ///   change nothing it sees.
@@ -30,7 +31,7 @@ use crate::plugin::{AddOutcome, DedupIndex, Policy};
 ///   indexed, and never duplicates of one another. Texts longer than
 ///   [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) are fingerprinted on
 ///   their prefix.
-/// - **Keys.** With a [key field](super::DedupSettings::key_field), a document whose key is
+/// - **Keys.** With a [key field](crate::plugin::DedupSettings::key_field), a document whose key is
 ///   in the index already is not added again ([`AddOutcome::Exists`]), so an interrupted
 ///   ingestion can be run again from the start.
 ///
@@ -71,8 +72,9 @@ pub struct DedupWriter {
 struct State {
     writer: IndexWriter,
     view: WriterView,
-    searcher: Searcher,
-    /// The [`SEQUENCE_FIELD`](super::SEQUENCE_FIELD) value of the next document.
+    /// The references an add judged near-duplicates (a buffer reused by every add).
+    judged: Vec<Judged>,
+    /// The [`SEQUENCE_FIELD`](crate::plugin::SEQUENCE_FIELD) value of the next document.
     next_sequence: u64,
     /// A delete by query happened since the last commit: which documents it deletes is known
     /// only once committed, so the view is read again then.
@@ -110,8 +112,8 @@ impl DedupWriter {
             .try_into()?;
         let searcher = reader.searcher();
         let matcher = index.matcher(index.distance());
-        let view = WriterView::build(&index, &searcher, &matcher)?;
         let next_sequence = next_sequence(&searcher)?;
+        let view = WriterView::build(index.clone(), searcher, &matcher)?;
         Ok(DedupWriter {
             matcher,
             index,
@@ -120,7 +122,7 @@ impl DedupWriter {
             state: Mutex::new(State {
                 writer,
                 view,
-                searcher,
+                judged: Vec::new(),
                 next_sequence,
                 stale: false,
             }),
@@ -132,12 +134,7 @@ impl DedupWriter {
     /// # Errors
     /// [`Error::InvalidSetting`] when `k` is above 64.
     pub fn with_distance(mut self, k: u32) -> Result<DedupWriter> {
-        if k > 64 {
-            return Err(Error::InvalidSetting {
-                name: "distance",
-                reason: format!("{k} is above 64, the fingerprint's width"),
-            });
-        }
+        check_distance("distance", k)?;
         self.matcher = self.index.matcher(k);
         let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
         state.view.retable(&self.matcher)?;
@@ -155,15 +152,15 @@ impl DedupWriter {
     }
 
     /// The near-duplicate distance (beyond which, with a
-    /// [verification](super::Verification), its candidate distance reaches).
+    /// [verification](crate::plugin::Verification), its candidate distance reaches).
     pub fn distance(&self) -> u32 {
         self.matcher.distance()
     }
 
-    /// A searcher on the last commit (the one [`Duplicate::address`](super::Duplicate)
+    /// A searcher on the last commit (the one [`Duplicate::address`](crate::plugin::Duplicate)
     /// refers to).
     pub fn searcher(&self) -> Searcher {
-        self.lock().searcher.clone()
+        self.lock().view.searcher().clone()
     }
 
     /// Number of documents new ones are compared with: alive, with a fingerprint, not
@@ -184,30 +181,25 @@ impl DedupWriter {
             .index
             .fingerprint_and_signature(&fields.text_of(&document));
         let key = fields.key_of(&document).map(str::to_owned);
-        if let Some(fingerprint) = fingerprint {
-            document.add_u64(fields.fingerprint, fingerprint.0);
-        }
-        if let (Some(field), Some(signature)) = (fields.signature, &signature) {
-            document.add_bytes(field, &signature.to_bytes());
-        }
+        fields.set_fingerprint(&mut document, fingerprint, signature.as_ref());
         let mut state = self.lock();
         let State {
             writer,
             view,
-            searcher,
+            judged,
             next_sequence,
             ..
         } = &mut *state;
         if let Some(key) = &key {
-            if view.contains_key(&self.index, searcher, key)? {
+            if view.contains_key(key)? {
                 return Ok(AddOutcome::Exists { key: key.clone() });
             }
         }
         // Numbered under the lock, so that the numbers follow the order of the decisions.
-        document.add_u64(fields.sequence, *next_sequence);
+        fields.set_sequence(&mut document, *next_sequence);
         *next_sequence += 1;
         let Some(fingerprint) = fingerprint else {
-            set_flag(&self.index, &mut document, None);
+            fields.set_flag(&mut document, None);
             view.note_added_key(key.as_deref());
             let opstamp = writer.add_document(document)?;
             return Ok(AddOutcome::Added {
@@ -215,17 +207,9 @@ impl DedupWriter {
                 opstamp,
             });
         };
-        let near: Vec<_> = view
-            .near(
-                &self.index,
-                searcher,
-                fingerprint,
-                signature.as_ref(),
-                &self.matcher,
-            )?
-            .to_vec();
-        let Some(&nearest) = near.first() else {
-            set_flag(&self.index, &mut document, None);
+        view.near(fingerprint, signature.as_ref(), &self.matcher, judged)?;
+        let Some(&nearest) = judged.first() else {
+            fields.set_flag(&mut document, None);
             view.insert(fingerprint, signature.as_ref(), key.as_deref());
             let opstamp = writer.add_document(document)?;
             return Ok(AddOutcome::Added {
@@ -234,24 +218,17 @@ impl DedupWriter {
             });
         };
         match self.policy {
-            Policy::Reject => {
-                let duplicate_of = view.describe(&self.index, searcher, nearest)?;
-                Ok(AddOutcome::Rejected {
-                    fingerprint,
-                    duplicate_of,
-                })
-            }
+            Policy::Reject => Ok(AddOutcome::Rejected {
+                fingerprint,
+                duplicate_of: view.describe(nearest)?,
+            }),
             Policy::Flag => {
-                let duplicate_of = view.describe(&self.index, searcher, nearest)?;
+                let duplicate_of = view.describe(nearest)?;
                 let of = duplicate_of
                     .key
                     .clone()
                     .unwrap_or_else(|| duplicate_of.fingerprint.to_string());
-                set_flag(
-                    &self.index,
-                    &mut document,
-                    Some((duplicate_of.distance, &of)),
-                );
+                fields.set_flag(&mut document, Some((duplicate_of.distance, &of)));
                 view.note_added_key(key.as_deref());
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Flagged {
@@ -262,17 +239,17 @@ impl DedupWriter {
             }
             Policy::Replace => {
                 let key_field = fields.key.expect("checked in DedupWriter::new");
-                let mut replaced = Vec::with_capacity(near.len());
-                for &found in &near {
-                    let duplicate = view.describe(&self.index, searcher, found)?;
+                let mut replaced = Vec::with_capacity(judged.len());
+                for &found in judged.iter() {
+                    let duplicate = view.describe(found)?;
                     // A reference without a key cannot be deleted by key: it stays.
                     if let Some(old_key) = &duplicate.key {
                         writer.delete_term(Term::from_field_text(key_field, old_key));
-                        view.delete_key(&self.index, searcher, old_key)?;
+                        view.delete_key(old_key)?;
                     }
                     replaced.push(duplicate);
                 }
-                set_flag(&self.index, &mut document, None);
+                fields.set_flag(&mut document, None);
                 view.insert(fingerprint, signature.as_ref(), key.as_deref());
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Replaced {
@@ -298,19 +275,14 @@ impl DedupWriter {
             });
         };
         let mut state = self.lock();
-        let State {
-            writer,
-            view,
-            searcher,
-            ..
-        } = &mut *state;
-        view.delete_key(&self.index, searcher, key)?;
+        let State { writer, view, .. } = &mut *state;
+        view.delete_key(key)?;
         Ok(writer.delete_term(Term::from_field_text(field, key)))
     }
 
     /// Deletes every document matching `query`. Which documents those are is known once
     /// committed: until the next [`commit`](Self::commit), new documents are still compared
-    /// with them; the commit reads the index's fingerprints again (seconds for millions).
+    /// with them; the commit reads the index's fingerprints again.
     ///
     /// # Errors
     /// As [`IndexWriter::delete_query`].
@@ -329,12 +301,10 @@ impl DedupWriter {
         let mut state = self.lock();
         let opstamp = state.writer.commit()?;
         self.reader.reload()?;
-        state.searcher = self.reader.searcher();
+        state.view.commit(self.reader.searcher());
         if state.stale {
-            state.view = WriterView::build(&self.index, &state.searcher, &self.matcher)?;
+            state.view.rebuild(&self.matcher)?;
             state.stale = false;
-        } else {
-            state.view.commit();
         }
         Ok(opstamp)
     }
@@ -347,7 +317,7 @@ impl DedupWriter {
     pub fn rollback(&self) -> Result<Opstamp> {
         let mut state = self.lock();
         let opstamp = state.writer.rollback()?;
-        state.view = WriterView::build(&self.index, &state.searcher, &self.matcher)?;
+        state.view.rebuild(&self.matcher)?;
         state.stale = false;
         Ok(opstamp)
     }
@@ -389,20 +359,5 @@ impl std::fmt::Debug for DedupWriter {
             .field("policy", &self.policy)
             .field("matcher", &self.matcher)
             .finish_non_exhaustive()
-    }
-}
-
-/// Sets the flag fields, when the index has them: `Some((distance, original))` for a flagged
-/// document, `None` for an original.
-fn set_flag(index: &DedupIndex, document: &mut TantivyDocument, flag: Option<(u32, &str)>) {
-    let Some((flag_field, of_field)) = index.fields().flag else {
-        return;
-    };
-    match flag {
-        Some((distance, original)) => {
-            document.add_u64(flag_field, u64::from(distance) + 1);
-            document.add_text(of_field, original);
-        }
-        None => document.add_u64(flag_field, 0),
     }
 }

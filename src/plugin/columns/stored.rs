@@ -1,14 +1,17 @@
-//! Reading the fingerprints of every alive document of a searcher from the fast fields.
+//! Reading the plugin's fields of a searcher's documents from the fast columns: every alive
+//! document's fingerprint, key hash, flag and add order at once, or one value by address.
 
 use rayon::prelude::*;
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
+use super::{
+    is_flagged, signature, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+};
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
-use crate::lookup::BandIndex;
-use crate::plugin::settings::{FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD};
-use crate::plugin::signature::{is_empty_set, Signature, SignatureTable, EMPTY};
+use crate::fingerprint::{is_empty_set, Signature, EMPTY};
+use crate::lookup::{BandIndex, SignatureTable};
 use crate::plugin::DedupSettings;
 
 /// An alive document that has a fingerprint.
@@ -110,9 +113,7 @@ fn segment_fingerprints(
             address: DocAddress::new(segment_ord, doc),
             fingerprint: Fingerprint(fingerprint),
             key_hash,
-            flagged: flags
-                .as_ref()
-                .is_some_and(|flags| flags.first(doc).unwrap_or(0) != 0),
+            flagged: is_flagged(flags.as_ref(), doc),
             sequence: sequences.first(doc).unwrap_or(u64::MAX),
         });
     };
@@ -252,7 +253,7 @@ fn segment_signatures(
         .stream()
         .map_err(tantivy::TantivyError::from)?;
     while stream.advance() {
-        values.extend_from_slice(Signature::from_bytes(stream.key(), hashes)?.values());
+        values.extend_from_slice(signature::decode(stream.key(), hashes)?.values());
     }
     Ok((Some(column.ords().clone()), values))
 }
@@ -267,5 +268,5 @@ pub(crate) fn signature_at(
     let Some(column) = reader.fast_fields().bytes(SIGNATURE_FIELD)? else {
         return Ok(None);
     };
-    Signature::read(&column, address.doc_id, hashes)
+    signature::read(&column, address.doc_id, hashes)
 }

@@ -1,9 +1,17 @@
-//! `Matcher`: the one rule by which the writer, the batch helpers and the CLI decide that two
-//! documents are near-duplicates, with or without [`Verification`].
+//! `Matcher`: the one rule by which the writer, the collector, the batch helpers and `eval`
+//! decide that two documents are near-duplicates, with or without [`Verification`].
 
-use crate::plugin::signature::{jaccard, shares_band};
-use crate::plugin::verification::Score;
-use crate::plugin::Verification;
+use super::rule::PairScore;
+use super::Verification;
+use crate::fingerprint::{jaccard, shares_band};
+
+/// A pair the rule calls near-duplicates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Near {
+    /// The verification's score of the pair, when the rule verifies and both documents have
+    /// signatures.
+    pub similarity: Option<f64>,
+}
 
 /// Near-duplicates are within `distance` bits, or (with a verification) within its candidate
 /// distance with a score at or above its threshold and, when its candidates come from bands,
@@ -18,7 +26,7 @@ pub(crate) struct Matcher {
 struct Rule {
     candidate_distance: u32,
     threshold: f64,
-    score: Score,
+    score: PairScore,
     /// Bands and values per band, when candidates come from bands.
     bands: Option<(usize, usize)>,
 }
@@ -78,39 +86,53 @@ impl Matcher {
     }
 
     /// Judges a pair at Hamming `distance` whose signatures are `a` and `b` (when the index
-    /// has them): `None` when they are not near-duplicates, else their score (`None`
-    /// without verification).
-    pub fn judge(
-        &self,
-        distance: u32,
-        a: Option<&[u32]>,
-        b: Option<&[u32]>,
-    ) -> Option<Option<f64>> {
-        if distance > self.reach() {
+    /// has them): [`Near`] when they are near-duplicates, with their score.
+    pub fn judge(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> Option<Near> {
+        let strength = self.strength(distance, a, b)?;
+        let threshold = self.verify.map_or(f64::INFINITY, |rule| rule.threshold);
+        (strength >= threshold).then(|| Near {
+            similarity: self.score(distance, a, b),
+        })
+    }
+
+    /// The highest threshold at which the rule calls the pair near-duplicates: infinite
+    /// within the distance, the pair's score for a verified candidate (within the candidate
+    /// distance, with signatures, sharing a band when the candidates come from bands), and
+    /// `None` for a pair no threshold makes near-duplicates. [`judge`](Self::judge) compares
+    /// it with the rule's threshold; `eval` sweeps the threshold over it.
+    pub fn strength(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> Option<f64> {
+        if distance <= self.distance {
+            return Some(f64::INFINITY);
+        }
+        let rule = self.verify?;
+        if distance > rule.candidate_distance {
             return None;
         }
-        let score = match (self.verify, a, b) {
-            (Some(rule), Some(a), Some(b)) => Some(rule.score.of(distance, jaccard(a, b))),
-            _ => None,
-        };
-        let candidate = |rule: Rule| match (rule.bands, a, b) {
-            (None, _, _) => true,
-            (Some((_, rows)), Some(a), Some(b)) => shares_band(a, b, rows),
-            (Some(_), _, _) => false,
-        };
-        let verified = self.verify.is_some_and(|rule| {
-            distance <= rule.candidate_distance
-                && score.is_some_and(|s| s >= rule.threshold)
-                && candidate(rule)
-        });
-        (distance <= self.distance || verified).then_some(score)
+        let (a, b) = (a?, b?);
+        if let Some((_, rows)) = rule.bands {
+            if !shares_band(a, b, rows) {
+                return None;
+            }
+        }
+        Some(rule.score.of(distance, jaccard(a, b)))
+    }
+
+    /// The pair's score, when the rule verifies, the pair is within its reach and both
+    /// signatures are given.
+    fn score(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> Option<f64> {
+        let rule = self.verify.filter(|_| distance <= self.reach())?;
+        Some(rule.score.of(distance, jaccard(a?, b?)))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugin::CandidateStage;
+    use crate::matching::CandidateStage;
+
+    fn near(similarity: Option<f64>) -> Option<Near> {
+        Some(Near { similarity })
+    }
 
     /// Verification with every candidate within the distance, to test the scores alone.
     fn scan() -> Verification {
@@ -121,7 +143,7 @@ mod tests {
     fn verification_adds_to_the_fingerprint_rule() {
         let plain = Matcher::new(3, None);
         assert_eq!(plain.reach(), 3);
-        assert_eq!(plain.judge(3, None, None), Some(None));
+        assert_eq!(plain.judge(3, None, None), near(None));
         assert_eq!(plain.judge(4, None, None), None);
 
         let verified = Matcher::new(3, Some(&scan().threshold(0.5)));
@@ -129,7 +151,7 @@ mod tests {
         let a = [1, 2, 3, 4];
         let half = [1, 2, 9, 9];
         let quarter = [1, 9, 9, 9];
-        assert_eq!(verified.judge(12, Some(&a), Some(&half)), Some(Some(0.5)));
+        assert_eq!(verified.judge(12, Some(&a), Some(&half)), near(Some(0.5)));
         assert_eq!(verified.judge(12, Some(&a), Some(&quarter)), None);
         assert_eq!(
             verified.judge(17, Some(&a), Some(&a)),
@@ -138,7 +160,7 @@ mod tests {
         );
         assert_eq!(
             verified.judge(2, Some(&a), Some(&quarter)),
-            Some(Some(0.25)),
+            near(Some(0.25)),
             "within the distance, a pair matches whatever its score"
         );
         assert_eq!(
@@ -162,7 +184,7 @@ mod tests {
         let scattered = [1, 9, 3, 9, 5];
         assert_eq!(
             banded.judge(12, Some(&a), Some(&first_band)),
-            Some(Some(0.4))
+            near(Some(0.4))
         );
         assert_eq!(
             banded.judge(12, Some(&a), Some(&scattered)),
@@ -171,11 +193,11 @@ mod tests {
         );
         assert_eq!(
             banded.judge(3, Some(&a), Some(&scattered)),
-            Some(Some(0.6)),
+            near(Some(0.6)),
             "within the distance no band is needed"
         );
         let scan = Matcher::new(3, Some(&verification.candidates(CandidateStage::Scan)));
-        assert_eq!(scan.judge(12, Some(&a), Some(&scattered)), Some(Some(0.6)));
+        assert_eq!(scan.judge(12, Some(&a), Some(&scattered)), near(Some(0.6)));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Per-segment candidates: the best-ranked hits of one segment, cut to the shortest ranking
+//! Per-segment hits: the best-ranked hits of one segment, cut to the shortest ranking
 //! prefix that is enough for a page, and the *k*-packing test that decides what is enough.
 //!
 //! A segment that returns only a prefix of its ranking must still let the merge find the page
@@ -14,7 +14,7 @@
 //!   too: they are always shown), the greedy walk over any ranking prefix that contains them
 //!   shows at least `n` hits: each of them is shown or hidden by a shown hit within `k`
 //!   ranked above it, and no shown hit is within `k` of two of them. With verification, *k*
-//!   is the matcher's [reach](super::matcher::Matcher::reach) (the candidate distance): a
+//!   is the matcher's reach (the candidate distance): a
 //!   pair further apart never matches, whatever its signatures.
 //!
 //! So a segment keeps its hits up to the one that completes a packing of `needed` (the
@@ -24,25 +24,23 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::sync::Arc;
-
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
 
-use super::segment_columns::SegmentColumns;
+use crate::plugin::columns::segment::SegmentColumns;
 use crate::Fingerprint;
 
-/// One ranked hit: score, address, fingerprint, and signature when the collector verifies.
+/// One ranked hit: score, address and fingerprint. Its signature, when the collector
+/// verifies, is read from its segment's columns only if the walk needs it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Candidate {
+pub(crate) struct RankedHit {
     pub(crate) score: Score,
     pub(crate) address: DocAddress,
     pub(crate) fingerprint: Option<Fingerprint>,
-    pub(crate) signature: Option<Arc<[u32]>>,
 }
 
 /// The ranking order: score descending, then address ascending. Scores are compared with
 /// [`f32::total_cmp`] after [`normalize`], so that sorting never meets an inconsistent order.
-pub(crate) fn rank_cmp(a: &Candidate, b: &Candidate) -> Ordering {
+pub(crate) fn rank_cmp(a: &RankedHit, b: &RankedHit) -> Ordering {
     b.score
         .total_cmp(&a.score)
         .then_with(|| a.address.cmp(&b.address))
@@ -60,33 +58,49 @@ pub(crate) fn normalize(score: Score) -> Score {
 
 /// What one segment contributes to the merge (the segment collector's fruit).
 ///
-/// Holds a prefix of the segment's ranking of candidate hits (matching, alive, not skipped as
-/// flagged), best first. Unless [`is_complete`](Self::is_complete), every candidate ranked at or
+/// Holds a prefix of the segment's ranking of hits (matching, alive, not skipped as
+/// flagged), best first. Unless [`is_complete`](Self::is_complete), every hit ranked at or
 /// above the last one kept is there, and the kept ones hold a 2k-packing large enough for the
-/// page (see the module docs of `candidates`).
-#[derive(Debug, Clone, Default)]
-pub struct SegmentCandidates {
-    pub(crate) hits: Vec<Candidate>,
+/// page (see the module docs of `segment_hits`).
+#[derive(Clone, Default)]
+pub struct SegmentHits {
+    pub(crate) hits: Vec<RankedHit>,
     pub(crate) complete: bool,
+    /// The segment's columns, where the walk reads the signatures it needs.
+    pub(crate) columns: SegmentColumns,
 }
 
-impl SegmentCandidates {
+impl std::fmt::Debug for SegmentHits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SegmentHits")
+            .field("hits", &self.hits)
+            .field("complete", &self.complete)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SegmentHits {
     /// Number of hits kept.
     #[must_use]
     pub fn len(&self) -> usize {
         self.hits.len()
     }
 
-    /// True when the segment had no candidate hit.
+    /// True when the segment had no hit.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.hits.is_empty()
     }
 
-    /// True when the kept hits are all of the segment's candidates.
+    /// True when the kept hits are all of the segment's hits.
     #[must_use]
     pub fn is_complete(&self) -> bool {
         self.complete
+    }
+
+    /// The segment's ordinal in its searcher, when it has a hit.
+    pub(crate) fn segment_ord(&self) -> Option<SegmentOrdinal> {
+        self.hits.first().map(|hit| hit.address.segment_ord)
     }
 }
 
@@ -104,7 +118,7 @@ pub(crate) struct Need {
 /// Sorts one segment's hits and keeps the shortest ranking prefix holding a packing of
 /// `need.needed`, or all of them.
 ///
-/// `truncated` says that `hits` may miss candidates ranked below the last of them. Returns
+/// `truncated` says that `hits` may miss hits ranked below the last of them. Returns
 /// `None` when it does and the hits hold no large enough packing: the caller must collect
 /// more.
 pub(crate) fn finish(
@@ -113,7 +127,7 @@ pub(crate) fn finish(
     truncated: bool,
     columns: &SegmentColumns,
     need: Need,
-) -> Option<SegmentCandidates> {
+) -> Option<SegmentHits> {
     sort_by_rank(&mut hits);
     let total = hits.len();
     let spread = 2 * need.reach;
@@ -122,11 +136,10 @@ pub(crate) fn finish(
     let mut kept = Vec::with_capacity(total.min(need.needed.saturating_mul(2)));
     for (score, doc) in hits {
         let fingerprint = columns.fingerprint(doc);
-        kept.push(Candidate {
+        kept.push(RankedHit {
             score,
             address: DocAddress::new(segment_ord, doc),
             fingerprint,
-            signature: columns.signature(doc),
         });
         let joins = match fingerprint {
             None => true,
@@ -139,45 +152,46 @@ pub(crate) fn finish(
             packed += 1;
             if packed >= need.needed {
                 let complete = !truncated && kept.len() == total;
-                return Some(SegmentCandidates {
+                return Some(SegmentHits {
                     hits: kept,
                     complete,
+                    columns: columns.clone(),
                 });
             }
         }
     }
-    (!truncated).then_some(SegmentCandidates {
+    (!truncated).then(|| SegmentHits {
         hits: kept,
         complete: true,
+        columns: columns.clone(),
     })
 }
 
-/// Sorts one segment's `(score, doc)` hits as [`rank_cmp`] ranks their candidates.
+/// Sorts one segment's `(score, doc)` hits as [`rank_cmp`] ranks them.
 fn sort_by_rank(hits: &mut [(Score, DocId)]) {
     hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
 }
 
-/// Sorts one segment's hits into candidates, all of them kept: complete unless `truncated`.
-/// (The verified search proves its page on the merged ranking instead of per segment, and
-/// reads signatures only where the walk needs them.)
+/// Sorts one segment's hits, all of them kept: complete unless `truncated`. (The search
+/// that proves its page on the merged ranking needs no packing per segment.)
 pub(crate) fn ranked(
     segment_ord: SegmentOrdinal,
     mut hits: Vec<(Score, DocId)>,
     truncated: bool,
     columns: &SegmentColumns,
-) -> SegmentCandidates {
+) -> SegmentHits {
     sort_by_rank(&mut hits);
-    SegmentCandidates {
+    SegmentHits {
         hits: hits
             .into_iter()
-            .map(|(score, doc)| Candidate {
+            .map(|(score, doc)| RankedHit {
                 score,
                 address: DocAddress::new(segment_ord, doc),
                 fingerprint: columns.fingerprint(doc),
-                signature: None,
             })
             .collect(),
         complete: !truncated,
+        columns: columns.clone(),
     }
 }
 
@@ -279,7 +293,7 @@ mod tests {
         hits: Vec<(Score, DocId)>,
         truncated: bool,
         need: Need,
-    ) -> Option<SegmentCandidates> {
+    ) -> Option<SegmentHits> {
         super::finish(
             segment_ord,
             hits,

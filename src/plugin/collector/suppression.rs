@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use tantivy::DocAddress;
 
-use super::candidates::{rank_cmp, Candidate, SegmentCandidates};
-use super::matcher::Matcher;
 use super::results::{DedupHit, DedupTopDocs};
+use super::segment_hits::{rank_cmp, RankedHit, SegmentHits};
+use crate::error::Result;
+use crate::matching::Matcher;
 
 /// Which page to cut from the walk, and the rule that hides a hit.
 #[derive(Debug, Clone, Copy)]
@@ -19,16 +20,15 @@ pub(crate) struct Page {
     pub(crate) matcher: Matcher,
 }
 
-/// Reads the signature of the hit at an address, for candidates read without one.
-pub(crate) type LoadSignature<'a> = dyn FnMut(DocAddress) -> Option<Arc<[u32]>> + 'a;
+/// Reads the signature of the hit at an address.
+pub(crate) type ReadSignature<'a> = dyn Fn(DocAddress) -> Result<Option<Arc<[u32]>>> + 'a;
 
-/// Merges the segments' candidates and walks the exact prefix of the global ranking they
-/// cover (see the module docs of `candidates`).
-pub(crate) fn merge(
-    segments: &[SegmentCandidates],
-    page: Page,
-    load: &mut LoadSignature,
-) -> DedupTopDocs {
+/// Merges the segments' hits and walks the exact prefix of the global ranking they cover
+/// (see the module docs of `segment_hits`), reading signatures from the segments' columns.
+///
+/// # Errors
+/// As [`SegmentColumns::signature`](crate::plugin::columns::segment::SegmentColumns).
+pub(crate) fn merge(segments: &[SegmentHits], page: Page) -> Result<DedupTopDocs> {
     // The highest-ranked last hit of a cut segment: candidates ranked below it may be
     // missing from other segments, so the walk must not go past it. Under `Searcher::search`
     // it stops above it anyway (the packing of that segment guarantees enough shown hits);
@@ -39,38 +39,74 @@ pub(crate) fn merge(
         .filter(|segment| !segment.complete)
         .filter_map(|segment| segment.hits.last().cloned())
         .min_by(rank_cmp);
-    let mut ranked: Vec<Candidate> = segments
+    let mut ranked: Vec<RankedHit> = segments
         .iter()
         .flat_map(|segment| &segment.hits)
         .filter(|hit| boundary.as_ref().is_none_or(|b| rank_cmp(hit, b).is_le()))
         .cloned()
         .collect();
     ranked.sort_unstable_by(rank_cmp);
-    walk(ranked, page, load)
+    // Segments arrive in any order: find each hit's columns by its segment ordinal.
+    let read = |address: DocAddress| {
+        let segment = segments
+            .iter()
+            .find(|segment| segment.segment_ord() == Some(address.segment_ord));
+        match segment {
+            Some(segment) => segment.columns.signature(address.doc_id),
+            None => Ok(None),
+        }
+    };
+    walk(ranked, page, &read)
 }
 
 /// A shown hit as the walk compares later hits with it.
 struct Shown {
     bits: u64,
-    address: DocAddress,
-    /// Its signature once read (`Some(None)`: read, and it has none).
-    signature: Option<Option<Arc<[u32]>>>,
+    signature: LazySignature,
     /// Its number among the shown hits.
     ordinal: usize,
+}
+
+/// A hit's signature, read at most once, when a pair first needs it (reading one costs
+/// microseconds, and most pairs are too far apart to need it).
+struct LazySignature {
+    address: DocAddress,
+    read: Option<Option<Arc<[u32]>>>,
+}
+
+impl LazySignature {
+    fn new(address: DocAddress) -> LazySignature {
+        LazySignature {
+            address,
+            read: None,
+        }
+    }
+
+    fn get(&mut self, read: &ReadSignature) -> Result<Option<&[u32]>> {
+        if self.read.is_none() {
+            self.read = Some(read(self.address)?);
+        }
+        Ok(self
+            .read
+            .as_ref()
+            .and_then(|signature| signature.as_deref()))
+    }
 }
 
 /// The greedy walk over `ranked` (best first), cut to `page`.
 ///
 /// Stops at the first shown hit after the page; when `ranked` is a prefix of the ranking it
 /// must hold that hit, or be the whole ranking. Signatures are needed only for pairs beyond
-/// *k* and within the candidate distance: a candidate without one is given one by `load`,
-/// once, when such a pair first comes up (reading a signature costs microseconds, and most
-/// pairs are further apart).
+/// *k* and within the candidate distance: a hit's is read by `read`, once, when such a pair
+/// first comes up.
+///
+/// # Errors
+/// What `read` returns.
 pub(crate) fn walk(
-    ranked: impl IntoIterator<Item = Candidate>,
+    ranked: impl IntoIterator<Item = RankedHit>,
     page: Page,
-    load: &mut LoadSignature,
-) -> DedupTopDocs {
+    read: &ReadSignature,
+) -> Result<DedupTopDocs> {
     let matcher = page.matcher;
     let end = page.offset.saturating_add(page.limit);
     // The shown hits so far, in ranking order.
@@ -78,18 +114,16 @@ pub(crate) fn walk(
     let mut shown_count = 0usize;
     let mut hits: Vec<DedupHit> = Vec::new();
     let mut has_more = false;
-    for candidate in ranked {
-        let mut signature = candidate.signature.clone().map(Some);
-        if let Some(fingerprint) = candidate.fingerprint {
+    for hit in ranked {
+        let mut signature = LazySignature::new(hit.address);
+        if let Some(fingerprint) = hit.fingerprint {
             let bits = fingerprint.bits();
             let mut owner = None;
             for other in &mut shown {
                 let distance = (other.bits ^ bits).count_ones();
                 let near = if matcher.needs_signatures(distance) {
-                    let mine = signature.get_or_insert_with(|| load(candidate.address));
-                    let address = other.address;
-                    let theirs = other.signature.get_or_insert_with(|| load(address));
-                    matcher.judge(distance, theirs.as_deref(), mine.as_deref())
+                    let theirs = other.signature.get(read)?;
+                    matcher.judge(distance, theirs, signature.get(read)?)
                 } else {
                     matcher.judge(distance, None, None)
                 };
@@ -99,11 +133,11 @@ pub(crate) fn walk(
                 }
             }
             if let Some(ordinal) = owner {
-                if let Some(hit) = ordinal
+                if let Some(shown_hit) = ordinal
                     .checked_sub(page.offset)
                     .and_then(|index| hits.get_mut(index))
                 {
-                    hit.hidden.push(candidate.address);
+                    shown_hit.hidden.push(hit.address);
                 }
                 continue;
             }
@@ -112,30 +146,29 @@ pub(crate) fn walk(
             has_more = true;
             break;
         }
-        if let Some(fingerprint) = candidate.fingerprint {
+        if let Some(fingerprint) = hit.fingerprint {
             shown.push(Shown {
                 bits: fingerprint.bits(),
-                address: candidate.address,
                 signature,
                 ordinal: shown_count,
             });
         }
         if shown_count >= page.offset {
             hits.push(DedupHit {
-                score: candidate.score,
-                address: candidate.address,
-                fingerprint: candidate.fingerprint,
+                score: hit.score,
+                address: hit.address,
+                fingerprint: hit.fingerprint,
                 hidden: Vec::new(),
             });
         }
         shown_count += 1;
     }
     let hidden_total = hits.iter().map(|hit| hit.hidden.len()).sum();
-    DedupTopDocs {
+    Ok(DedupTopDocs {
         hits,
         hidden_total,
         has_more,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -145,12 +178,11 @@ mod tests {
     use super::*;
     use crate::Fingerprint;
 
-    fn hit(score: f32, doc: u32, fingerprint: Option<u64>) -> Candidate {
-        Candidate {
+    fn hit(score: f32, doc: u32, fingerprint: Option<u64>) -> RankedHit {
+        RankedHit {
             score,
             address: DocAddress::new(0, doc),
             fingerprint: fingerprint.map(Fingerprint),
-            signature: None,
         }
     }
 
@@ -180,7 +212,7 @@ mod tests {
             hit(2.0, 1, Some(0b111)),
             hit(1.0, 2, Some(0b111_111)),
         ];
-        let top = walk(ranked, page(0, 10), &mut |_| None);
+        let top = walk(ranked, page(0, 10), &|_| Ok(None)).unwrap();
         assert_eq!(docs(&top), [(0, vec![1]), (2, vec![])]);
         assert_eq!(top.hidden_total, 1);
         assert!(!top.has_more);
@@ -194,14 +226,14 @@ mod tests {
             hit(2.0, 1, Some(0b0011_0000)),
             hit(1.0, 2, Some(0b0001_0001)),
         ];
-        let top = walk(ranked, page(0, 10), &mut |_| None);
+        let top = walk(ranked, page(0, 10), &|_| Ok(None)).unwrap();
         assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
     }
 
     #[test]
     fn hits_without_fingerprint_never_hide_nor_are_hidden() {
         let ranked = [hit(3.0, 0, None), hit(2.0, 1, None), hit(1.0, 2, Some(0))];
-        let top = walk(ranked, page(0, 10), &mut |_| None);
+        let top = walk(ranked, page(0, 10), &|_| Ok(None)).unwrap();
         assert_eq!(docs(&top), [(0, vec![]), (1, vec![]), (2, vec![])]);
     }
 
@@ -214,32 +246,37 @@ mod tests {
             hit(2.0, 3, Some(0xF0F0_F0F0)), // shown: ends the page of 2
             hit(1.0, 4, Some(3)),           // hidden by 0, after the end: not reported
         ];
-        let top = walk(ranked.clone(), page(0, 2), &mut |_| None);
+        let top = walk(ranked.clone(), page(0, 2), &|_| Ok(None)).unwrap();
         assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
         assert!(top.has_more);
         // Page 2 shows 3 alone; 4 was hidden by a hit of page 1.
-        let top = walk(ranked.clone(), page(2, 2), &mut |_| None);
+        let top = walk(ranked.clone(), page(2, 2), &|_| Ok(None)).unwrap();
         assert_eq!(docs(&top), [(3, vec![])]);
         assert_eq!(top.hidden_total, 0);
         assert!(!top.has_more);
-        assert!(walk(ranked, page(3, 2), &mut |_| None).hits.is_empty());
+        assert!(walk(ranked, page(3, 2), &|_| Ok(None))
+            .unwrap()
+            .hits
+            .is_empty());
     }
 
     #[test]
     fn merge_walks_only_the_exact_prefix() {
-        let cut = SegmentCandidates {
+        let cut = SegmentHits {
             hits: vec![hit(5.0, 0, Some(0)), hit(3.0, 1, Some(u64::MAX))],
             complete: false,
+            columns: Default::default(),
         };
         let mut other = hit(4.0, 0, Some(0xFF00));
         other.address.segment_ord = 1;
         let mut below = hit(2.0, 1, Some(0x00FF_0000));
         below.address.segment_ord = 1;
-        let whole = SegmentCandidates {
+        let whole = SegmentHits {
             hits: vec![other, below],
             complete: true,
+            columns: Default::default(),
         };
-        let top = merge(&[whole, cut], page(0, 2), &mut |_| None);
+        let top = merge(&[whole, cut], page(0, 2)).unwrap();
         let scores: Vec<f32> = top.hits.iter().map(|h| h.score).collect();
         assert_eq!(scores, [5.0, 4.0]);
         assert!(

@@ -1,14 +1,19 @@
-//! `DedupFields`: the schema fields the settings name, resolved and checked once per open.
+//! `DedupFields`: the schema fields the settings name, resolved and checked once per open,
+//! and the writes of the plugin's values into a document.
 
 use std::borrow::Cow;
 
-use tantivy::schema::{Field, FieldType, Schema};
+use tantivy::schema::{
+    BytesOptions, Field, FieldType, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED,
+    STRING,
+};
 use tantivy::schema::{TantivyDocument, Value};
 
-use crate::error::{Error, Result};
-use crate::plugin::settings::{
-    DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+use super::{
+    signature, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
+use crate::error::{Error, Result};
+use crate::fingerprint::{Fingerprint, Signature};
 use crate::plugin::DedupSettings;
 
 /// The fields of an index that the plugin reads and writes.
@@ -29,6 +34,26 @@ pub struct DedupFields {
 }
 
 impl DedupFields {
+    /// Adds the fields `settings` need to `schema` (see
+    /// [`DedupSettings::add_fields`](crate::plugin::DedupSettings::add_fields)).
+    pub(crate) fn add_to(schema: &mut SchemaBuilder, settings: &DedupSettings) {
+        schema.add_u64_field(
+            FINGERPRINT_FIELD,
+            NumericOptions::default() | FAST | INDEXED,
+        );
+        schema.add_u64_field(SEQUENCE_FIELD, FAST);
+        if let Some(key) = settings.get_key_field() {
+            schema.add_text_field(key, STRING | STORED | FAST);
+        }
+        if settings.get_flagging() {
+            schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
+            schema.add_text_field(DUPLICATE_OF_FIELD, STRING | STORED);
+        }
+        if settings.get_verification().is_some() {
+            schema.add_bytes_field(SIGNATURE_FIELD, BytesOptions::default() | FAST);
+        }
+    }
+
     /// Looks the settings' fields up in `schema` and checks their types and options.
     ///
     /// # Errors
@@ -123,6 +148,42 @@ impl DedupFields {
     pub fn key_of<'a>(&self, document: &'a TantivyDocument) -> Option<&'a str> {
         let value = document.get_first(self.key?)?;
         value.as_str()
+    }
+
+    /// Writes a document's fingerprint and signature, each when it has one (and the index
+    /// keeps signatures).
+    pub(crate) fn set_fingerprint(
+        &self,
+        document: &mut TantivyDocument,
+        fingerprint: Option<Fingerprint>,
+        signature: Option<&Signature>,
+    ) {
+        if let Some(fingerprint) = fingerprint {
+            document.add_u64(self.fingerprint, fingerprint.bits());
+        }
+        if let (Some(field), Some(signature)) = (self.signature, signature) {
+            document.add_bytes(field, &signature::encode(signature));
+        }
+    }
+
+    /// Writes a document's place in the writer's add order.
+    pub(crate) fn set_sequence(&self, document: &mut TantivyDocument, sequence: u64) {
+        document.add_u64(self.sequence, sequence);
+    }
+
+    /// Writes the flag fields, when the index has them: `Some((distance, original))` for a
+    /// flagged document, `None` for an original.
+    pub(crate) fn set_flag(&self, document: &mut TantivyDocument, flag: Option<(u32, &str)>) {
+        let Some((flag_field, of_field)) = self.flag else {
+            return;
+        };
+        match flag {
+            Some((distance, original)) => {
+                document.add_u64(flag_field, u64::from(distance) + 1);
+                document.add_text(of_field, original);
+            }
+            None => document.add_u64(flag_field, 0),
+        }
     }
 }
 

@@ -8,9 +8,9 @@ use clap::{Args, ValueEnum};
 use tantivy_dedup::eval::{default_grid, evaluate, EvalOptions, GridConfig};
 use tantivy_dedup::text::FeatureKind;
 
-use crate::cli::eval_markdown::markdown;
-use crate::cli::eval_plot::plot;
-use crate::cli::eval_set::read_set;
+use super::markdown::markdown;
+use super::plot::plot;
+use super::set_files::read_set;
 use crate::cli::options::FingerprintOptions;
 use crate::cli::print;
 

@@ -1,12 +1,14 @@
 //! `SegmentColumns`: the fast-field columns the collector reads one segment through, opened
-//! once per segment (and kept across searches by a [`ColumnCache`](super::ColumnCache)).
+//! once per segment (and kept across searches by a
+//! [`ColumnCache`](crate::plugin::ColumnCache)).
 
 use std::sync::Arc;
 
 use tantivy::columnar::{BytesColumn, Column};
 use tantivy::{DocId, SegmentReader};
 
-use super::signature::Signature;
+use super::{is_flagged, signature};
+use crate::error::Result;
 use crate::Fingerprint;
 
 /// The fingerprint, flag and signature columns of one segment. A column missing from a
@@ -48,10 +50,7 @@ impl SegmentColumns {
     /// True when `doc` has a non-zero flag.
     #[inline]
     pub(crate) fn is_flagged(&self, doc: DocId) -> bool {
-        self.flag
-            .as_ref()
-            .and_then(|column| column.first(doc))
-            .is_some_and(|value| value != 0)
+        is_flagged(self.flag.as_ref(), doc)
     }
 
     /// The fingerprint of `doc`, if it has one.
@@ -63,12 +62,22 @@ impl SegmentColumns {
             .map(Fingerprint)
     }
 
-    /// The signature values of `doc`, when signatures are read and it has one. A value of the
-    /// wrong length (not written by this crate) counts as none: the document is then judged
-    /// by its fingerprint alone, as one indexed without a signature is.
-    pub(crate) fn signature(&self, doc: DocId) -> Option<Arc<[u32]>> {
-        let (column, hashes) = self.signature.as_ref()?;
-        let signature = Signature::read(column, doc, *hashes).ok()??;
-        Some(Arc::from(signature.into_values()))
+    /// The signature values of `doc`, when signatures are read and it has one. A value of
+    /// another length than the index's signatures was not written by this crate (a user's
+    /// own pipeline, another index's settings): the document is judged by its fingerprint
+    /// alone, as one indexed without a signature is.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`](crate::Error::Tantivy) when the column cannot be read.
+    pub(crate) fn signature(&self, doc: DocId) -> Result<Option<Arc<[u32]>>> {
+        let Some((column, hashes)) = self.signature.as_ref() else {
+            return Ok(None);
+        };
+        let Some(bytes) = signature::read_bytes(column, doc)? else {
+            return Ok(None);
+        };
+        Ok(signature::decode(&bytes, *hashes)
+            .ok()
+            .map(|signature| Arc::from(signature.into_values())))
     }
 }

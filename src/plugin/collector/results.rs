@@ -1,4 +1,4 @@
-//! What a [`DedupCollector`](super::DedupCollector) returns: one page of shown hits, each with
+//! What a [`DedupCollector`](crate::plugin::DedupCollector) returns: one page of shown hits, each with
 //! the near-duplicates it hid.
 
 use tantivy::{DocAddress, Score};
@@ -27,7 +27,7 @@ pub struct DedupHit {
 /// The matching documents are ranked by score, descending, ties broken by [`DocAddress`]
 /// ascending. A greedy walk down the ranking *shows* a hit unless a higher-ranked shown hit
 /// lies within distance *k* of it (or, with
-/// [verification](super::DedupCollector::verification), within the candidate distance with
+/// [verification](crate::plugin::DedupCollector::verification), within the candidate distance with
 /// signatures scoring at the threshold), in which case it is *hidden* and attributed to the
 /// highest-ranked such shown hit. The page holds the shown hits numbered
 /// `offset .. offset + limit` (from 0).

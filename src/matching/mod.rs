@@ -1,0 +1,26 @@
+//! The matching rule: when two documents are near-duplicates, from their 64-bit SimHash
+//! fingerprints and, in two-stage matching, their MinHash signatures. Knows nothing of
+//! tantivy: the plugin's writer, collector and batch helpers and the `eval` command all
+//! judge pairs here, so that they judge alike.
+//!
+//! * [`MatchRule`]: what may change at every open of an index: the distance *k* (3 of 64
+//!   bits by default, Manku et al.'s choice for web pages) and the [`VerifyRule`] of the
+//!   second stage ([`CandidateStage`], candidate distance, threshold, [`PairScore`]).
+//! * [`Verification`]: the second stage as an index is set up with it: the signature it
+//!   stores (shingles, number of values) and the rule it is judged by.
+//!
+//! Two documents are near-duplicates when their fingerprints differ in at most *k* bits,
+//! **or**, with a verification, when they differ in at most its candidate distance, the
+//! score of their signatures reaches its threshold and (with the default
+//! [`CandidateStage::Bands`]) their signatures agree on a whole band.
+
+mod matcher;
+mod rule;
+mod verification;
+
+pub(crate) use matcher::Matcher;
+pub use rule::{
+    check_distance, CandidateStage, MatchRule, PairScore, VerifyRule, DEFAULT_BAND_ROWS,
+    DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD,
+};
+pub use verification::{Verification, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES};

@@ -1,0 +1,307 @@
+//! [`Verification`]: the second stage of two-stage matching as an index is set up with it:
+//! the signature it stores (shingles, values) and the [`VerifyRule`] it is judged by.
+//! Candidates are the documents within a loose distance of the fingerprint that share a
+//! band of a MinHash signature of their shingles (or, with [`CandidateStage::Scan`], every
+//! document within that distance); the signature, kept beside the fingerprint, decides
+//! which of them are near-duplicates.
+//!
+//! Why: a 64-bit SimHash moves 5 to 8 bits for 5% of words edited, so a distance that finds
+//! such edits (10 to 16 bits) also finds unrelated texts of one language. The Jaccard
+//! estimate of 128 MinHash values tells the two apart; `docs/PARAMETERS.md` has the
+//! measurements (F1 0.86–0.88 of SimHash alone against 0.93–0.99 on edited text).
+
+use serde::{Deserialize, Serialize};
+
+use super::rule::{CandidateStage, PairScore, VerifyRule};
+#[cfg(doc)]
+use super::rule::{DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD};
+use crate::error::{Error, Result};
+use crate::text::FeatureKind;
+
+/// Default shingles of the signature: by script, word 2-shingles outside Han text and
+/// character 3-grams inside it. Measured against word 2- and 3-shingles and character 3- to
+/// 5-grams everywhere (`docs/PARAMETERS.md`, "Two-stage matching"):
+/// - English and spam are as with word 2-shingles: character n-grams lose to MinHash LSH on
+///   spam campaigns (unrelated messages share more character n-grams than word pairs);
+/// - Chinese is as with character 3-grams: word shingles of Chinese need jieba (the
+///   signature's largest cost) and break where an edit re-segments a word, so 10% edits were
+///   found at 86 to 92% with word 2-shingles at 0.5, and are found at 90 to 97% at 0.55.
+pub const DEFAULT_SHINGLES: FeatureKind = FeatureKind::ScriptShingles { words: 2, chars: 3 };
+
+/// Default signature length: 128 values (a standard error of about 0.04 on a Jaccard
+/// similarity of 0.3).
+pub const DEFAULT_SIGNATURE_HASHES: usize = 128;
+
+/// Two-stage matching settings of an index (see
+/// [`DedupSettings::verification`](crate::plugin::DedupSettings::verification)).
+///
+/// Two documents are near-duplicates when their fingerprints differ in at most the index's
+/// [distance](crate::plugin::DedupSettings::distance) bits, as without verification, **or** when
+/// they differ in at most [`candidate_distance`](Self::candidate_distance) bits, the
+/// [`score`](Self::score) of their signatures reaches the [`threshold`](Self::threshold),
+/// and (with the default [`CandidateStage::Bands`]) their signatures agree on a whole band.
+/// Verification adds what the fingerprints alone miss; it never loses a pair they find.
+///
+/// The signature (what the shingles and the number of hashes make) is frozen with the index;
+/// its [`rule`](Self::rule) (the candidate stage, the candidate distance, the threshold and
+/// the score) can change at every open.
+///
+/// ```
+/// use tantivy_dedup::plugin::{DedupSettings, Verification};
+///
+/// let settings = DedupSettings::new(["body"]).verification(Verification::default().threshold(0.4));
+/// assert_eq!(settings.get_verification().unwrap().get_candidate_distance(), 16);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "VerificationFile", into = "VerificationFile")]
+pub struct Verification {
+    shingles: FeatureKind,
+    hashes: usize,
+    rule: VerifyRule,
+}
+
+impl Default for Verification {
+    /// MinHash of [`DEFAULT_SHINGLES`] (word 2-shingles outside Han text, character 3-grams
+    /// inside), [`DEFAULT_SIGNATURE_HASHES`] values, judged by [`VerifyRule::default`].
+    fn default() -> Self {
+        Verification {
+            shingles: DEFAULT_SHINGLES,
+            hashes: DEFAULT_SIGNATURE_HASHES,
+            rule: VerifyRule::default(),
+        }
+    }
+}
+
+/// A [`Verification`] as the settings file holds it: one flat object, its fields checked.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct VerificationFile {
+    shingles: FeatureKind,
+    hashes: usize,
+    /// Absent from files written before the candidate stage was a setting, whose rule took
+    /// every candidate within the distance.
+    #[serde(default = "CandidateStage::legacy")]
+    candidates: CandidateStage,
+    candidate_distance: u32,
+    threshold: f64,
+    score: PairScore,
+}
+
+impl From<VerificationFile> for Verification {
+    fn from(file: VerificationFile) -> Self {
+        Verification {
+            shingles: file.shingles,
+            hashes: file.hashes,
+            rule: VerifyRule {
+                candidates: file.candidates,
+                candidate_distance: file.candidate_distance,
+                threshold: file.threshold,
+                score: file.score,
+            },
+        }
+    }
+}
+
+impl From<Verification> for VerificationFile {
+    fn from(verification: Verification) -> Self {
+        let VerifyRule {
+            candidates,
+            candidate_distance,
+            threshold,
+            score,
+        } = verification.rule;
+        VerificationFile {
+            shingles: verification.shingles,
+            hashes: verification.hashes,
+            candidates,
+            candidate_distance,
+            threshold,
+            score,
+        }
+    }
+}
+
+impl Verification {
+    /// The shingles the signature is taken over, tokenized as the fingerprint's features
+    /// are. Default [`DEFAULT_SHINGLES`]: word 2-shingles outside Han text (measured better
+    /// than character n-grams, which unrelated English messages share more of) and character
+    /// 3-grams inside it (better than word shingles on edited Chinese, and no jieba pass).
+    #[must_use]
+    pub fn shingles(mut self, shingles: FeatureKind) -> Self {
+        self.shingles = shingles;
+        self
+    }
+
+    /// Values per signature, each 4 bytes in the index and in the writer's memory. Default
+    /// [`DEFAULT_SIGNATURE_HASHES`].
+    #[must_use]
+    pub fn hashes(mut self, hashes: usize) -> Self {
+        self.hashes = hashes;
+        self
+    }
+
+    /// Where candidates come from. Default [`CandidateStage::Bands`] of
+    /// [`DEFAULT_BAND_ROWS`] values.
+    #[must_use]
+    pub fn candidates(mut self, candidates: CandidateStage) -> Self {
+        self.rule.candidates = candidates;
+        self
+    }
+
+    /// The loose distance within which candidates are taken. With the default
+    /// [`CandidateStage::Bands`] it filters the band hits; with [`CandidateStage::Scan`]
+    /// above [`MAX_TABLE_DISTANCE`](crate::lookup::MAX_TABLE_DISTANCE) bits the lookup scans
+    /// every fingerprint (a popcount each).
+    /// Default [`DEFAULT_CANDIDATE_DISTANCE`].
+    #[must_use]
+    pub fn candidate_distance(mut self, k: u32) -> Self {
+        self.rule.candidate_distance = k;
+        self
+    }
+
+    /// The score at or above which a candidate is a near-duplicate. Default
+    /// [`DEFAULT_THRESHOLD`], the highest at which the evaluation sets' edits of up to 10%
+    /// are found (80% or more) in English and Chinese at precision 1.000; `tantivy-dedup
+    /// eval` shows the best one for labelled pairs of one's own data (0.20 to 0.23 on the
+    /// edit sets, 0.77 to 0.81 on the spam campaigns and the man page mirrors).
+    #[must_use]
+    pub fn threshold(mut self, threshold: f64) -> Self {
+        self.rule.threshold = threshold;
+        self
+    }
+
+    /// How a candidate is scored. Default [`PairScore::Jaccard`].
+    #[must_use]
+    pub fn score(mut self, score: PairScore) -> Self {
+        self.rule.score = score;
+        self
+    }
+
+    /// See [`shingles`](Self::shingles()).
+    pub fn get_shingles(&self) -> FeatureKind {
+        self.shingles
+    }
+
+    /// See [`hashes`](Self::hashes()).
+    pub fn get_hashes(&self) -> usize {
+        self.hashes
+    }
+
+    /// See [`candidates`](Self::candidates()).
+    pub fn get_candidates(&self) -> CandidateStage {
+        self.rule.candidates
+    }
+
+    /// The bands and rows of the candidate stage, when it uses bands.
+    pub fn get_bands(&self) -> Option<(usize, usize)> {
+        match self.rule.candidates {
+            CandidateStage::Scan => None,
+            CandidateStage::Bands { rows } => Some((self.hashes / rows.max(1), rows)),
+        }
+    }
+
+    /// See [`candidate_distance`](Self::candidate_distance()).
+    pub fn get_candidate_distance(&self) -> u32 {
+        self.rule.candidate_distance
+    }
+
+    /// See [`threshold`](Self::threshold()).
+    pub fn get_threshold(&self) -> f64 {
+        self.rule.threshold
+    }
+
+    /// See [`score`](Self::score()).
+    pub fn get_score(&self) -> PairScore {
+        self.rule.score
+    }
+
+    /// The part that may change at every open: how candidates are found and judged.
+    pub fn rule(&self) -> VerifyRule {
+        self.rule
+    }
+
+    /// The same signature, judged by `rule`.
+    #[must_use]
+    pub fn with_rule(mut self, rule: VerifyRule) -> Self {
+        self.rule = rule;
+        self
+    }
+
+    /// Checks that every setting is in range.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] naming the first one that is not.
+    pub fn validate(&self) -> Result<()> {
+        self.shingles.validate()?;
+        let invalid = |name, reason: String| Err(Error::InvalidSetting { name, reason });
+        if !(1..=4096).contains(&self.hashes) {
+            return invalid(
+                "verification.hashes",
+                format!("{} is not in 1..=4096", self.hashes),
+            );
+        }
+        self.rule.validate(self.hashes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_range_settings_are_named() {
+        assert!(Verification::default().validate().is_ok());
+        let name = |v: Verification| match v.validate() {
+            Err(Error::InvalidSetting { name, .. }) => name,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            name(Verification::default().hashes(0)),
+            "verification.hashes"
+        );
+        assert_eq!(
+            name(Verification::default().candidates(CandidateStage::Bands { rows: 0 })),
+            "verification.candidates.rows"
+        );
+        assert_eq!(
+            name(Verification::default().candidate_distance(65)),
+            "verification.candidate_distance"
+        );
+        assert_eq!(
+            name(Verification::default().threshold(1.5)),
+            "verification.threshold"
+        );
+        assert_eq!(
+            name(Verification::default().score(PairScore::Combined { mu: -0.1 })),
+            "verification.score.mu"
+        );
+    }
+
+    #[test]
+    fn the_settings_file_keeps_one_flat_object() {
+        let json = serde_json::to_value(Verification::default()).unwrap();
+        let mut keys: Vec<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "candidate_distance",
+                "candidates",
+                "hashes",
+                "score",
+                "shingles",
+                "threshold"
+            ]
+        );
+        let mut unknown = json.clone();
+        unknown["typo"] = 1.into();
+        assert!(serde_json::from_value::<Verification>(unknown).is_err());
+        let back: Verification = serde_json::from_value(json).unwrap();
+        assert_eq!(back, Verification::default());
+    }
+}

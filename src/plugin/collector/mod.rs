@@ -1,0 +1,24 @@
+//! The query-time path: [`DedupCollector`], a tantivy `Collector` that ranks matches like
+//! `TopDocs` and hides every hit a higher-ranked shown hit is a near-duplicate of: field
+//! collapsing (Elasticsearch's `collapse`, Solr's `{!collapse}`) keyed by near-equality of
+//! fingerprints instead of equal values. It returns a [`DedupTopDocs`] page of
+//! [`DedupHit`]s, each listing the hits it hid.
+//!
+//! * `dedup_collector`: [`DedupCollector`] and its settings; the two ways a search runs
+//!   (its own `search`, or tantivy's `Searcher::search`).
+//! * `segment_hits`: one segment's best hits, cut to the shortest ranking prefix that
+//!   proves the page (a packing of fingerprints), [`SegmentHits`].
+//! * `suppression`: the greedy walk down the merged ranking that shows and hides hits.
+//! * `results`: [`DedupTopDocs`], [`DedupHit`].
+//! * `column_cache`: [`ColumnCache`], the segments' opened columns kept across searches.
+
+mod column_cache;
+mod dedup_collector;
+mod results;
+mod segment_hits;
+mod suppression;
+
+pub use column_cache::ColumnCache;
+pub use dedup_collector::{DedupCollector, DedupSegmentCollector};
+pub use results::{DedupHit, DedupTopDocs};
+pub use segment_hits::SegmentHits;

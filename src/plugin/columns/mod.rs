@@ -1,0 +1,53 @@
+//! The plugin's fields in a tantivy index: their names, how each is written and read,
+//! and where it is checked. Everything that reads or writes a plugin field goes through
+//! here, the way tantivy's `fastfield` module is the one door to its columns (the
+//! equivalent of Lucene's DocValues).
+//!
+//! * [`DedupFields`]: the fields an index's settings name, resolved in its schema and
+//!   checked once per open.
+//! * `stored`: every alive document's fingerprint, key hash, flag and add order read from
+//!   the fast columns of a searcher, and single values read by address.
+//! * `segment`: one segment's fingerprint, flag and signature columns, as the collector
+//!   reads them.
+//! * `signature`: the stored form of a MinHash signature, 4 bytes a value, little-endian.
+
+mod fields;
+pub(crate) mod segment;
+pub(crate) mod signature;
+pub(crate) mod stored;
+
+pub use fields::DedupFields;
+
+use tantivy::columnar::Column;
+use tantivy::DocId;
+
+/// The u64 field holding each document's fingerprint (FAST and INDEXED). A document whose
+/// text has no features has no value in it.
+pub const FINGERPRINT_FIELD: &str = "dedup_fingerprint";
+
+/// The u64 field numbering documents in the order the writer added them (FAST): the order
+/// in which [`duplicate_groups`](crate::plugin::DedupIndex::duplicate_groups) replays the writer's
+/// decisions, since tantivy's own document order changes with threads and merges.
+pub const SEQUENCE_FIELD: &str = "dedup_sequence";
+
+/// The u64 field marking documents indexed under [`Policy::Flag`](crate::plugin::Policy::Flag) as
+/// near-duplicates: 0 for an original, `distance + 1` for a flagged document (FAST, INDEXED
+/// and STORED, so a `TermQuery` on 0 keeps originals only).
+pub const FLAG_FIELD: &str = "dedup_flag";
+
+/// The stored string field naming what a flagged document duplicates: the original's key,
+/// or its fingerprint in hex when the index has no key field.
+pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
+
+/// The bytes field holding each document's MinHash signature when the settings have a
+/// [`Verification`](crate::matching::Verification) (FAST): 4 bytes per value. A document without a fingerprint has none.
+pub const SIGNATURE_FIELD: &str = "dedup_signature";
+
+/// True when `doc` holds a nonzero value in the [`FLAG_FIELD`] column `flags`: a document
+/// flagged as a near-duplicate at index time. False without the column or a value.
+#[inline]
+pub(crate) fn is_flagged(flags: Option<&Column<u64>>, doc: DocId) -> bool {
+    flags
+        .and_then(|column| column.first(doc))
+        .is_some_and(|value| value != 0)
+}

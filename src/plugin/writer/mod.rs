@@ -1,0 +1,20 @@
+//! The index-time path: [`DedupWriter`] fingerprints each document, looks for its
+//! near-duplicates among the index's references, and rejects, flags or replaces them by
+//! [`Policy`], reporting an [`AddOutcome`]. The equivalent of Solr's
+//! `SignatureUpdateProcessorFactory` with `overwriteDupes`, for near-duplicates.
+//!
+//! * `dedup_writer`: [`DedupWriter`], the lock around tantivy's `IndexWriter` and the view.
+//! * `view`: the references new documents are compared with: the block tables of their
+//!   fingerprints, the bands of their signatures, the keys added and deleted since the last
+//!   commit.
+//! * `slots`: the references' signatures, in memory or read from the index on demand, and
+//!   the committed references found again in the writer's searcher.
+//! * `outcome`: [`Policy`], [`AddOutcome`] and [`Duplicate`].
+
+mod dedup_writer;
+mod outcome;
+mod slots;
+mod view;
+
+pub use dedup_writer::DedupWriter;
+pub use outcome::{AddOutcome, Duplicate, Policy};

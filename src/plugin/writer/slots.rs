@@ -1,0 +1,217 @@
+//! Where the writer's view finds what its slots do not hold: the committed references in
+//! the writer's searcher ([`Committed`]), and the references' signatures
+//! ([`SlotSignatures`]).
+//!
+//! A slot holds a fingerprint and a key hash, never a document address (merges move
+//! documents). A committed slot is found again through the fingerprint field, which is
+//! INDEXED: a walk of the exact fingerprint's postings, narrowed by the key hash.
+
+use std::collections::HashMap;
+
+use tantivy::collector::{Count, DocSetCollector};
+use tantivy::query::TermQuery;
+use tantivy::schema::IndexRecordOption;
+use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
+
+use crate::error::Result;
+use crate::fingerprint::{Fingerprint, Signature};
+use crate::lookup::SignatureTable;
+use crate::plugin::columns::stored::{key_at, key_hash, signature_at, NO_KEY};
+use crate::plugin::columns::{is_flagged, FLAG_FIELD};
+use crate::plugin::DedupIndex;
+
+/// The index at the writer's last commit, as its searcher shows it, and the committed slots
+/// found in it so far.
+pub(super) struct Committed {
+    index: DedupIndex,
+    searcher: Searcher,
+    /// Committed slots already found in the searcher: a popular reference (the original of
+    /// a campaign) is described on every add that duplicates it.
+    addresses: HashMap<u32, Option<DocAddress>>,
+}
+
+impl Committed {
+    /// The commit `searcher` shows, of `index`.
+    pub fn new(index: DedupIndex, searcher: Searcher) -> Committed {
+        Committed {
+            index,
+            searcher,
+            addresses: HashMap::new(),
+        }
+    }
+
+    /// The index.
+    pub fn index(&self) -> &DedupIndex {
+        &self.index
+    }
+
+    /// The searcher on the last commit.
+    pub fn searcher(&self) -> &Searcher {
+        &self.searcher
+    }
+
+    /// Moves to the commit `searcher` shows, where merges may have moved documents.
+    pub fn reload(&mut self, searcher: Searcher) {
+        self.searcher = searcher;
+        self.addresses.clear();
+    }
+
+    /// Whether a committed, alive document has `key`.
+    pub fn has_key(&self, key: &str) -> Result<bool> {
+        let Some(field) = self.index.fields().key else {
+            return Ok(false);
+        };
+        let query = TermQuery::new(Term::from_field_text(field, key), IndexRecordOption::Basic);
+        Ok(self.searcher.search(&query, &Count)? > 0)
+    }
+
+    /// The alive documents with `key`, in address order.
+    pub fn with_key(&self, key: &str) -> Result<Vec<DocAddress>> {
+        let Some(field) = self.index.fields().key else {
+            return Ok(Vec::new());
+        };
+        let query = TermQuery::new(Term::from_field_text(field, key), IndexRecordOption::Basic);
+        let mut found: Vec<DocAddress> = self
+            .searcher
+            .search(&query, &DocSetCollector)?
+            .into_iter()
+            .collect();
+        found.sort();
+        Ok(found)
+    }
+
+    /// The key of the document at `address`, if the index has keys and it has one.
+    pub fn key_at(&self, address: DocAddress) -> Result<Option<String>> {
+        match self.index.settings().get_key_field() {
+            Some(field) => key_at(&self.searcher, field, address),
+            None => Ok(None),
+        }
+    }
+
+    /// The address of the committed `slot`, whose fingerprint and key hash are `identity`,
+    /// found once per commit.
+    pub fn address_of(
+        &mut self,
+        slot: u32,
+        identity: (Fingerprint, u64),
+    ) -> Result<Option<DocAddress>> {
+        if let Some(&address) = self.addresses.get(&slot) {
+            return Ok(address);
+        }
+        let address = self.first_with(identity)?;
+        self.addresses.insert(slot, address);
+        Ok(address)
+    }
+
+    /// The first alive, unflagged document with exactly `fingerprint` and a key of hash
+    /// `wanted`.
+    ///
+    /// Walks the fingerprint's postings in index order and stops at the first hit, reading
+    /// the flag column before the key: a corpus of near-identical pages under Flag holds
+    /// thousands of flagged copies of one fingerprint, and collecting (and sorting) them all
+    /// on every add made ingest quadratic.
+    fn first_with(&self, (fingerprint, wanted): (Fingerprint, u64)) -> Result<Option<DocAddress>> {
+        let term = Term::from_field_u64(self.index.fields().fingerprint, fingerprint.bits());
+        for (segment_ord, reader) in self.searcher.segment_readers().iter().enumerate() {
+            let Some(mut postings) = reader
+                .inverted_index(term.field())?
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(tantivy::TantivyError::from)?
+            else {
+                continue;
+            };
+            let flags = if self.index.settings().get_flagging() {
+                Some(reader.fast_fields().u64(FLAG_FIELD)?)
+            } else {
+                None
+            };
+            let alive = reader.alive_bitset();
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if !is_flagged(flags.as_ref(), doc) && alive.is_none_or(|a| a.is_alive(doc)) {
+                    let address = DocAddress::new(segment_ord as u32, doc);
+                    let hash = self
+                        .key_at(address)?
+                        .map_or(NO_KEY, |key| key_hash(key.as_bytes()));
+                    if hash == wanted {
+                        return Ok(Some(address));
+                    }
+                }
+                doc = postings.advance();
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Where the writer's view finds the signature of a slot.
+pub(super) enum SlotSignatures {
+    /// The index does not verify.
+    None,
+    /// Every slot's, in memory (4 bytes a value): with
+    /// [`CandidateStage::Scan`](crate::matching::CandidateStage::Scan) an add compares every
+    /// reference within the candidate distance, too many to read from the index.
+    InMemory(SignatureTable),
+    /// Those of the slots added since the last commit; a committed slot's is read from the
+    /// index when a candidate needs it. With bands an add meets a few candidates, and the
+    /// writer's memory keeps only the bands.
+    OnDemand {
+        hashes: usize,
+        pending: HashMap<u32, Signature>,
+    },
+}
+
+impl SlotSignatures {
+    /// Records the signature of the next slot, `slot`.
+    pub fn push(&mut self, slot: u32, signature: Option<&Signature>) {
+        match self {
+            SlotSignatures::None => {}
+            SlotSignatures::InMemory(table) => table.push(signature),
+            SlotSignatures::OnDemand { pending, .. } => {
+                if let Some(signature) = signature {
+                    pending.insert(slot, signature.clone());
+                }
+            }
+        }
+    }
+
+    /// The signature of `slot`, whose fingerprint and key hash are `identity`: a committed
+    /// slot's is read from `committed` (`read` holds it for the caller).
+    pub fn get<'a>(
+        &'a self,
+        slot: u32,
+        identity: (Fingerprint, u64),
+        committed: &mut Committed,
+        read: &'a mut Option<Signature>,
+    ) -> Result<Option<&'a [u32]>> {
+        match self {
+            SlotSignatures::None => Ok(None),
+            SlotSignatures::InMemory(table) => Ok(table.get(slot)),
+            SlotSignatures::OnDemand { hashes, pending } => {
+                if let Some(pending) = pending.get(&slot) {
+                    return Ok(Some(pending.values()));
+                }
+                *read = match committed.address_of(slot, identity)? {
+                    Some(address) => signature_at(committed.searcher(), address, *hashes)?,
+                    None => None,
+                };
+                Ok(read.as_ref().map(Signature::values))
+            }
+        }
+    }
+
+    /// Forgets a slot added since the last commit and deleted before it.
+    pub fn forget_pending(&mut self, slot: u32) {
+        if let SlotSignatures::OnDemand { pending, .. } = self {
+            pending.remove(&slot);
+        }
+    }
+
+    /// The slots added since the last commit are committed: their signatures are in the
+    /// index now.
+    pub fn commit(&mut self) {
+        if let SlotSignatures::OnDemand { pending, .. } = self {
+            pending.clear();
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! The writer's view of the index: every alive, unflagged document with a fingerprint —
+//! committed or added since the last commit — as a *reference* new documents are compared
+//! with, and the keys added and deleted since the last commit.
+//!
+//! References are numbered by *slot*, the id of their fingerprint in a
+//! [`FingerprintIndex`] (block tables within the distance) and of their signature in a
+//! [`BandIndex`] (candidates beyond it). A committed slot is found again in the index when a
+//! duplicate must be described or its signature read ([`Committed`]).
+
+use std::collections::{HashMap, HashSet};
+
+use tantivy::Searcher;
+
+use super::slots::{Committed, SlotSignatures};
+use super::Duplicate;
+use crate::error::Result;
+use crate::fingerprint::{is_empty_set, Fingerprint, Signature};
+use crate::lookup::{BandIndex, FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
+use crate::matching::Matcher;
+use crate::plugin::columns::stored::{
+    fingerprint_at, key_hash, stored_band_index, stored_fingerprints, stored_signatures, NO_KEY,
+};
+use crate::plugin::DedupIndex;
+
+/// A reference found near a new document, and judged a near-duplicate of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Judged {
+    /// Its slot.
+    pub id: u32,
+    /// The Hamming distance of the fingerprints.
+    pub distance: u32,
+    /// The verification's score of the pair, when the index verifies.
+    pub score: Option<f64>,
+}
+
+pub(crate) struct WriterView {
+    /// The last commit, where committed references are found again.
+    committed: Committed,
+    lookup: FingerprintIndex,
+    /// The fingerprint of each slot, removed ones included (the lookup says which are
+    /// present): a band hit's distance without a search of the lookup's insert buffer.
+    fingerprints: Vec<Fingerprint>,
+    /// Key hash of each slot ([`NO_KEY`] for none), indexed by slot.
+    slot_keys: Vec<u64>,
+    /// Where the slots' signatures are found (nowhere when the index does not verify).
+    signatures: SlotSignatures,
+    /// The slots' signatures by band, when the verification's candidates come from bands
+    /// (empty sets' signatures left out).
+    bands: Option<BandIndex>,
+    /// What was added and deleted since the last commit.
+    pending: Pending,
+    /// Buffers reused by every add.
+    matches: Vec<Match>,
+    band_hits: Vec<u32>,
+}
+
+/// The keys added and deleted since the last commit, so that `exists` and deletes by key
+/// are exact before the commit.
+#[derive(Default)]
+struct Pending {
+    /// Keys of the slots added since the last commit.
+    slots: HashMap<u32, Option<String>>,
+    /// Keys added since the last commit.
+    added: HashSet<String>,
+    /// Keys deleted since the last commit: their committed documents no longer count.
+    deleted: HashSet<String>,
+}
+
+impl WriterView {
+    /// The view of the committed documents of `searcher`, for a writer judging by `matcher`.
+    pub fn build(index: DedupIndex, searcher: Searcher, matcher: &Matcher) -> Result<WriterView> {
+        let mut stored = stored_fingerprints(&searcher, index.settings())?;
+        stored.retain(|doc| !doc.flagged);
+        let slot_keys: Vec<u64> = stored.iter().map(|doc| doc.key_hash).collect();
+        let fingerprints: Vec<Fingerprint> = stored.iter().map(|doc| doc.fingerprint).collect();
+        let (bands, signatures) = match (matcher.bands(), index.settings().get_verification()) {
+            (Some(bands), Some(verification)) => {
+                let hashes = verification.get_hashes();
+                (
+                    Some(stored_band_index(&searcher, &stored, hashes, bands)?),
+                    SlotSignatures::OnDemand {
+                        hashes,
+                        pending: HashMap::new(),
+                    },
+                )
+            }
+            (_, Some(_)) => (
+                None,
+                SlotSignatures::InMemory(stored_signatures(&searcher, &stored, index.settings())?),
+            ),
+            (_, None) => (None, SlotSignatures::None),
+        };
+        let lookup = LookupOptions::new()
+            .max_distance(matcher.table_distance().min(MAX_TABLE_DISTANCE))
+            .expected_len(slot_keys.len())
+            .build_from(
+                fingerprints
+                    .iter()
+                    .copied()
+                    .enumerate()
+                    .map(|(slot, fp)| (slot as u32, fp)),
+            )?;
+        Ok(WriterView {
+            committed: Committed::new(index, searcher),
+            lookup,
+            fingerprints,
+            slot_keys,
+            signatures,
+            bands,
+            pending: Pending::default(),
+            matches: Vec::new(),
+            band_hits: Vec::new(),
+        })
+    }
+
+    /// The view read again from the last commit (after a rollback, or a delete by query
+    /// whose documents are known only once committed).
+    pub fn rebuild(&mut self, matcher: &Matcher) -> Result<()> {
+        let index = self.committed.index().clone();
+        let searcher = self.committed.searcher().clone();
+        *self = WriterView::build(index, searcher, matcher)?;
+        Ok(())
+    }
+
+    /// Rebuilds the block tables when `matcher` needs another distance of them than they
+    /// serve (a writer given another distance): the documents added since the last commit
+    /// stay.
+    pub fn retable(&mut self, matcher: &Matcher) -> Result<()> {
+        let wanted = matcher.table_distance().min(MAX_TABLE_DISTANCE);
+        if wanted != self.lookup.max_distance() {
+            let options = self.lookup.options().clone().max_distance(wanted);
+            let mut entries: Vec<(u32, Fingerprint)> = self.lookup.iter().collect();
+            entries.sort_unstable_by_key(|&(slot, _)| slot);
+            self.lookup = options.build_from(entries)?;
+        }
+        Ok(())
+    }
+
+    /// The searcher on the last commit.
+    pub fn searcher(&self) -> &Searcher {
+        self.committed.searcher()
+    }
+
+    /// Number of reference documents (the ones a new document is compared with).
+    pub fn len(&self) -> usize {
+        self.lookup.len()
+    }
+
+    /// Whether a document with `key` is in the index as the writer sees it.
+    pub fn contains_key(&self, key: &str) -> Result<bool> {
+        if self.pending.added.contains(key) {
+            return Ok(true);
+        }
+        if self.pending.deleted.contains(key) {
+            return Ok(false);
+        }
+        self.committed.has_key(key)
+    }
+
+    /// The references that `matcher` judges near-duplicates of a document with
+    /// `fingerprint` and `signature`, nearest first (then in slot order), into `judged`.
+    /// Committed references' signatures are read from the last commit.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`](crate::Error::Tantivy) when a signature cannot be read.
+    pub fn near(
+        &mut self,
+        fingerprint: Fingerprint,
+        signature: Option<&Signature>,
+        matcher: &Matcher,
+        judged: &mut Vec<Judged>,
+    ) -> Result<()> {
+        judged.clear();
+        self.candidates(fingerprint, signature, matcher);
+        let ours = signature.map(Signature::values);
+        for found in &self.matches {
+            let slot = found.id as usize;
+            let mut read = None;
+            let theirs = self.signatures.get(
+                found.id,
+                (self.fingerprints[slot], self.slot_keys[slot]),
+                &mut self.committed,
+                &mut read,
+            )?;
+            if let Some(near) = matcher.judge(found.distance, ours, theirs) {
+                judged.push(Judged {
+                    id: found.id,
+                    distance: found.distance,
+                    score: near.similarity,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The references `matcher` may judge near-duplicates of a document, into `matches`,
+    /// nearest first: within the distance from the block tables and beyond it, when
+    /// candidates come from bands, those sharing a band; else every one within the reach.
+    fn candidates(
+        &mut self,
+        fingerprint: Fingerprint,
+        signature: Option<&Signature>,
+        matcher: &Matcher,
+    ) {
+        let bands = self.bands.as_ref().filter(|_| matcher.bands().is_some());
+        let Some(bands) = bands else {
+            self.lookup
+                .query_into(fingerprint, matcher.reach(), &mut self.matches);
+            return;
+        };
+        self.lookup
+            .query_into(fingerprint, matcher.distance(), &mut self.matches);
+        let Some(signature) = signature.filter(|s| !is_empty_set(s.values())) else {
+            return;
+        };
+        bands.candidates_into(signature.values(), &mut self.band_hits);
+        for &id in &self.band_hits {
+            if !self.lookup.contains(id) {
+                continue;
+            }
+            let distance = self.fingerprints[id as usize].distance(fingerprint);
+            if distance > matcher.distance() && distance <= matcher.reach() {
+                self.matches.push(Match { id, distance });
+            }
+        }
+        self.band_hits.clear();
+        self.matches.sort_unstable_by_key(|m| (m.distance, m.id));
+    }
+
+    /// Adds a reference document, added since the last commit.
+    pub fn insert(
+        &mut self,
+        fingerprint: Fingerprint,
+        signature: Option<&Signature>,
+        key: Option<&str>,
+    ) {
+        let slot = self.slot_keys.len() as u32;
+        self.slot_keys
+            .push(key.map_or(NO_KEY, |key| key_hash(key.as_bytes())));
+        self.signatures.push(slot, signature);
+        if let (Some(bands), Some(signature)) = (&mut self.bands, signature) {
+            if !is_empty_set(signature.values()) {
+                bands.insert(slot, signature.values());
+            }
+        }
+        self.lookup.insert(slot, fingerprint);
+        self.fingerprints.push(fingerprint);
+        self.pending.slots.insert(slot, key.map(str::to_owned));
+        self.note_added_key(key);
+    }
+
+    /// Records a key added since the last commit, for a document that is not a reference.
+    pub fn note_added_key(&mut self, key: Option<&str>) {
+        if let Some(key) = key {
+            self.pending.added.insert(key.to_owned());
+        }
+    }
+
+    /// Forgets every document with `key`, committed or not, as a delete by that key does.
+    pub fn delete_key(&mut self, key: &str) -> Result<()> {
+        let hash = key_hash(key.as_bytes());
+        self.pending.added.remove(key);
+        let pending: Vec<u32> = self
+            .pending
+            .slots
+            .iter()
+            .filter(|(_, slot_key)| slot_key.as_deref() == Some(key))
+            .map(|(&slot, _)| slot)
+            .collect();
+        for slot in pending {
+            self.pending.slots.remove(&slot);
+            self.signatures.forget_pending(slot);
+            self.remove_slot(slot);
+        }
+        if self.pending.deleted.insert(key.to_owned()) {
+            for address in self.committed.with_key(key)? {
+                let Some(fingerprint) = fingerprint_at(self.searcher(), address)? else {
+                    continue;
+                };
+                self.lookup.query_into(fingerprint, 0, &mut self.matches);
+                for found in std::mem::take(&mut self.matches) {
+                    let slot = found.id;
+                    if self.slot_keys[slot as usize] == hash
+                        && !self.pending.slots.contains_key(&slot)
+                    {
+                        self.remove_slot(slot);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_slot(&mut self, slot: u32) {
+        self.lookup.remove(slot);
+        if let Some(bands) = &mut self.bands {
+            bands.remove(slot);
+        }
+    }
+
+    /// What the writer reports about the reference `found`.
+    pub fn describe(&mut self, found: Judged) -> Result<Duplicate> {
+        let Judged {
+            id: slot,
+            distance,
+            score,
+        } = found;
+        let fingerprint = self.fingerprints[slot as usize];
+        let (key, address) = match self.pending.slots.get(&slot) {
+            Some(key) => (key.clone(), None),
+            None => {
+                let identity = (fingerprint, self.slot_keys[slot as usize]);
+                let address = self.committed.address_of(slot, identity)?;
+                let key = match address {
+                    Some(address) => self.committed.key_at(address)?,
+                    None => None,
+                };
+                (key, address)
+            }
+        };
+        Ok(Duplicate {
+            key,
+            address,
+            fingerprint,
+            distance,
+            similarity: score,
+        })
+    }
+
+    /// The documents added since the last commit are committed now, in the commit
+    /// `searcher` shows.
+    pub fn commit(&mut self, searcher: Searcher) {
+        self.committed.reload(searcher);
+        self.signatures.commit();
+        self.pending = Pending::default();
+    }
+}
