@@ -2,7 +2,10 @@
 //!
 //! Every document gets a 64-bit **SimHash** fingerprint (Charikar 2002). Texts whose
 //! fingerprints differ in at most *k* bits (3 by default) are near-duplicates; a pigeonhole
-//! block-table index (Manku, Jain, Das Sarma 2007) finds them among millions.
+//! block-table index (Manku, Jain, Das Sarma 2007) finds them among millions. Edits move a
+//! fingerprint further than that, so the plugin also keeps a MinHash signature of each
+//! document by default (two-stage matching): a pair within a looser distance that shares a
+//! band of the signatures (MinHash LSH) is a near-duplicate when the signatures agree.
 //!
 //! # Overview
 //!
@@ -13,11 +16,16 @@
 //!   changes the bits); [`MinHasher`](fingerprint::MinHasher) for sets of tags or keywords and
 //!   [`combined_similarity`](fingerprint::combined_similarity).
 //! - [`lookup`]: [`FingerprintIndex`](lookup::FingerprintIndex), all stored fingerprints within
-//!   distance *k* of a query, and the brute-force [`LinearScan`](lookup::LinearScan).
+//!   distance *k* of a query, and the brute-force [`LinearScan`](lookup::LinearScan);
+//!   [`BandIndex`](lookup::BandIndex), the MinHash LSH bands of two-stage matching.
+//! - [`matching`]: the rule every part judges pairs by: [`MatchRule`](matching::MatchRule)
+//!   (the distance *k* and the second stage's rule) and
+//!   [`Verification`](matching::Verification) (the signature an index stores).
 //! - [`plugin`]: the tantivy plugin. [`DedupIndex`](plugin::DedupIndex) keeps the settings
 //!   in the index directory; [`DedupWriter`](plugin::DedupWriter) rejects, flags or replaces
 //!   near-duplicates while indexing; [`DedupCollector`](plugin::DedupCollector) hides
-//!   near-duplicates of higher-ranked hits in search results.
+//!   near-duplicates of higher-ranked hits in search results; both judge by the index's
+//!   rule, two-stage matching by default.
 //! - [`eval`]: detection quality against labeled pairs: precision, recall and F1 for every
 //!   distance *k*, ROC AUC, a grid of configs, and SimHash candidates verified with MinHash.
 //! - `html` (cargo feature `html`, on by default): `html::extract`, the title and main text

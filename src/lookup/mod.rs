@@ -111,9 +111,11 @@ mod signature_table;
 
 pub use bands::{band_probability, BandIndex, BandIndexBuilder, MIN_REBUILD};
 pub use index::FingerprintIndex;
+#[allow(deprecated)]
+pub use options::DEFAULT_MU;
 pub use options::{
     LookupOptions, TablePlan, AUTO_TWO_LEVEL_BUCKET, DEFAULT_BUFFER_LEN, DEFAULT_MAX_DISTANCE,
-    DEFAULT_MU, DEFAULT_SPLIT_MIN, MAX_TABLE_DISTANCE,
+    DEFAULT_OVERFLOW_MU, DEFAULT_SPLIT_MIN, MAX_TABLE_DISTANCE,
 };
 pub use results::{IndexStats, Match, MemoryUsage, Pair};
 pub use scan::LinearScan;

@@ -7,8 +7,15 @@ use crate::fingerprint::{Fingerprint, FINGERPRINT_BITS};
 /// Default [`LookupOptions::max_distance`]: Manku et al.'s k = 3 for 64-bit SimHash.
 pub const DEFAULT_MAX_DISTANCE: u32 = 3;
 
-/// Default [`LookupOptions::mu`], the overflow factor of re-bucketing.
-pub const DEFAULT_MU: f64 = 0.85;
+/// Default [`LookupOptions::mu`], the overflow factor of re-bucketing (not the weight of
+/// [`combined_similarity`](crate::fingerprint::combined_similarity), whose default is
+/// [`fingerprint::DEFAULT_MU`](crate::fingerprint::DEFAULT_MU)).
+pub const DEFAULT_OVERFLOW_MU: f64 = 0.85;
+
+/// The overflow factor of re-bucketing: renamed [`DEFAULT_OVERFLOW_MU`], apart from the
+/// combined similarity's [`fingerprint::DEFAULT_MU`](crate::fingerprint::DEFAULT_MU).
+#[deprecated(note = "renamed `DEFAULT_OVERFLOW_MU`")]
+pub const DEFAULT_MU: f64 = DEFAULT_OVERFLOW_MU;
 
 /// Default [`LookupOptions::split_min`]. A split replaces the scan of a bucket's windows
 /// (about 1 ns each) by `k + 1` probes of a child node (a few cache misses) and stores the
@@ -78,7 +85,7 @@ impl TablePlan {
 /// |---|---|---|
 /// | [`max_distance`](Self::max_distance) | [`DEFAULT_MAX_DISTANCE`] = 3 | `0..=64` |
 /// | [`expected_len`](Self::expected_len) | 0 (unknown) | any |
-/// | [`mu`](Self::mu) | [`DEFAULT_MU`] = 0.85 | finite, `>= 0` |
+/// | [`mu`](Self::mu) | [`DEFAULT_OVERFLOW_MU`] = 0.85 | finite, `>= 0` |
 /// | [`split_min`](Self::split_min) | [`DEFAULT_SPLIT_MIN`] = 1024 | `>= 1` |
 /// | [`buffer_len`](Self::buffer_len) | [`DEFAULT_BUFFER_LEN`] = 1024 | `1..=1048576` |
 /// | [`plan`](Self::plan) | [`TablePlan::Auto`] | any |
@@ -106,7 +113,7 @@ impl Default for LookupOptions {
         LookupOptions {
             max_distance: DEFAULT_MAX_DISTANCE,
             expected_len: 0,
-            mu: DEFAULT_MU,
+            mu: DEFAULT_OVERFLOW_MU,
             split_min: DEFAULT_SPLIT_MIN,
             buffer_len: DEFAULT_BUFFER_LEN,
             plan: TablePlan::Auto,

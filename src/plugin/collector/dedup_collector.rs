@@ -463,3 +463,45 @@ impl SegmentCollector for DedupSegmentCollector {
         finish(self.segment_ord, self.hits, false, &self.columns, self.need).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tantivy_gets_its_own_errors_back_and_ours_with_their_cause() {
+        let own = TantivyError::InvalidArgument("bad".into());
+        assert!(matches!(
+            tantivy_error(Error::Tantivy(own)),
+            TantivyError::InvalidArgument(message) if message == "bad"
+        ));
+        let decode = Error::Decode {
+            what: "signature",
+            source: "28 bytes".into(),
+        };
+        match tantivy_error(decode) {
+            TantivyError::DataCorruption(corruption) => {
+                let message = format!("{corruption:?}");
+                assert!(
+                    message.contains("cannot decode signature: 28 bytes"),
+                    "{message}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn settings_are_checked_before_a_search() {
+        let named = |collector: DedupCollector| match collector.validate() {
+            Err(Error::InvalidSetting { name, .. }) => name,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(named(DedupCollector::new("f", 0)), "limit");
+        assert_eq!(named(DedupCollector::new("f", 1).distance(65)), "distance");
+        let verification = Verification::default().threshold(2.0);
+        let collector = DedupCollector::new("f", 1).verification("s", verification);
+        assert_eq!(named(collector), "verification.threshold");
+        assert!(DedupCollector::new("f", 1).distance(64).validate().is_ok());
+    }
+}

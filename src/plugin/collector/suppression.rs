@@ -67,29 +67,24 @@ struct Shown {
     ordinal: usize,
 }
 
-/// A hit's signature, read at most once, when a pair first needs it (reading one costs
-/// microseconds, and most pairs are too far apart to need it).
-struct LazySignature {
-    address: DocAddress,
-    read: Option<Option<Arc<[u32]>>>,
+/// A hit's signature, read at most once, when a pair first needs it (most pairs are too far
+/// apart to need it).
+enum LazySignature {
+    /// Not read yet: the hit's address.
+    Unread(DocAddress),
+    /// Read: the hit's signature, if it has one.
+    Read(Option<Arc<[u32]>>),
 }
 
 impl LazySignature {
-    fn new(address: DocAddress) -> LazySignature {
-        LazySignature {
-            address,
-            read: None,
-        }
-    }
-
     fn get(&mut self, read: &ReadSignature) -> Result<Option<&[u32]>> {
-        if self.read.is_none() {
-            self.read = Some(read(self.address)?);
+        if let LazySignature::Unread(address) = *self {
+            *self = LazySignature::Read(read(address)?);
         }
-        Ok(self
-            .read
-            .as_ref()
-            .and_then(|signature| signature.as_deref()))
+        match self {
+            LazySignature::Read(signature) => Ok(signature.as_deref()),
+            LazySignature::Unread(_) => unreachable!("read above"),
+        }
     }
 }
 
@@ -115,7 +110,7 @@ pub(crate) fn walk(
     let mut hits: Vec<DedupHit> = Vec::new();
     let mut has_more = false;
     for hit in ranked {
-        let mut signature = LazySignature::new(hit.address);
+        let mut signature = LazySignature::Unread(hit.address);
         if let Some(fingerprint) = hit.fingerprint {
             let bits = fingerprint.bits();
             let mut owner = None;

@@ -109,3 +109,47 @@ impl AddOutcome {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn duplicate(key: &str, distance: u32) -> Duplicate {
+        Duplicate {
+            key: Some(key.to_owned()),
+            address: None,
+            fingerprint: Fingerprint(0),
+            distance,
+            similarity: None,
+        }
+    }
+
+    #[test]
+    fn outcomes_say_where_the_document_went_and_what_it_duplicates() {
+        let fingerprint = Fingerprint(1);
+        let rejected = AddOutcome::Rejected {
+            fingerprint,
+            duplicate_of: duplicate("a", 2),
+        };
+        assert!(!rejected.is_indexed());
+        assert_eq!(rejected.duplicate_of().unwrap().key.as_deref(), Some("a"));
+        let replaced = AddOutcome::Replaced {
+            fingerprint,
+            replaced: vec![duplicate("near", 1), duplicate("far", 3)],
+            opstamp: 0,
+        };
+        assert!(replaced.is_indexed());
+        assert_eq!(
+            replaced.duplicate_of().unwrap().key.as_deref(),
+            Some("near"),
+            "the nearest"
+        );
+        let exists = AddOutcome::Exists { key: "a".into() };
+        assert!(!exists.is_indexed() && exists.duplicate_of().is_none());
+        let added = AddOutcome::Added {
+            fingerprint: None,
+            opstamp: 0,
+        };
+        assert!(added.is_indexed() && added.duplicate_of().is_none());
+    }
+}

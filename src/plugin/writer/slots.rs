@@ -215,3 +215,105 @@ impl SlotSignatures {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tantivy::schema::Schema;
+    use tantivy::{doc, Index, IndexWriter, TantivyDocument};
+
+    use super::*;
+    use crate::plugin::{text_field_options, DedupSettings};
+
+    /// An index with an original (key `a`) and a flagged copy (key `b`) of one fingerprint,
+    /// then a document without a fingerprint (key `c`).
+    fn committed() -> (Committed, Fingerprint) {
+        let settings = DedupSettings::new(["body"])
+            .key_field("url")
+            .flagging(true)
+            .verification(None);
+        let mut schema = Schema::builder();
+        let body = schema.add_text_field("body", text_field_options());
+        settings.add_fields(&mut schema);
+        let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings).unwrap();
+        let fields = index.fields().clone();
+        let url = fields.key.unwrap();
+        let fingerprint = Fingerprint(0xABCD);
+        let mut writer: IndexWriter = index
+            .index()
+            .writer_with_num_threads(1, 15_000_000)
+            .unwrap();
+        for (key, flag) in [("b", Some((1, "a"))), ("a", None)] {
+            let mut document: TantivyDocument = doc!(body => "text", url => key);
+            fields.set_fingerprint(&mut document, Some(fingerprint), None);
+            fields.set_flag(&mut document, flag);
+            writer.add_document(document).unwrap();
+        }
+        writer.add_document(doc!(body => "", url => "c")).unwrap();
+        writer.commit().unwrap();
+        let searcher = index.index().reader().unwrap().searcher();
+        (Committed::new(index, searcher), fingerprint)
+    }
+
+    #[test]
+    fn a_committed_slot_is_its_unflagged_document_with_its_key() {
+        let (mut committed, fingerprint) = committed();
+        let a = committed
+            .address_of(0, (fingerprint, key_hash(b"a")))
+            .unwrap()
+            .expect("the original");
+        assert_eq!(committed.key_at(a).unwrap().as_deref(), Some("a"));
+        // The flagged copy is no reference, whatever its key.
+        assert_eq!(
+            committed
+                .address_of(1, (fingerprint, key_hash(b"b")))
+                .unwrap(),
+            None
+        );
+        // Found once per commit: a reload forgets the addresses.
+        committed.reload(committed.searcher().clone());
+        assert_eq!(
+            committed
+                .address_of(0, (fingerprint, key_hash(b"a")))
+                .unwrap(),
+            Some(a)
+        );
+    }
+
+    #[test]
+    fn keys_are_looked_up_among_alive_documents() {
+        let (committed, _) = committed();
+        assert!(committed.has_key("c").unwrap());
+        assert!(!committed.has_key("d").unwrap());
+        assert_eq!(committed.with_key("b").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn pending_signatures_are_kept_until_the_commit() {
+        let (mut committed, fingerprint) = committed();
+        let mut signatures = SlotSignatures::OnDemand {
+            hashes: 2,
+            pending: HashMap::new(),
+        };
+        signatures.push(7, Some(&Signature::from_values(vec![1, 2])));
+        let identity = (fingerprint, key_hash(b"a"));
+        let mut read = None;
+        let got = signatures
+            .get(7, identity, &mut committed, &mut read)
+            .unwrap();
+        assert_eq!(got, Some(&[1, 2][..]));
+        signatures.commit();
+        // Committed, it is read from the index: this one has no signature field at all.
+        let mut read = None;
+        assert_eq!(
+            signatures
+                .get(7, identity, &mut committed, &mut read)
+                .unwrap(),
+            None
+        );
+        let mut table = SlotSignatures::InMemory(SignatureTable::new(2));
+        table.push(0, None);
+        let mut read = None;
+        let got = table.get(0, identity, &mut committed, &mut read).unwrap();
+        assert_eq!(got, Some(&[crate::fingerprint::EMPTY; 2][..]));
+    }
+}

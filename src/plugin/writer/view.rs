@@ -335,3 +335,76 @@ impl WriterView {
         self.pending = Pending::default();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use tantivy::schema::Schema;
+    use tantivy::Index;
+
+    use super::*;
+    use crate::plugin::{text_field_options, DedupSettings};
+
+    /// The view of an empty index with keys, judging within `k` bits (no verification).
+    fn view(k: u32) -> (WriterView, Matcher) {
+        let settings = DedupSettings::new(["body"])
+            .key_field("url")
+            .verification(None);
+        let mut schema = Schema::builder();
+        schema.add_text_field("body", text_field_options());
+        settings.add_fields(&mut schema);
+        let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings).unwrap();
+        let searcher = index.index().reader().unwrap().searcher();
+        let matcher = Matcher::new(k, None);
+        (
+            WriterView::build(index, searcher, &matcher).unwrap(),
+            matcher,
+        )
+    }
+
+    fn near(view: &mut WriterView, matcher: &Matcher, bits: u64) -> Vec<(u32, u32)> {
+        let mut judged = Vec::new();
+        view.near(Fingerprint(bits), None, matcher, &mut judged)
+            .unwrap();
+        judged.iter().map(|j| (j.id, j.distance)).collect()
+    }
+
+    #[test]
+    fn references_added_since_the_commit_are_found_nearest_first() {
+        let (mut view, matcher) = view(3);
+        view.insert(Fingerprint(0b0111), None, Some("far"));
+        view.insert(Fingerprint(0b0001), None, Some("near"));
+        view.insert(Fingerprint(u64::MAX), None, None);
+        assert_eq!(view.len(), 3);
+        assert_eq!(near(&mut view, &matcher, 0), [(1, 1), (0, 3)]);
+        let duplicate = view
+            .describe(Judged {
+                id: 1,
+                distance: 1,
+                score: None,
+            })
+            .unwrap();
+        assert_eq!(duplicate.key.as_deref(), Some("near"));
+        assert_eq!(duplicate.address, None, "not committed: no address yet");
+    }
+
+    #[test]
+    fn keys_added_and_deleted_before_the_commit_are_exact() {
+        let (mut view, matcher) = view(3);
+        view.insert(Fingerprint(0), None, Some("a"));
+        view.note_added_key(Some("flagged"));
+        assert!(view.contains_key("a").unwrap());
+        assert!(view.contains_key("flagged").unwrap());
+        view.delete_key("a").unwrap();
+        assert!(!view.contains_key("a").unwrap());
+        assert!(
+            near(&mut view, &matcher, 0).is_empty(),
+            "deleted, no reference"
+        );
+        assert_eq!(view.len(), 0);
+        view.commit(view.searcher().clone());
+        assert!(
+            !view.contains_key("flagged").unwrap(),
+            "never committed here"
+        );
+    }
+}
