@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use tantivy::collector::TopDocs;
+use tantivy::collector::{Count, TopDocs};
 use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
@@ -141,14 +141,14 @@ fn bench_collector(c: &mut Criterion) {
     let verified = cached
         .clone()
         .verification("signature", Verification::default());
+    let count_top_docs = (Count, TopDocs::with_limit(10).order_by_score());
+    let count_verified = (Count, verified.clone());
     for (name, query) in &queries {
         let page = dedup.search(&searcher, query.as_ref()).unwrap();
         let verified_page = verified.search(&searcher, query.as_ref()).unwrap();
         eprintln!(
             "{name}: {} matches, {} shown, {} hidden ({} hidden verifying)",
-            searcher
-                .search(query.as_ref(), &tantivy::collector::Count)
-                .unwrap(),
+            searcher.search(query.as_ref(), &Count).unwrap(),
             page.hits.len(),
             page.hidden_total,
             verified_page.hidden_total
@@ -168,12 +168,35 @@ fn bench_collector(c: &mut Criterion) {
             b.iter(|| cached.search(&searcher, black_box(query.as_ref())).unwrap())
         });
         // Through `DedupCollector::search`, which proves a verified page on the merged
-        // ranking (through `Searcher::search` each segment must prove it alone: 0.1 to 0.5 s
-        // on these queries, measured once).
+        // ranking.
         group.bench_function("dedup_verified", |b| {
             b.iter(|| {
                 verified
                     .search(&searcher, black_box(query.as_ref()))
+                    .unwrap()
+            })
+        });
+        // tantivy's entry point, where each segment proves the page alone.
+        group.bench_function("dedup_verified_searcher_search", |b| {
+            b.iter(|| {
+                searcher
+                    .search(black_box(query.as_ref()), &verified)
+                    .unwrap()
+            })
+        });
+        // "N results" beside the page, as applications show it: inside a tuple tantivy
+        // feeds the collectors every match, without pruning.
+        group.bench_function("count_top_docs", |b| {
+            b.iter(|| {
+                searcher
+                    .search(black_box(query.as_ref()), &count_top_docs)
+                    .unwrap()
+            })
+        });
+        group.bench_function("count_dedup_verified", |b| {
+            b.iter(|| {
+                searcher
+                    .search(black_box(query.as_ref()), &count_verified)
                     .unwrap()
             })
         });

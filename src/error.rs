@@ -68,8 +68,10 @@ pub enum Error {
         reason: String,
     },
 
-    /// A query against a tantivy index (for example for document frequencies) failed.
-    #[error("tantivy query failed")]
+    /// tantivy failed to read or write an index: a writer's lock held by another writer, a
+    /// full disk, a damaged or unreadable file, a field of the wrong type. The message is
+    /// tantivy's own, which names what failed.
+    #[error(transparent)]
     Tantivy(#[from] tantivy::TantivyError),
 
     /// The index was opened with deduplication settings other than the ones it was created
@@ -99,6 +101,25 @@ pub enum Error {
         field: String,
         /// What is missing or wrong.
         reason: String,
+    },
+
+    /// The index verifies candidates with signatures, but some of its documents have a
+    /// fingerprint and no signature: they were added by an `IndexWriter` of the
+    /// application's own without their signatures, and a search would judge them by their
+    /// fingerprints alone, missing the near-duplicates two-stage matching finds. Fill every
+    /// document's plugin fields with
+    /// [`DedupIndex::fill_document`](crate::plugin::DedupIndex::fill_document) (or add
+    /// through a [`DedupWriter`](crate::plugin::DedupWriter)) and reindex those documents.
+    #[error(
+        "{documents} documents of segment {segment} have a fingerprint but no signature, \
+         though the index verifies with signatures: fill them with DedupIndex::fill_document \
+         (or add them through a DedupWriter) and index them again"
+    )]
+    MissingSignatures {
+        /// The segment, as tantivy's short id.
+        segment: String,
+        /// How many of its documents lack a signature.
+        documents: u32,
     },
 
     /// An evaluation set would count pairs wrongly: a repeated document id, a pair naming an

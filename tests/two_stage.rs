@@ -443,3 +443,37 @@ fn edited_copies_of_committed_documents_are_found_after_a_reopen() {
     }
     assert!(beyond >= 20, "only {beyond} copies lie beyond 3 bits");
 }
+
+#[test]
+fn the_rule_is_chosen_at_each_open_and_the_signature_stays() {
+    use tantivy_dedup::matching::{MatchRule, VerifyRule};
+    let dir = tempfile::tempdir().unwrap();
+    let created = create(dir.path(), settings(Some(Verification::default())));
+    assert_eq!(created.rule().distance, 3);
+    assert_eq!(created.rule().verify, Some(VerifyRule::default()));
+    // Another rule: another distance, threshold and candidate stage, the same signatures.
+    let rule = MatchRule {
+        distance: 5,
+        verify: Some(VerifyRule {
+            candidates: CandidateStage::Scan,
+            threshold: 0.4,
+            ..VerifyRule::default()
+        }),
+    };
+    let asked = settings(Some(Verification::default())).with_rule(rule);
+    let reopened = DedupIndex::open_with(Index::open_in_dir(dir.path()).unwrap(), &asked).unwrap();
+    assert_eq!(reopened.rule(), rule);
+    assert_eq!(reopened.distance(), 5);
+    // The stored file keeps its own rule: a plain open reads it back.
+    let plain = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
+    assert_eq!(plain.rule(), created.rule());
+    // A stored setting is no rule: other signatures are refused by name.
+    let other = settings(Some(Verification::default().hashes(64)));
+    match DedupIndex::open_with(Index::open_in_dir(dir.path()).unwrap(), &other) {
+        Err(Error::SettingsMismatch { differences }) => {
+            let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
+            assert_eq!(fields, ["verification.hashes"]);
+        }
+        other => panic!("expected a mismatch, got {other:?}"),
+    }
+}

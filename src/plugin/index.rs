@@ -8,7 +8,7 @@ use tantivy::{Index, IndexWriter};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
-use crate::matching::Matcher;
+use crate::matching::{MatchRule, Matcher};
 use crate::plugin::columns::{DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SIGNATURE_FIELD};
 use crate::plugin::{
     settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
@@ -173,11 +173,36 @@ impl DedupIndex {
         self.inner.settings.get_distance()
     }
 
+    /// The matching rule in force: the stored settings' unless
+    /// [`open_with`](Self::open_with) was given another (see [`DedupSettings::rule`]).
+    pub fn rule(&self) -> MatchRule {
+        self.inner.settings.rule()
+    }
+
     /// The fingerprint of a document's text fields, as the writer computes it; `None` when
     /// the text has no features.
     pub fn fingerprint_of(&self, document: &TantivyDocument) -> Option<Fingerprint> {
         self.hasher()
             .fingerprint(&self.inner.fields.text_of(document))
+    }
+
+    /// Fills the plugin's fields of `document` for an `IndexWriter` of the application's
+    /// own: its fingerprint and, when the index verifies, its signature, computed from the
+    /// text fields as [`DedupWriter::add`] computes them, and, when the index has flag
+    /// fields, the flag of an original. Returns the fingerprint (`None` for a text without
+    /// features, which gets no value).
+    ///
+    /// Nothing is checked against the index: the document goes in whatever it duplicates,
+    /// and without a place in the writer's add order
+    /// ([`duplicate_groups`](Self::duplicate_groups) takes such documents after the
+    /// writer's, in index order). The collector then judges it as a [`DedupWriter`]'s. Call
+    /// it once per document: the values are added, not replaced.
+    pub fn fill_document(&self, document: &mut TantivyDocument) -> Option<Fingerprint> {
+        let fields = self.fields();
+        let (fingerprint, signature) = self.fingerprint_and_signature(&fields.text_of(document));
+        fields.set_fingerprint(document, fingerprint, signature.as_ref());
+        fields.set_flag(document, None);
+        fingerprint
     }
 
     /// The fingerprint of `text`, and its signature when the index verifies candidates
@@ -200,14 +225,18 @@ impl DedupIndex {
 
     /// A [`DedupCollector`] for this index: its fingerprint field, its distance, its
     /// [verification](DedupSettings::verification) if it has one (the same rule as its
-    /// writer), the index's [`ColumnCache`], and, when the index has flag fields, flagged
-    /// documents skipped (they are near-duplicates already).
+    /// writer; a document with a fingerprint and no signature is then an error, see
+    /// [`require_signatures`](DedupCollector::require_signatures)), the index's
+    /// [`ColumnCache`], and, when the index has flag fields, flagged documents skipped
+    /// (they are near-duplicates already).
     pub fn collector(&self, limit: usize) -> DedupCollector {
         let mut collector = DedupCollector::new(FINGERPRINT_FIELD, limit)
             .distance(self.distance())
             .column_cache(self.inner.columns.clone());
         if let Some(verification) = self.settings().get_verification() {
-            collector = collector.verification(SIGNATURE_FIELD, verification.clone());
+            collector = collector
+                .verification(SIGNATURE_FIELD, verification.clone())
+                .require_signatures(true);
         }
         if self.inner.fields.flag.is_some() {
             collector.skip_flagged(FLAG_FIELD)

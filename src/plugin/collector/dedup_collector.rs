@@ -86,6 +86,7 @@ pub struct DedupCollector {
     offset: usize,
     max_distance: u32,
     verification: Option<(String, Verification)>,
+    require_signatures: bool,
 }
 
 impl DedupCollector {
@@ -101,6 +102,7 @@ impl DedupCollector {
             offset: 0,
             max_distance: DEFAULT_MAX_DISTANCE,
             verification: None,
+            require_signatures: false,
         }
     }
 
@@ -145,6 +147,19 @@ impl DedupCollector {
         verification: Verification,
     ) -> DedupCollector {
         self.verification = Some((signature_field.into(), verification));
+        self
+    }
+
+    /// With [verification](Self::verification): fails the search with
+    /// [`Error::MissingSignatures`] (under [`Searcher::search`], a
+    /// [`TantivyError::DataCorruption`] with its message) when a segment has documents with
+    /// a fingerprint and no signature, instead of judging them by their fingerprints alone.
+    /// [`DedupIndex::collector`](crate::plugin::DedupIndex::collector) sets it: its writer
+    /// stores both, so a document without a signature came through an `IndexWriter` that
+    /// did not [fill](crate::plugin::DedupIndex::fill_document) it. Default: off.
+    #[must_use]
+    pub fn require_signatures(mut self, yes: bool) -> DedupCollector {
+        self.require_signatures = yes;
         self
     }
 
@@ -259,7 +274,7 @@ impl DedupCollector {
     }
 
     /// The columns of every segment of `searcher`, from the cache when there is one.
-    fn open_all_columns(&self, searcher: &Searcher) -> tantivy::Result<Vec<SegmentColumns>> {
+    fn open_all_columns(&self, searcher: &Searcher) -> Result<Vec<SegmentColumns>> {
         let fields = self.fields_key();
         searcher
             .segment_readers()
@@ -268,16 +283,12 @@ impl DedupCollector {
             .collect()
     }
 
-    fn open_columns(&self, reader: &SegmentReader) -> tantivy::Result<SegmentColumns> {
+    fn open_columns(&self, reader: &SegmentReader) -> Result<SegmentColumns> {
         self.open_columns_keyed(reader, self.fields_key())
     }
 
     /// `fields` is [`fields_key`](Self::fields_key), computed once per search.
-    fn open_columns_keyed(
-        &self,
-        reader: &SegmentReader,
-        fields: u64,
-    ) -> tantivy::Result<SegmentColumns> {
+    fn open_columns_keyed(&self, reader: &SegmentReader, fields: u64) -> Result<SegmentColumns> {
         match &self.cache {
             Some(cache) => cache.get_or_open(reader.segment_id(), fields, || {
                 self.open_columns_uncached(reader)
@@ -298,11 +309,12 @@ impl DedupCollector {
             hasher.update(&[1]);
             hasher.update(signature.as_bytes());
             hasher.update(&verification.get_hashes().to_le_bytes());
+            hasher.update(&[u8::from(self.require_signatures)]);
         }
         hasher.digest()
     }
 
-    fn open_columns_uncached(&self, reader: &SegmentReader) -> tantivy::Result<SegmentColumns> {
+    fn open_columns_uncached(&self, reader: &SegmentReader) -> Result<SegmentColumns> {
         let names = ColumnNames {
             fingerprint: &self.fingerprint_field,
             flag: self.flag_field.as_deref(),
@@ -310,6 +322,7 @@ impl DedupCollector {
                 .verification
                 .as_ref()
                 .map(|(field, verification)| (field.as_str(), verification.get_hashes())),
+            require_signatures: self.require_signatures,
         };
         SegmentColumns::open(reader, &names)
     }
@@ -321,7 +334,7 @@ impl DedupCollector {
         segment_ord: SegmentOrdinal,
         reader: &SegmentReader,
     ) -> tantivy::Result<SegmentHits> {
-        let columns = self.open_columns(reader)?;
+        let columns = self.open_columns(reader).map_err(tantivy_error)?;
         let need = self.need();
         let mut capacity = need.needed.saturating_mul(CANDIDATE_FACTOR);
         loop {
@@ -406,7 +419,7 @@ impl Collector for DedupCollector {
     ) -> tantivy::Result<DedupSegmentCollector> {
         Ok(DedupSegmentCollector {
             segment_ord,
-            columns: self.open_columns(reader)?,
+            columns: self.open_columns(reader).map_err(tantivy_error)?,
             need: self.need(),
             hits: Vec::new(),
         })

@@ -8,7 +8,7 @@ use tantivy::columnar::{BytesColumn, Column};
 use tantivy::{DocId, SegmentReader};
 
 use super::{is_flagged, signature};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::Fingerprint;
 
 /// The fingerprint, flag and signature columns of one segment. A column missing from a
@@ -26,11 +26,19 @@ pub(crate) struct ColumnNames<'a> {
     pub(crate) fingerprint: &'a str,
     pub(crate) flag: Option<&'a str>,
     pub(crate) signature: Option<(&'a str, usize)>,
+    /// Whether every document with a fingerprint must have a signature (an index's own
+    /// collector, whose writer stores both).
+    pub(crate) require_signatures: bool,
 }
 
 impl SegmentColumns {
     /// Opens the columns `names` lists in `reader`'s segment.
-    pub(crate) fn open(reader: &SegmentReader, names: &ColumnNames) -> tantivy::Result<Self> {
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`](crate::Error::Tantivy) when a column cannot be read;
+    /// [`Error::MissingSignatures`](crate::Error::MissingSignatures) when signatures are
+    /// required and fewer documents have one than have a fingerprint.
+    pub(crate) fn open(reader: &SegmentReader, names: &ColumnNames) -> Result<Self> {
         let fast_fields = reader.fast_fields();
         let flag = match names.flag {
             Some(name) => fast_fields.column_opt::<u64>(name)?,
@@ -40,8 +48,20 @@ impl SegmentColumns {
             Some((name, hashes)) => fast_fields.bytes(name)?.map(|column| (column, hashes)),
             None => None,
         };
+        let fingerprint = fast_fields.column_opt::<u64>(names.fingerprint)?;
+        if names.require_signatures && names.signature.is_some() {
+            let count = |column: Option<&Column<u64>>| column.map_or(0, |c| c.values.num_vals());
+            let fingerprints = count(fingerprint.as_ref());
+            let signatures = count(signature.as_ref().map(|(column, _)| column.ords()));
+            if signatures < fingerprints {
+                return Err(Error::MissingSignatures {
+                    segment: reader.segment_id().short_uuid_string(),
+                    documents: fingerprints - signatures,
+                });
+            }
+        }
         Ok(SegmentColumns {
-            fingerprint: fast_fields.column_opt::<u64>(names.fingerprint)?,
+            fingerprint,
             flag,
             signature,
         })
