@@ -43,7 +43,7 @@ fn main() -> anyhow::Result<()> {
         // Every round reopens the index: the writer's lookup is read from the last commit.
         let index = DedupIndex::open(Index::open_in_dir(dir.path())?)?;
         let writer = index.writer(Policy::Reject, 50_000_000)?;
-        let (mut added, mut rejected, mut known) = (0, 0, 0);
+        let (mut added, mut updated, mut rejected, mut known) = (0, 0, 0, 0);
         println!(
             "round {}: {} pages, {} already indexed",
             round + 1,
@@ -56,6 +56,7 @@ fn main() -> anyhow::Result<()> {
             document.add_text(index.fields().text[0], &page.text);
             match writer.add(document)? {
                 AddOutcome::Added { .. } => added += 1,
+                AddOutcome::Updated { .. } => updated += 1,
                 AddOutcome::Exists { .. } => known += 1,
                 outcome => {
                     rejected += 1;
@@ -72,7 +73,9 @@ fn main() -> anyhow::Result<()> {
             }
         }
         writer.commit()?;
-        println!("  added {added}, rejected {rejected}, already indexed {known}");
+        println!(
+            "  added {added}, updated {updated}, rejected {rejected}, already indexed {known}"
+        );
         writer.wait_merging_threads()?;
     }
     Ok(())

@@ -442,3 +442,46 @@ fn a_run_that_cannot_open_the_index_keeps_the_last_report() {
         "the report is untouched"
     );
 }
+
+#[test]
+fn a_record_with_a_known_id_and_new_text_updates_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let first = b"{\"id\":\"page\",\"text\":\"The river rose during the night and by morning the lower fields were under water.\"}\n";
+    let output = ingest(&index, &["-"], first);
+    assert_eq!(lines(&output)[0]["status"], "added", "{}", stderr(&output));
+    // The same record again: exists. New text under the same id: updated.
+    assert_eq!(lines(&ingest(&index, &["-"], first))[0]["status"], "exists");
+    let second = b"{\"id\":\"page\",\"text\":\"A committee of the city council will publish the new bus timetable on Friday.\"}\n";
+    let output = ingest(&index, &["-"], second);
+    let report = lines(&output);
+    assert_eq!(report[0]["status"], "updated", "{}", stderr(&output));
+    assert!(stderr(&output).contains("1 updated"), "{}", stderr(&output));
+    assert!(output.status.success());
+    let found = json(&run(
+        &[
+            "search",
+            "--index",
+            index.to_str().unwrap(),
+            "--json",
+            "timetable",
+        ],
+        b"",
+    ));
+    assert_eq!(found["hits"][0]["id"], "page");
+    let gone = json(&run(
+        &[
+            "search",
+            "--index",
+            index.to_str().unwrap(),
+            "--json",
+            "river",
+        ],
+        b"",
+    ));
+    assert_eq!(
+        gone["hits"].as_array().unwrap().len(),
+        0,
+        "the old text is gone"
+    );
+}

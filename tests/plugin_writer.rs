@@ -103,6 +103,7 @@ impl Fixture {
 fn status(outcome: &AddOutcome) -> &'static str {
     match outcome {
         AddOutcome::Added { .. } => "added",
+        AddOutcome::Updated { .. } => "updated",
         AddOutcome::Rejected { .. } => "rejected",
         AddOutcome::Flagged { .. } => "flagged",
         AddOutcome::Replaced { .. } => "replaced",

@@ -32,10 +32,12 @@ enum PolicyArg {
 /// Each document is fingerprinted and compared with every document of the index and of the
 /// run so far; one within --distance bits is a near-duplicate. Documents are committed in
 /// batches: an interrupted run loses at most the batch in progress, and running the same
-/// command again skips the documents already in the index (reported as "exists").
+/// command again skips the documents already in the index (reported as "exists"). A record
+/// whose id is in the index with another text replaces it ("updated"), the new text checked
+/// as any addition is.
 ///
 /// With --report FILE, one JSON line per input record, written once its batch is committed:
-/// {"id":..,"status":"added"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}
+/// {"id":..,"status":"added"|"updated"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}
 /// (and "similarity", the signatures' Jaccard estimate, for a duplicate of an index with
 /// two-stage matching, the default; not of one created with --no-verify).
 /// The exit code is 1 when some record was an error.
@@ -175,7 +177,9 @@ impl ReportLine {
     /// The report line of a document the writer took.
     fn of_outcome(id: String, outcome: &AddOutcome) -> ReportLine {
         let fingerprint = match outcome {
-            AddOutcome::Added { fingerprint, .. } => *fingerprint,
+            AddOutcome::Added { fingerprint, .. } | AddOutcome::Updated { fingerprint, .. } => {
+                *fingerprint
+            }
             AddOutcome::Rejected { fingerprint, .. }
             | AddOutcome::Flagged { fingerprint, .. }
             | AddOutcome::Replaced { fingerprint, .. } => Some(*fingerprint),
@@ -183,6 +187,7 @@ impl ReportLine {
         };
         let (status, action) = match outcome {
             AddOutcome::Added { .. } => ("added", None),
+            AddOutcome::Updated { .. } => ("updated", None),
             AddOutcome::Exists { .. } => ("exists", None),
             AddOutcome::Rejected { .. } => ("duplicate", Some("rejected")),
             AddOutcome::Flagged { .. } => ("duplicate", Some("flagged")),

@@ -13,7 +13,7 @@ use serde::Serialize;
 pub struct ReportLine {
     /// The document id, or `FILE:LINE` for a record that could not be read.
     pub id: String,
-    /// `added`, `duplicate`, `exists` or `error`.
+    /// `added`, `updated`, `duplicate`, `exists` or `error`.
     pub status: &'static str,
     /// For a duplicate: the id of the document it duplicates.
     pub duplicate_of: Option<String>,
@@ -136,6 +136,8 @@ pub struct Tally {
     pub added: u64,
     /// Near-duplicates (rejected, flagged or replacing).
     pub duplicates: u64,
+    /// Documents that replaced an earlier version with the same id.
+    pub updated: u64,
     /// Documents already in the index.
     pub exists: u64,
     /// Records that were errors.
@@ -149,6 +151,7 @@ impl Tally {
         match line.status {
             "added" => self.added += 1,
             "duplicate" => self.duplicates += 1,
+            "updated" => self.updated += 1,
             "exists" => self.exists += 1,
             _ => self.errors += 1,
         }
@@ -158,9 +161,10 @@ impl Tally {
     pub fn summary(&self, elapsed: Duration) -> String {
         let seconds = elapsed.as_secs_f64();
         format!(
-            "{} read, {} added, {} duplicates, {} already indexed, {} errors; {:.1} s ({:.0} documents/s)",
+            "{} read, {} added, {} updated, {} duplicates, {} already indexed, {} errors; {:.1} s ({:.0} documents/s)",
             self.read,
             self.added,
+            self.updated,
             self.duplicates,
             self.exists,
             self.errors,

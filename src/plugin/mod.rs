@@ -69,7 +69,8 @@ pub use collector::{
     ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, SegmentHits,
 };
 pub use columns::{
-    DedupFields, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+    DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
+    SIGNATURE_FIELD,
 };
 pub use index::{register_tokenizer, DedupIndex};
 pub use settings::{text_field_options, DedupSettings, SETTINGS_VERSION};

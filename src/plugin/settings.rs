@@ -14,7 +14,8 @@ use crate::matching::{check_distance, MatchRule, Verification, VerifyRule};
 use crate::plugin::columns::DedupFields;
 #[cfg(doc)]
 use crate::plugin::columns::{
-    DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
+    SIGNATURE_FIELD,
 };
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 
@@ -36,7 +37,7 @@ pub const SETTINGS_VERSION: u32 = 1;
 /// let mut schema = Schema::builder();
 /// schema.add_text_field("title", text_field_options());
 /// schema.add_text_field("body", text_field_options());
-/// settings.add_fields(&mut schema); // dedup_fingerprint, dedup_sequence, url, dedup_flag, dedup_duplicate_of
+/// settings.add_fields(&mut schema); // dedup_fingerprint, dedup_sequence, url, dedup_content, dedup_flag, dedup_duplicate_of
 /// let schema = schema.build();
 /// assert!(schema.get_field("url").is_ok());
 /// ```
@@ -195,10 +196,10 @@ impl DedupSettings {
         self.user_dictionary.as_deref()
     }
 
-    /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], [`SEQUENCE_FIELD`], the key field if one is
-    /// set, [`FLAG_FIELD`] and [`DUPLICATE_OF_FIELD`] if flagging is on, and
-    /// [`SIGNATURE_FIELD`] with a verification. The text fields
-    /// are the caller's own (see [`text_field_options`]).
+    /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], [`SEQUENCE_FIELD`], the
+    /// key field and [`CONTENT_FIELD`] if a key field is set, [`FLAG_FIELD`] and
+    /// [`DUPLICATE_OF_FIELD`] if flagging is on, and [`SIGNATURE_FIELD`] with a
+    /// verification. The text fields are the caller's own (see [`text_field_options`]).
     ///
     /// # Panics
     /// As [`SchemaBuilder`] does, when a field of the same name was added already.

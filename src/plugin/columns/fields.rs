@@ -10,7 +10,8 @@ use tantivy::schema::{
 use tantivy::schema::{TantivyDocument, Value};
 
 use super::{
-    signature, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+    signature, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
+    SIGNATURE_FIELD,
 };
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
@@ -31,6 +32,9 @@ pub struct DedupFields {
     pub flag: Option<(Field, Field)>,
     /// [`SIGNATURE_FIELD`], if the settings have a verification.
     pub signature: Option<Field>,
+    /// [`CONTENT_FIELD`], if the schema has it (indexes with a key field made by this
+    /// version of the crate).
+    pub content: Option<Field>,
 }
 
 impl DedupFields {
@@ -44,6 +48,7 @@ impl DedupFields {
         schema.add_u64_field(SEQUENCE_FIELD, FAST);
         if let Some(key) = settings.get_key_field() {
             schema.add_text_field(key, STRING | STORED | FAST);
+            schema.add_u64_field(CONTENT_FIELD, FAST);
         }
         if settings.get_flagging() {
             schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
@@ -115,6 +120,14 @@ impl DedupFields {
                 })
             })
             .transpose()?;
+        // Optional: indexes made before it existed tell versions apart by fingerprint.
+        let content = match schema.get_field(CONTENT_FIELD) {
+            Ok(_) => Some(field(schema, CONTENT_FIELD, |ty| match ty {
+                FieldType::U64(options) if options.is_fast() => Ok(()),
+                _ => Err("must be a u64 field, FAST".into()),
+            })?),
+            Err(_) => None,
+        };
         Ok(DedupFields {
             fingerprint,
             sequence,
@@ -122,6 +135,7 @@ impl DedupFields {
             key,
             flag,
             signature,
+            content,
         })
     }
 
@@ -163,6 +177,22 @@ impl DedupFields {
         }
         if let (Some(field), Some(signature)) = (self.signature, signature) {
             document.add_bytes(field, &signature::encode(signature));
+        }
+    }
+
+    /// The version of a document whose fingerprinted text is `text`: the digest of the text
+    /// when the index has [`CONTENT_FIELD`], else its fingerprint (`None` without one).
+    pub(crate) fn version_of(&self, text: &str, fingerprint: Option<Fingerprint>) -> Option<u64> {
+        match self.content {
+            Some(_) => Some(xxhash_rust::xxh3::xxh3_64(text.as_bytes())),
+            None => fingerprint.map(Fingerprint::bits),
+        }
+    }
+
+    /// Writes a document's text digest, when the index has [`CONTENT_FIELD`].
+    pub(crate) fn set_version(&self, document: &mut TantivyDocument, version: Option<u64>) {
+        if let (Some(field), Some(version)) = (self.content, version) {
+            document.add_u64(field, version);
         }
     }
 

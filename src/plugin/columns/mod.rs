@@ -43,6 +43,12 @@ pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
 /// [`Verification`](crate::matching::Verification) (FAST): 4 bytes per value. A document without a fingerprint has none.
 pub const SIGNATURE_FIELD: &str = "dedup_signature";
 
+/// The u64 field holding a digest (xxh3) of each document's fingerprinted text (FAST), in
+/// indexes with a key field: how the writer tells a document added again with the same text
+/// (`exists`) from a new version of it (an update). Indexes made before it existed tell them
+/// apart by fingerprint, and take a new text of the same fingerprint for the same text.
+pub const CONTENT_FIELD: &str = "dedup_content";
+
 /// True when `doc` holds a nonzero value in the [`FLAG_FIELD`] column `flags`: a document
 /// flagged as a near-duplicate at index time. False without the column or a value.
 #[inline]

@@ -6,7 +6,8 @@ use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
 use super::{
-    is_flagged, signature, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+    is_flagged, signature, CONTENT_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
+    SIGNATURE_FIELD,
 };
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
@@ -132,6 +133,24 @@ pub(crate) fn fingerprint_at(
     let reader = searcher.segment_reader(address.segment_ord);
     let column = reader.fast_fields().u64(FINGERPRINT_FIELD)?;
     Ok(column.first(address.doc_id).map(Fingerprint))
+}
+
+/// The version of the document at `address`, as `DedupFields::version_of` computed it when
+/// it was added: its text digest when `content` (the index has the field), else its
+/// fingerprint.
+pub(crate) fn version_at(
+    searcher: &Searcher,
+    address: DocAddress,
+    content: bool,
+) -> Result<Option<u64>> {
+    let name = if content {
+        CONTENT_FIELD
+    } else {
+        FINGERPRINT_FIELD
+    };
+    let reader = searcher.segment_reader(address.segment_ord);
+    let column = reader.fast_fields().u64(name)?;
+    Ok(column.first(address.doc_id))
 }
 
 /// The key of the document at `address`, read from the key field's fast column.

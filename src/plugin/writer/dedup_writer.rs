@@ -11,6 +11,7 @@ use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, Segment
 use super::view::{Judged, WriterView};
 use super::{AddOutcome, Policy};
 use crate::error::{Error, Result};
+use crate::fingerprint::Fingerprint;
 use crate::matching::{check_distance, Matcher};
 use crate::plugin::columns::stored::next_sequence;
 use crate::plugin::DedupIndex;
@@ -31,9 +32,14 @@ use crate::plugin::DedupIndex;
 ///   indexed, and never duplicates of one another. Texts longer than
 ///   [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) are fingerprinted on
 ///   their prefix.
-/// - **Keys.** With a [key field](crate::plugin::DedupSettings::key_field), a document whose key is
-///   in the index already is not added again ([`AddOutcome::Exists`]), so an interrupted
-///   ingestion can be run again from the start.
+/// - **Keys.** With a [key field](crate::plugin::DedupSettings::key_field), a document whose
+///   key is in the index already with the same text is not added again
+///   ([`AddOutcome::Exists`]), so an interrupted ingestion can be run again from the start;
+///   with another text it replaces the indexed version in one step, atomic against other
+///   threads and against a crash ([`AddOutcome::Updated`]; the new text is checked
+///   against every other document as any addition is). "The same text" is the same digest
+///   of the fingerprinted text ([`CONTENT_FIELD`](crate::plugin::CONTENT_FIELD)); an index
+///   made before that field existed compares fingerprints instead.
 ///
 /// ```
 /// use tantivy::schema::Schema;
@@ -177,11 +183,13 @@ impl DedupWriter {
     /// an earlier error, for one).
     pub fn add(&self, mut document: TantivyDocument) -> Result<AddOutcome> {
         let fields = self.index.fields();
-        let (fingerprint, signature) = self
-            .index
-            .fingerprint_and_signature(&fields.text_of(&document));
+        let text = fields.text_of(&document);
+        let (fingerprint, signature) = self.index.fingerprint_and_signature(&text);
+        let version = fields.version_of(&text, fingerprint);
+        drop(text);
         let key = fields.key_of(&document).map(str::to_owned);
         fields.set_fingerprint(&mut document, fingerprint, signature.as_ref());
+        fields.set_version(&mut document, version);
         let mut state = self.lock();
         let State {
             writer,
@@ -190,34 +198,53 @@ impl DedupWriter {
             next_sequence,
             ..
         } = &mut *state;
+        // A key in the index already: the same text is there (a resumed run), or this is a
+        // new version of it, which replaces it.
+        let mut update = None;
         if let Some(key) = &key {
-            if view.contains_key(key)? {
+            let versions = view.versions_of(key)?;
+            if versions.contains(&version) {
                 return Ok(AddOutcome::Exists { key: key.clone() });
             }
+            if !versions.is_empty() {
+                update = Some(key.as_str());
+            }
         }
+        let key_field = fields.key;
+        // Deletes the version being replaced, as a part of this add: tantivy commits the
+        // delete and the add together or neither.
+        let replace_old_version =
+            |writer: &mut IndexWriter, view: &mut WriterView| match (update, key_field) {
+                (Some(old), Some(field)) => {
+                    writer.delete_term(Term::from_field_text(field, old));
+                    view.delete_key(old)
+                }
+                _ => Ok(()),
+            };
         // Numbered under the lock, so that the numbers follow the order of the decisions.
         fields.set_sequence(&mut document, *next_sequence);
         *next_sequence += 1;
         let Some(fingerprint) = fingerprint else {
+            replace_old_version(writer, view)?;
             fields.set_flag(&mut document, None);
-            view.note_added_key(key.as_deref());
+            view.note_added_key(key.as_deref(), version);
             let opstamp = writer.add_document(document)?;
-            return Ok(AddOutcome::Added {
-                fingerprint: None,
-                opstamp,
-            });
+            return Ok(added(update, None, opstamp));
         };
         view.near(fingerprint, signature.as_ref(), &self.matcher, judged)?;
+        if let Some(old) = update {
+            // The version being replaced is no reference for its successor.
+            judged.retain(|found| !view.has_key(found, old));
+        }
         let Some(&nearest) = judged.first() else {
+            replace_old_version(writer, view)?;
             fields.set_flag(&mut document, None);
-            view.insert(fingerprint, signature.as_ref(), key.as_deref());
+            view.insert(fingerprint, signature.as_ref(), (key.as_deref(), version));
             let opstamp = writer.add_document(document)?;
-            return Ok(AddOutcome::Added {
-                fingerprint: Some(fingerprint),
-                opstamp,
-            });
+            return Ok(added(update, Some(fingerprint), opstamp));
         };
         match self.policy {
+            // A rejected new version leaves the indexed one as it is.
             Policy::Reject => Ok(AddOutcome::Rejected {
                 fingerprint,
                 duplicate_of: view.describe(nearest)?,
@@ -228,8 +255,9 @@ impl DedupWriter {
                     .key
                     .clone()
                     .unwrap_or_else(|| duplicate_of.fingerprint.to_string());
+                replace_old_version(writer, view)?;
                 fields.set_flag(&mut document, Some((duplicate_of.distance, &of)));
-                view.note_added_key(key.as_deref());
+                view.note_added_key(key.as_deref(), version);
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Flagged {
                     fingerprint,
@@ -238,7 +266,7 @@ impl DedupWriter {
                 })
             }
             Policy::Replace => {
-                let key_field = fields.key.expect("checked in DedupWriter::new");
+                let key_field = key_field.expect("checked in DedupWriter::new");
                 let mut replaced = Vec::with_capacity(judged.len());
                 for &found in judged.iter() {
                     let duplicate = view.describe(found)?;
@@ -249,8 +277,9 @@ impl DedupWriter {
                     }
                     replaced.push(duplicate);
                 }
+                replace_old_version(writer, view)?;
                 fields.set_flag(&mut document, None);
-                view.insert(fingerprint, signature.as_ref(), key.as_deref());
+                view.insert(fingerprint, signature.as_ref(), (key.as_deref(), version));
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Replaced {
                     fingerprint,
@@ -359,5 +388,20 @@ impl std::fmt::Debug for DedupWriter {
             .field("policy", &self.policy)
             .field("matcher", &self.matcher)
             .finish_non_exhaustive()
+    }
+}
+
+/// The outcome of a document indexed as no near-duplicate: added, or, when it replaced an
+/// earlier version of its key, updated.
+fn added(update: Option<&str>, fingerprint: Option<Fingerprint>, opstamp: Opstamp) -> AddOutcome {
+    match update {
+        Some(_) => AddOutcome::Updated {
+            fingerprint,
+            opstamp,
+        },
+        None => AddOutcome::Added {
+            fingerprint,
+            opstamp,
+        },
     }
 }

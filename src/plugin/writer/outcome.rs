@@ -80,9 +80,20 @@ pub enum AddOutcome {
         /// The operation stamp of the add.
         opstamp: Opstamp,
     },
-    /// Not indexed: a document with the same key is in the index already (or was added since
-    /// the last commit), as when an interrupted ingestion is run again. Delete it first to
-    /// replace it.
+    /// Indexed in place of the document with the same key and another text, which is
+    /// deleted in the same commit (a page crawled again): the new text was checked against
+    /// every other document as any addition is, and is no near-duplicate of one. (A new
+    /// version that is a near-duplicate of another document is
+    /// [`Rejected`](Self::Rejected), leaving the indexed version as it is, or
+    /// [`Flagged`](Self::Flagged) or [`Replaced`](Self::Replaced) in its place.)
+    Updated {
+        /// The new version's fingerprint.
+        fingerprint: Option<Fingerprint>,
+        /// The operation stamp of the add.
+        opstamp: Opstamp,
+    },
+    /// Not indexed: a document with the same key and the same text is in the index already
+    /// (or was added since the last commit), as when an interrupted ingestion is run again.
     Exists {
         /// The key.
         key: String,
@@ -97,7 +108,9 @@ impl AddOutcome {
             AddOutcome::Rejected { duplicate_of, .. }
             | AddOutcome::Flagged { duplicate_of, .. } => Some(duplicate_of),
             AddOutcome::Replaced { replaced, .. } => replaced.first(),
-            AddOutcome::Added { .. } | AddOutcome::Exists { .. } => None,
+            AddOutcome::Added { .. } | AddOutcome::Updated { .. } | AddOutcome::Exists { .. } => {
+                None
+            }
         }
     }
 
@@ -105,7 +118,10 @@ impl AddOutcome {
     pub fn is_indexed(&self) -> bool {
         matches!(
             self,
-            AddOutcome::Added { .. } | AddOutcome::Flagged { .. } | AddOutcome::Replaced { .. }
+            AddOutcome::Added { .. }
+                | AddOutcome::Updated { .. }
+                | AddOutcome::Flagged { .. }
+                | AddOutcome::Replaced { .. }
         )
     }
 }

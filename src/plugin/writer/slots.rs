@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use tantivy::collector::{Count, DocSetCollector};
+use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
@@ -16,7 +16,7 @@ use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
 use crate::error::Result;
 use crate::fingerprint::{Fingerprint, Signature};
 use crate::lookup::SignatureTable;
-use crate::plugin::columns::stored::{key_at, key_hash, signature_at, NO_KEY};
+use crate::plugin::columns::stored::{key_at, key_hash, signature_at, version_at, NO_KEY};
 use crate::plugin::columns::{is_flagged, FLAG_FIELD};
 use crate::plugin::DedupIndex;
 
@@ -56,13 +56,14 @@ impl Committed {
         self.addresses.clear();
     }
 
-    /// Whether a committed, alive document has `key`.
-    pub fn has_key(&self, key: &str) -> Result<bool> {
-        let Some(field) = self.index.fields().key else {
-            return Ok(false);
-        };
-        let query = TermQuery::new(Term::from_field_text(field, key), IndexRecordOption::Basic);
-        Ok(self.searcher.search(&query, &Count)? > 0)
+    /// The versions (text digests, or fingerprints) of the committed, alive documents with
+    /// `key`.
+    pub fn versions_of(&self, key: &str) -> Result<Vec<Option<u64>>> {
+        let content = self.index.fields().content.is_some();
+        self.with_key(key)?
+            .into_iter()
+            .map(|address| version_at(&self.searcher, address, content))
+            .collect()
     }
 
     /// The alive documents with `key`, in address order.
@@ -282,8 +283,12 @@ mod tests {
     #[test]
     fn keys_are_looked_up_among_alive_documents() {
         let (committed, _) = committed();
-        assert!(committed.has_key("c").unwrap());
-        assert!(!committed.has_key("d").unwrap());
+        assert_eq!(
+            committed.versions_of("c").unwrap(),
+            [None],
+            "no fingerprint"
+        );
+        assert!(committed.versions_of("d").unwrap().is_empty());
         assert_eq!(committed.with_key("b").unwrap().len(), 1);
     }
 

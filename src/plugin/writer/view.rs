@@ -60,8 +60,9 @@ pub(crate) struct WriterView {
 struct Pending {
     /// Keys of the slots added since the last commit.
     slots: HashMap<u32, Option<String>>,
-    /// Keys added since the last commit.
-    added: HashSet<String>,
+    /// Keys added since the last commit, with the version of their text (see
+    /// `DedupFields::version_of`).
+    added: HashMap<String, Option<u64>>,
     /// Keys deleted since the last commit: their committed documents no longer count.
     deleted: HashSet<String>,
 }
@@ -146,15 +147,21 @@ impl WriterView {
         self.lookup.len()
     }
 
-    /// Whether a document with `key` is in the index as the writer sees it.
-    pub fn contains_key(&self, key: &str) -> Result<bool> {
-        if self.pending.added.contains(key) {
-            return Ok(true);
+    /// The versions of the documents with `key` in the index as the writer sees it (their
+    /// text digests, or fingerprints): empty when there is none.
+    pub fn versions_of(&self, key: &str) -> Result<Vec<Option<u64>>> {
+        if let Some(&version) = self.pending.added.get(key) {
+            return Ok(vec![version]);
         }
         if self.pending.deleted.contains(key) {
-            return Ok(false);
+            return Ok(Vec::new());
         }
-        self.committed.has_key(key)
+        self.committed.versions_of(key)
+    }
+
+    /// Whether the reference `judged` is a document with `key` (by key hash).
+    pub fn has_key(&self, judged: &Judged, key: &str) -> bool {
+        self.slot_keys[judged.id as usize] == key_hash(key.as_bytes())
     }
 
     /// The references that `matcher` judges near-duplicates of a document with
@@ -232,7 +239,7 @@ impl WriterView {
         &mut self,
         fingerprint: Fingerprint,
         signature: Option<&Signature>,
-        key: Option<&str>,
+        (key, version): (Option<&str>, Option<u64>),
     ) {
         let slot = self.slot_keys.len() as u32;
         self.slot_keys
@@ -246,13 +253,14 @@ impl WriterView {
         self.lookup.insert(slot, fingerprint);
         self.fingerprints.push(fingerprint);
         self.pending.slots.insert(slot, key.map(str::to_owned));
-        self.note_added_key(key);
+        self.note_added_key(key, version);
     }
 
-    /// Records a key added since the last commit, for a document that is not a reference.
-    pub fn note_added_key(&mut self, key: Option<&str>) {
+    /// Records a key added since the last commit with the version of its text, for a
+    /// document that is not a reference.
+    pub fn note_added_key(&mut self, key: Option<&str>, version: Option<u64>) {
         if let Some(key) = key {
-            self.pending.added.insert(key.to_owned());
+            self.pending.added.insert(key.to_owned(), version);
         }
     }
 
@@ -371,9 +379,9 @@ mod tests {
     #[test]
     fn references_added_since_the_commit_are_found_nearest_first() {
         let (mut view, matcher) = view(3);
-        view.insert(Fingerprint(0b0111), None, Some("far"));
-        view.insert(Fingerprint(0b0001), None, Some("near"));
-        view.insert(Fingerprint(u64::MAX), None, None);
+        view.insert(Fingerprint(0b0111), None, (Some("far"), Some(1)));
+        view.insert(Fingerprint(0b0001), None, (Some("near"), Some(2)));
+        view.insert(Fingerprint(u64::MAX), None, (None, None));
         assert_eq!(view.len(), 3);
         assert_eq!(near(&mut view, &matcher, 0), [(1, 1), (0, 3)]);
         let duplicate = view
@@ -390,20 +398,23 @@ mod tests {
     #[test]
     fn keys_added_and_deleted_before_the_commit_are_exact() {
         let (mut view, matcher) = view(3);
-        view.insert(Fingerprint(0), None, Some("a"));
-        view.note_added_key(Some("flagged"));
-        assert!(view.contains_key("a").unwrap());
-        assert!(view.contains_key("flagged").unwrap());
+        view.insert(Fingerprint(0), None, (Some("a"), Some(7)));
+        view.note_added_key(Some("flagged"), Some(8));
+        assert_eq!(view.versions_of("a").unwrap(), [Some(7)]);
+        assert_eq!(view.versions_of("flagged").unwrap(), [Some(8)]);
         view.delete_key("a").unwrap();
-        assert!(!view.contains_key("a").unwrap());
+        assert!(view.versions_of("a").unwrap().is_empty());
         assert!(
             near(&mut view, &matcher, 0).is_empty(),
             "deleted, no reference"
         );
         assert_eq!(view.len(), 0);
+        // Added again after the delete: the new version.
+        view.note_added_key(Some("a"), Some(9));
+        assert_eq!(view.versions_of("a").unwrap(), [Some(9)]);
         view.commit(view.searcher().clone());
         assert!(
-            !view.contains_key("flagged").unwrap(),
+            view.versions_of("flagged").unwrap().is_empty(),
             "never committed here"
         );
     }
