@@ -5,12 +5,12 @@
 
 mod support;
 
+use support::index::create;
 use support::rng::Rng;
-use tantivy::schema::Schema;
 use tantivy::{doc, Index};
 use tantivy_dedup::plugin::{
-    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy,
-    Verification, SIGNATURE_FIELD,
+    AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy, Verification,
+    SIGNATURE_FIELD,
 };
 use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
 
@@ -53,14 +53,6 @@ fn distance(a: &[String], b: &[String]) -> u32 {
     let hasher = SimHasher::new(&FingerprintConfig::default()).unwrap();
     let fa = hasher.fingerprint(&a.join(" ")).unwrap();
     fa.distance(hasher.fingerprint(&b.join(" ")).unwrap())
-}
-
-fn create(dir: &std::path::Path, settings: DedupSettings) -> DedupIndex {
-    let mut schema = Schema::builder();
-    schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
-    let index = Index::create_in_dir(dir, schema.build()).unwrap();
-    DedupIndex::create(index, settings).unwrap()
 }
 
 fn settings(verification: Option<Verification>) -> DedupSettings {

@@ -7,12 +7,13 @@ mod support;
 
 use std::sync::Arc;
 
+use support::index::create;
 use support::rng::Rng;
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, TermQuery};
-use tantivy::schema::{IndexRecordOption, Schema, Value};
+use tantivy::schema::{IndexRecordOption, Value};
 use tantivy::{doc, Index, Searcher, TantivyDocument, Term};
-use tantivy_dedup::plugin::{text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy};
+use tantivy_dedup::plugin::{AddOutcome, DedupIndex, DedupSettings, Policy};
 
 const MEMORY: usize = 15_000_000;
 
@@ -23,14 +24,6 @@ fn text(seed: u64, n: usize) -> String {
         .map(|_| format!("w{}", rng.next() % 50_000))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-fn create(dir: &std::path::Path, settings: DedupSettings) -> DedupIndex {
-    let mut schema = Schema::builder();
-    schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
-    let index = Index::create_in_dir(dir, schema.build()).unwrap();
-    DedupIndex::create(index, settings).unwrap()
 }
 
 fn page(index: &DedupIndex, url: &str, body: &str) -> TantivyDocument {

@@ -1,0 +1,18 @@
+//! A dedup index on disk with one text field, `body`, and the plugin's fields.
+
+#![allow(dead_code)] // Each test file uses its own part.
+
+use std::path::Path;
+
+use tantivy::schema::Schema;
+use tantivy::Index;
+use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
+
+/// A new index in `dir` whose schema has `body` and the fields `settings` add.
+pub fn create(dir: &Path, settings: DedupSettings) -> DedupIndex {
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", text_field_options());
+    settings.add_fields(&mut schema);
+    let index = Index::create_in_dir(dir, schema.build()).unwrap();
+    DedupIndex::create(index, settings).unwrap()
+}
