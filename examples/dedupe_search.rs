@@ -27,7 +27,7 @@ fn main() -> anyhow::Result<()> {
     settings.add_fields(&mut schema);
     let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings)?;
 
-    // A plain writer: every document goes in; the fingerprint field is set by hand.
+    // A plain writer: every document goes in, with its fingerprint and signature filled in.
     let mut writer: IndexWriter = index.index().writer(50_000_000)?;
     let corpus = std::fs::File::open(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/corpus.jsonl"))?;
     for line in std::io::BufReader::new(corpus).lines() {
@@ -36,9 +36,7 @@ fn main() -> anyhow::Result<()> {
             id => record["id"].as_str().unwrap_or_default(),
             body => record["text"].as_str().unwrap_or_default(),
         );
-        if let Some(fingerprint) = index.fingerprint_of(&document) {
-            document.add_u64(index.fields().fingerprint, fingerprint.0);
-        }
+        index.fill_document(&mut document);
         writer.add_document(document)?;
     }
     writer.commit()?;
