@@ -270,7 +270,13 @@ fn fingerprint() -> impl Strategy<Value = Option<u64>> {
         Just(u64::MAX),
         any::<u64>(),
     ];
-    let near = (base, prop::collection::vec(0u32..64, 0..4))
+    // Mostly within a few bits of a base; sometimes 6 to 20 bits away, between k and twice
+    // the candidate distance, where verified collectors tell hits apart by signature.
+    let flips = prop_oneof![
+        3 => prop::collection::vec(0u32..64, 0..4),
+        1 => prop::collection::vec(0u32..64, 6..20),
+    ];
+    let near = (base, flips)
         .prop_map(|(base, flips)| flips.into_iter().fold(base, |fp, bit| fp ^ (1 << bit)));
     prop_oneof![
         1 => Just(None),
@@ -593,4 +599,65 @@ fn column_cache_follows_merges() {
         reference(&after, query.as_ref(), &settings)
     );
     assert_eq!(format!("{cache:?}"), "ColumnCache { segments: 1 }");
+}
+
+/// Two hits of one segment whose fingerprints are too far apart for one hit to hide both by
+/// distance alone, but whose signatures agree: a verified hit of another segment, ranked
+/// above, hides both. The segment must keep enough hits behind them to fill the page, on
+/// every path (the packing tells such a pair apart by signature only where it may).
+#[test]
+fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
+    let doc = |alpha, fingerprint, signature: Option<u32>| Doc {
+        alpha,
+        beta: 0,
+        filler: 0,
+        fingerprint: Some(fingerprint),
+        flag: None,
+        signature: signature.map(|value| vec![value; SIGNATURE_VALUES]),
+    };
+    // h: 0; p and q 12 bits from h on either side, 24 from each other; the rest far. Scores
+    // fall in that order, h alone in its segment.
+    let mut docs = vec![
+        doc(3, 0, Some(7)),
+        doc(2, 0xFFF, Some(7)),
+        doc(2, 0xFF_F000, Some(7)),
+    ];
+    for i in 1..6u64 {
+        docs.push(doc(
+            1,
+            i.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            Some(i as u32),
+        ));
+    }
+    let (index, fields) = build(&Corpus {
+        docs,
+        segment_sizes: vec![1],
+        deleted: vec![false; 8],
+    });
+    let searcher = index.reader().unwrap().searcher();
+    let query = query(0, &fields);
+    for limit in 1..5 {
+        let settings = Settings {
+            limit,
+            offset: 0,
+            k: 3,
+            skip_flagged: false,
+            verify: Some((16, 0.5, None)),
+        };
+        let expected = reference(&searcher, query.as_ref(), &settings);
+        assert_eq!(
+            expected.hits[0].hidden.len(),
+            2,
+            "h hides p and q: {expected:?}"
+        );
+        let collector = settings.collector();
+        let got = collector.search(&searcher, query.as_ref()).unwrap();
+        assert_eq!(got, expected, "limit {limit}");
+        let direct = searcher.search(query.as_ref(), &collector).unwrap();
+        assert_eq!(direct, expected, "direct: limit {limit}");
+        let (_, fed) = searcher
+            .search(query.as_ref(), &(Count, collector))
+            .unwrap();
+        assert_eq!(fed, expected, "in a tuple: limit {limit}");
+    }
 }

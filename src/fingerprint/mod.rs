@@ -22,7 +22,7 @@ pub(crate) use config::serialized_differences;
 pub use config::{ConfigDifference, FingerprintConfig, DEFAULT_MAX_TEXT_BYTES, FORMAT_VERSION};
 pub use counter::SimHashCounter;
 pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
-pub(crate) use signature::{is_empty_set, jaccard, shares_band, Signature, EMPTY};
+pub(crate) use signature::{equal_positions, is_empty_set, jaccard, shares_band, Signature, EMPTY};
 pub(crate) use signer::Signer;
 pub(crate) use simhasher::bounded_prefix;
 pub use simhasher::{SimHasher, SimHasherBuilder, Utf8Policy};

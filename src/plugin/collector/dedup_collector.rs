@@ -135,11 +135,11 @@ impl DedupCollector {
     /// holding the signatures (`dedup_signature` in a [`DedupIndex`](crate::plugin::DedupIndex),
     /// whose [`collector`](crate::plugin::DedupIndex::collector) sets this from its settings).
     ///
-    /// Through [`search`](Self::search) this costs little: a hit's signature is read only
-    /// when the walk compares it with a shown hit between *k* and the candidate distance.
-    /// Through [`Searcher::search`] each segment must keep hits until their fingerprints are
-    /// pairwise more than twice the candidate distance apart (often every hit), each read
-    /// with its signature.
+    /// Through [`search`](Self::search) a hit's signature is read only when the walk
+    /// compares it with a shown hit between *k* and the candidate distance. Through
+    /// [`Searcher::search`] each segment keeps hits until no shown hit can hide two of a
+    /// set as large as the page (see [`DedupCollector`]): hits closer than twice the
+    /// candidate distance join that set by their signatures, read for it.
     #[must_use]
     pub fn verification(
         mut self,
@@ -193,12 +193,11 @@ impl DedupCollector {
     ///
     /// It collects each segment's best hits (its share of the page, with room for hidden
     /// ones), walks their merged ranking, and collects the segments that were cut again,
-    /// with more, when the part of the ranking they cover exactly ends before the page does. [`Searcher::search`] cannot collect again after the merge, so
+    /// with more, when the part of the ranking they cover exactly ends before the page does.
+    /// [`Searcher::search`] cannot collect again after the merge, so
     /// there each segment must prove on its own that it kept enough, with a packing of the
     /// whole page (see [`DedupCollector`]): more hits per segment, a lower block-WAND
-    /// threshold, and, with [verification](Self::verification), packings spread by twice
-    /// the candidate distance, which unrelated fingerprints rarely are (half of all pairs
-    /// are within 32 bits), so that a segment often keeps every hit.
+    /// threshold, and, with [verification](Self::verification), signatures read for it.
     ///
     /// # Errors
     /// [`Error::InvalidSetting`] for invalid settings; [`Error::Tantivy`] when a field is
@@ -269,7 +268,7 @@ impl DedupCollector {
     fn need(&self) -> Need {
         Need {
             needed: self.offset.saturating_add(self.limit).saturating_add(1),
-            reach: self.matcher().reach(),
+            matcher: self.matcher(),
         }
     }
 

@@ -14,8 +14,12 @@
 //!   too: they are always shown), the greedy walk over any ranking prefix that contains them
 //!   shows at least `n` hits: each of them is shown or hidden by a shown hit within `k`
 //!   ranked above it, and no shown hit is within `k` of two of them. With verification, *k*
-//!   is the matcher's reach (the candidate distance): a
-//!   pair further apart never matches, whatever its signatures.
+//!   is the matcher's reach (the candidate distance): a pair further apart never matches,
+//!   whatever its signatures; and two hits closer than twice the reach are still never
+//!   hidden by one shown hit when their signatures agree too little for one signature to
+//!   agree enough with both (`Matcher::separates`), which unrelated documents' signatures
+//!   do. A hit's signature is read for that test only when its distance to a member needs
+//!   it.
 //!
 //! So a segment keeps its hits up to the one that completes a packing of `needed` (the
 //! page's end plus one), or all of them. The merge walks the hits ranked at or above the
@@ -26,6 +30,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
 
+use std::sync::Arc;
+
+use crate::matching::Matcher;
 use crate::plugin::columns::segment::SegmentColumns;
 use crate::Fingerprint;
 
@@ -104,15 +111,86 @@ impl SegmentHits {
     }
 }
 
-/// What a page needs from every segment: a packing of `needed` hits at distance above
-/// `2 * reach`.
+/// What a page needs from every segment: a packing of `needed` hits that no shown hit can
+/// hide two of, by `matcher` ([`Matcher::separates`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Need {
     /// `offset + limit + 1`: the page's shown hits, those before it, and the one after it
     /// that ends it.
     pub(crate) needed: usize,
-    /// The largest distance at which two hits can match.
-    pub(crate) reach: u32,
+    /// The rule that hides hits.
+    pub(crate) matcher: Matcher,
+}
+
+/// A member of a segment's packing: a hit's fingerprint, and its signature once read.
+struct Member {
+    fingerprint: Fingerprint,
+    signature: SignatureRead,
+}
+
+/// A hit's signature as the packing reads it: at most once, and only for a pair whose
+/// separation depends on it.
+enum SignatureRead {
+    Unread(DocId),
+    Read(Option<Arc<[u32]>>),
+    /// The column could not be read: the hit separates from nothing by its signature (the
+    /// packing is then only larger; the walk, which reads it again, reports the error).
+    Failed,
+}
+
+impl SignatureRead {
+    fn get(&mut self, columns: &SegmentColumns) -> Result<Option<&[u32]>, ()> {
+        if let SignatureRead::Unread(doc) = *self {
+            *self = match columns.signature(doc) {
+                Ok(signature) => SignatureRead::Read(signature),
+                Err(_) => SignatureRead::Failed,
+            };
+        }
+        match self {
+            SignatureRead::Read(signature) => Ok(signature.as_deref()),
+            SignatureRead::Failed | SignatureRead::Unread(_) => Err(()),
+        }
+    }
+}
+
+/// Signature reads of a packing, bounded: a read costs about as much as carrying this many
+/// hits through the merge, so a segment that is not truncated spends at most one read per
+/// that many of its hits (beyond, a pair that needs signatures counts as not separated: the
+/// packing only grows slower, and the segment keeps more hits).
+const HITS_PER_SIGNATURE_READ: usize = 32;
+
+/// Whether `hit` joins `packing`: separated from every member, by distance first (no
+/// signature read while a member rules it out), then by signatures where `reads` allows.
+fn joins(
+    matcher: &Matcher,
+    (fingerprint, signature): (Fingerprint, &mut SignatureRead),
+    packing: &mut [Member],
+    columns: &SegmentColumns,
+    reads: &mut usize,
+) -> bool {
+    let by_distance = |member: &Member| {
+        let distance = fingerprint.distance(member.fingerprint);
+        matcher.separation_needs_signatures(distance) || matcher.separates(distance, None, None)
+    };
+    if !packing.iter().all(by_distance) {
+        return false;
+    }
+    packing.iter_mut().all(|member| {
+        let distance = fingerprint.distance(member.fingerprint);
+        if !matcher.separation_needs_signatures(distance) {
+            return true;
+        }
+        let unread = |read: &SignatureRead| usize::from(matches!(read, SignatureRead::Unread(_)));
+        let cost = unread(signature) + unread(&member.signature);
+        if cost > *reads {
+            return false;
+        }
+        *reads -= cost;
+        match (signature.get(columns), member.signature.get(columns)) {
+            (Ok(ours), Ok(theirs)) => matcher.separates(distance, ours, theirs),
+            _ => false,
+        }
+    })
 }
 
 /// Sorts one segment's hits and keeps the shortest ranking prefix holding a packing of
@@ -130,9 +208,13 @@ pub(crate) fn finish(
 ) -> Option<SegmentHits> {
     sort_by_rank(&mut hits);
     let total = hits.len();
-    let spread = 2 * need.reach;
-    let mut packing: Vec<Fingerprint> = Vec::new();
+    let mut packing: Vec<Member> = Vec::new();
     let mut packed = 0usize;
+    let mut reads = if truncated {
+        usize::MAX
+    } else {
+        total / HITS_PER_SIGNATURE_READ
+    };
     let mut kept = Vec::with_capacity(total.min(need.needed.saturating_mul(2)));
     for (score, doc) in hits {
         let fingerprint = columns.fingerprint(doc);
@@ -141,23 +223,32 @@ pub(crate) fn finish(
             address: DocAddress::new(segment_ord, doc),
             fingerprint,
         });
-        let joins = match fingerprint {
-            None => true,
-            Some(fp) => packing.iter().all(|&other| fp.distance(other) > spread),
-        };
-        if joins {
-            if let Some(fp) = fingerprint {
-                packing.push(fp);
+        // A hit without a fingerprint is always shown: a member of every packing.
+        if let Some(fingerprint) = fingerprint {
+            let mut signature = SignatureRead::Unread(doc);
+            let signature_of = (fingerprint, &mut signature);
+            if !joins(
+                &need.matcher,
+                signature_of,
+                &mut packing,
+                columns,
+                &mut reads,
+            ) {
+                continue;
             }
-            packed += 1;
-            if packed >= need.needed {
-                let complete = !truncated && kept.len() == total;
-                return Some(SegmentHits {
-                    hits: kept,
-                    complete,
-                    columns: columns.clone(),
-                });
-            }
+            packing.push(Member {
+                fingerprint,
+                signature,
+            });
+        }
+        packed += 1;
+        if packed >= need.needed {
+            let complete = !truncated && kept.len() == total;
+            return Some(SegmentHits {
+                hits: kept,
+                complete,
+                columns: columns.clone(),
+            });
         }
     }
     (!truncated).then(|| SegmentHits {
@@ -284,8 +375,12 @@ impl TopHits {
 mod tests {
     use super::*;
 
+    /// A page of `needed` whose hits hide those within `reach` bits.
     fn need(needed: usize, reach: u32) -> Need {
-        Need { needed, reach }
+        Need {
+            needed,
+            matcher: Matcher::new(reach, None),
+        }
     }
 
     fn finish(
