@@ -47,6 +47,9 @@ struct Corpus {
     /// Documents per segment (the last segment takes the rest).
     segment_sizes: Vec<usize>,
     deleted: Vec<bool>,
+    /// Signatures in a multi-valued u64 field (as indexes made now keep them), or in a bytes
+    /// field of 4 bytes a value (as older ones do).
+    u64_signatures: bool,
 }
 
 struct Fields {
@@ -64,7 +67,11 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
         id: schema.add_u64_field("id", INDEXED),
         fingerprint: schema.add_u64_field("fingerprint", FAST | INDEXED),
         flag: schema.add_u64_field("flag", FAST),
-        signature: schema.add_bytes_field("signature", FAST),
+        signature: if corpus.u64_signatures {
+            schema.add_u64_field("signature", FAST)
+        } else {
+            schema.add_bytes_field("signature", FAST)
+        },
     };
     let index = Index::create_in_ram(schema.build());
     let mut writer = index
@@ -89,9 +96,17 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
             if let Some(flag) = doc.flag {
                 document.add_u64(fields.flag, flag);
             }
-            if let Some(values) = &doc.signature {
-                let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-                document.add_bytes(fields.signature, &bytes);
+            match &doc.signature {
+                Some(values) if corpus.u64_signatures => {
+                    for &value in values {
+                        document.add_u64(fields.signature, u64::from(value));
+                    }
+                }
+                Some(values) => {
+                    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                    document.add_bytes(fields.signature, &bytes);
+                }
+                None => {}
             }
             writer.add_document(document).unwrap();
         }
@@ -210,7 +225,14 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
 /// [`SIGNATURE_VALUES`] of them.
 fn signature(searcher: &Searcher, address: DocAddress) -> Option<Vec<u32>> {
     let reader = searcher.segment_reader(address.segment_ord);
-    let column = reader.fast_fields().bytes("signature").unwrap()?;
+    if let Ok(Some(column)) = reader.fast_fields().column_opt::<u64>("signature") {
+        let values: Vec<u32> = column
+            .values_for_doc(address.doc_id)
+            .map(|v| v as u32)
+            .collect();
+        return (values.len() == SIGNATURE_VALUES).then_some(values);
+    }
+    let column = reader.fast_fields().bytes("signature").ok()??;
     let ord = column.ords().first(address.doc_id)?;
     let mut bytes = Vec::new();
     column.ord_to_bytes(ord, &mut bytes).unwrap();
@@ -315,11 +337,13 @@ fn corpus() -> impl Strategy<Value = Corpus> {
             Just(docs),
             prop::collection::vec(1usize..50, 1..5),
             prop::collection::vec(prop::bool::weighted(0.15), n),
+            any::<bool>(),
         )
-            .prop_map(|(docs, segment_sizes, deleted)| Corpus {
+            .prop_map(|(docs, segment_sizes, deleted, u64_signatures)| Corpus {
                 docs,
                 segment_sizes,
                 deleted,
+                u64_signatures,
             })
     })
 }
@@ -407,6 +431,7 @@ fn segments_full_of_duplicates_collect_again() {
         });
     }
     let corpus = Corpus {
+        u64_signatures: true,
         deleted: (0..docs.len()).map(|i| i % 7 == 0).collect(),
         docs,
         segment_sizes: vec![60, 70, 70],
@@ -446,6 +471,7 @@ fn tiny_index() -> (Index, Fields) {
         3
     ];
     build(&Corpus {
+        u64_signatures: true,
         docs,
         segment_sizes: vec![2],
         deleted: vec![false; 3],
@@ -498,8 +524,9 @@ fn fields_must_be_u64_fast_fields() {
         DedupCollector::new("id", 10), // indexed, not fast
         DedupCollector::new("body", 10),
         DedupCollector::new("fingerprint", 10).skip_flagged("id"),
-        // Signatures are a bytes fast field.
-        DedupCollector::new("fingerprint", 10).verification("flag", Verification::default()),
+        // Signatures are a u64 (or bytes) fast field.
+        DedupCollector::new("fingerprint", 10).verification("id", Verification::default()),
+        DedupCollector::new("fingerprint", 10).verification("body", Verification::default()),
         DedupCollector::new("fingerprint", 10).verification("missing", Verification::default()),
     ] {
         assert!(
@@ -524,6 +551,7 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
     };
     // Equal scores: ranked by address. 0 is flagged, 1 deleted, 2 and 3 near-duplicates.
     let corpus = Corpus {
+        u64_signatures: true,
         docs: vec![doc(0, 1), doc(0, 0), doc(1, 0), doc(3, 0)],
         segment_sizes: vec![4],
         deleted: vec![false, true, false, false],
@@ -560,6 +588,7 @@ fn column_cache_follows_merges() {
         })
         .collect();
     let (index, fields) = build(&Corpus {
+        u64_signatures: true,
         docs,
         segment_sizes: vec![10, 10, 10, 10],
         deleted: (0..40).map(|i| i % 7 == 0).collect(),
@@ -629,14 +658,18 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
             Some(i as u32),
         ));
     }
-    let (index, fields) = build(&Corpus {
-        docs,
-        segment_sizes: vec![1],
-        deleted: vec![false; 8],
-    });
-    let searcher = index.reader().unwrap().searcher();
-    let query = query(0, &fields);
-    for limit in 1..5 {
+    for (u64_signatures, limit) in [false, true]
+        .into_iter()
+        .flat_map(|u| (1..5).map(move |l| (u, l)))
+    {
+        let (index, fields) = build(&Corpus {
+            docs: docs.clone(),
+            segment_sizes: vec![1],
+            deleted: vec![false; 8],
+            u64_signatures,
+        });
+        let searcher = index.reader().unwrap().searcher();
+        let query = query(0, &fields);
         let settings = Settings {
             limit,
             offset: 0,

@@ -26,11 +26,6 @@ impl Signature {
     pub fn values(&self) -> &[u32] {
         &self.0
     }
-
-    /// The values, owned.
-    pub fn into_values(self) -> Box<[u32]> {
-        self.0
-    }
 }
 
 /// The number of positions at which two signatures agree: the count behind every Jaccard

@@ -117,64 +117,34 @@ impl Matcher {
         Some(rule.score.of(distance, jaccard(a, b)))
     }
 
-    /// Whether no document can be a near-duplicate of both `p` and `q`, two documents
-    /// `distance` bits apart whose signatures are `a` and `b`: the test of a packing, whose
-    /// members the greedy walk never hides with one shown hit.
-    ///
-    /// A document `h` near both is within the reach of each, so `p` and `q` are within twice
-    /// the reach. Beyond that, by how `h` matches them: both within *k* puts them within
-    /// `2k`; one within *k* and one verified, within `k` plus the candidate distance; both
-    /// verified needs both signatures, each agreeing with `h`'s on at least `e` of `n`
-    /// positions (the fewest with which a pair beyond *k* can reach the threshold), so that
-    /// `p` and `q` agree on at least `2e - n` positions. A pair further apart than
-    /// `max(2k, k + candidate distance)` whose signatures agree on fewer (or that lacks one)
-    /// is therefore separated. The bands only narrow what matches, so the test holds with
-    /// them. Signatures are looked at only where
-    /// [`separation_needs_signatures`](Self::separation_needs_signatures) says.
-    pub fn separates(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> bool {
-        if distance > 2 * self.reach() {
-            return true;
-        }
-        if !self.separation_needs_signatures(distance) {
-            return false;
-        }
-        let n = a.or(b).map_or(0, <[u32]>::len);
-        let least = self.min_equal(n);
-        // A document without a signature is near another only within k; an empty set's
-        // agrees with nothing, so it is verified only where no agreement is needed.
-        let verifiable = |s: Option<&[u32]>| s.is_some_and(|s| least == 0 || !is_empty_set(s));
-        if !(verifiable(a) && verifiable(b)) {
-            return true;
-        }
-        match (a, b) {
-            (Some(a), Some(b)) => (equal_positions(a, b) as i64) < 2 * least as i64 - n as i64,
-            _ => true,
-        }
-    }
-
-    /// Whether [`separates`](Self::separates) looks at the signatures of a pair at
-    /// `distance`: beyond `max(2k, k + candidate distance)` and within twice the reach,
-    /// when the rule verifies.
-    pub fn separation_needs_signatures(&self, distance: u32) -> bool {
-        self.verify.is_some_and(|rule| {
-            let lower = (2 * self.distance).max(self.distance + rule.candidate_distance);
-            distance > lower && distance <= 2 * self.reach()
-        })
-    }
-
-    /// The fewest equal positions of `n` with which a pair beyond the distance can reach the
-    /// threshold (at the distance just beyond *k*, where a score is highest); `n + 1` when
-    /// none can, 0 when the rule does not verify.
-    fn min_equal(&self, n: usize) -> usize {
+    /// The test of whether no document can be a near-duplicate of both of two documents
+    /// (see [`Separation`]), for signatures of `n` values.
+    pub fn separation(&self, n: usize) -> Separation {
+        let reach2 = 2 * self.reach();
         let Some(rule) = self.verify else {
-            return 0;
+            return Separation {
+                reach2,
+                zone_start: reach2,
+                n,
+                least: 0,
+            };
         };
+        // The fewest equal positions of `n` with which a pair beyond the distance can
+        // reach the threshold: at the distance just beyond k, where a score is highest,
+        // and the score does not fall as the agreement grows; `n + 1` when none can.
         let reaches = |equal: usize| {
             let jaccard = if n == 0 { 0.0 } else { equal as f64 / n as f64 };
             rule.score.of(self.distance + 1, jaccard) >= rule.threshold
         };
-        // The score does not fall as the agreement grows: the first that reaches it.
-        (0..=n).find(|&equal| reaches(equal)).unwrap_or(n + 1)
+        let least = (0..=n).find(|&equal| reaches(equal)).unwrap_or(n + 1);
+        Separation {
+            reach2,
+            zone_start: (2 * self.distance)
+                .max(self.distance + rule.candidate_distance)
+                .min(reach2),
+            n,
+            least,
+        }
     }
 
     /// The pair's score, when the rule verifies, the pair is within its reach and both
@@ -182,6 +152,65 @@ impl Matcher {
     fn score(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> Option<f64> {
         let rule = self.verify.filter(|_| distance <= self.reach())?;
         Some(rule.score.of(distance, jaccard(a?, b?)))
+    }
+}
+
+/// Whether no document can be a near-duplicate of both `p` and `q`, two documents some
+/// bits apart: the test of a packing, whose members the greedy walk never hides with one
+/// shown hit. Worked out once by [`Matcher::separation`] for signatures of `n` values.
+///
+/// A document `h` near both is within the reach of each, so `p` and `q` are within twice
+/// the reach. Beyond that, by how `h` matches them: both within *k* puts them within `2k`;
+/// one within *k* and one verified, within `k` plus the candidate distance; both verified
+/// needs both signatures, each agreeing with `h`'s on at least `e` of `n` positions (the
+/// fewest with which a pair beyond *k* can reach the threshold), so that `p` and `q`
+/// agree on at least `2e - n` positions. A pair further apart than
+/// `max(2k, k + candidate distance)` whose signatures agree on fewer (or that lacks one)
+/// is therefore separated. The bands only narrow what matches, so the test holds with
+/// them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Separation {
+    /// Twice the reach: any pair further apart is separated.
+    reach2: u32,
+    /// Pairs further apart than this (and within `reach2`) are separated by signatures;
+    /// closer ones never.
+    zone_start: u32,
+    /// Values per signature.
+    n: usize,
+    /// The fewest equal positions with which a pair beyond *k* matches (0 when the rule
+    /// does not verify, `n + 1` when no pair beyond *k* can match).
+    least: usize,
+}
+
+impl Separation {
+    /// Whether [`separates`](Self::separates) looks at the signatures of a pair at
+    /// `distance`.
+    #[inline]
+    pub fn needs_signatures(&self, distance: u32) -> bool {
+        distance > self.zone_start && distance <= self.reach2
+    }
+
+    /// Whether no document is near both of two documents `distance` bits apart, whose
+    /// signatures (of `n` values) are `a` and `b`. Signatures are looked at only where
+    /// [`needs_signatures`](Self::needs_signatures) says.
+    pub fn separates(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> bool {
+        if distance > self.reach2 {
+            return true;
+        }
+        if !self.needs_signatures(distance) {
+            return false;
+        }
+        // A document without a signature is near another only within k; an empty set's
+        // agrees with nothing, so it is verified only where no agreement is needed.
+        let verifiable = |s: Option<&[u32]>| {
+            s.is_some_and(|s| s.len() == self.n && (self.least == 0 || !is_empty_set(s)))
+        };
+        match (a, b) {
+            (Some(a), Some(b)) if verifiable(Some(a)) && verifiable(Some(b)) => {
+                (equal_positions(a, b) as i64) < 2 * self.least as i64 - self.n as i64
+            }
+            _ => true,
+        }
     }
 }
 
@@ -306,12 +335,13 @@ mod tests {
             };
             let matcher = Matcher::new(1, Some(&verification.threshold(threshold)));
             let (sp, sq) = (signatures[0].as_deref(), signatures[1].as_deref());
+            let separation = matcher.separation(8);
             let h = p ^ ((p ^ q) & mask) ^ noise;
             let sh: Option<Vec<u32>> = sp.zip(sq).map(|(sp, sq)| {
                 (0..8).map(|i| [sp[i], sq[i], 9][usize::from(mix[i])]).collect()
             });
             let distance = |x: u64, y: u64| (x ^ y).count_ones();
-            if matcher.separates(distance(p, q), sp, sq) {
+            if separation.separates(distance(p, q), sp, sq) {
                 let near_p = matcher.judge(distance(h, p), sh.as_deref(), sp).is_some();
                 let near_q = matcher.judge(distance(h, q), sh.as_deref(), sq).is_some();
                 proptest::prop_assert!(!(near_p && near_q));
@@ -322,21 +352,29 @@ mod tests {
     #[test]
     fn unrelated_signatures_separate_what_the_fingerprints_cannot() {
         let matcher = Matcher::new(3, Some(&Verification::default().hashes(4)));
+        let separation = matcher.separation(4);
         let (a, b) = ([1, 2, 3, 4], [5, 6, 7, 8]);
-        assert!(matcher.separates(33, None, None), "beyond twice the reach");
-        assert!(!matcher.separates(19, Some(&a), Some(&b)), "within k + 16");
-        assert!(matcher.separation_needs_signatures(20));
-        assert!(matcher.separates(20, Some(&a), Some(&b)));
         assert!(
-            matcher.separates(20, None, Some(&a)),
+            separation.separates(33, None, None),
+            "beyond twice the reach"
+        );
+        assert!(
+            !separation.separates(19, Some(&a), Some(&b)),
+            "within k + 16"
+        );
+        assert!(separation.needs_signatures(20) && separation.needs_signatures(32));
+        assert!(!separation.needs_signatures(33));
+        assert!(separation.separates(20, Some(&a), Some(&b)));
+        assert!(
+            separation.separates(20, None, Some(&a)),
             "no signature, no verification"
         );
         assert!(
-            !matcher.separates(20, Some(&a), Some(&a)),
+            !separation.separates(20, Some(&a), Some(&a)),
             "the same: one h near both"
         );
-        let plain = Matcher::new(3, None);
-        assert!(!plain.separation_needs_signatures(7));
+        let plain = Matcher::new(3, None).separation(4);
+        assert!(!plain.needs_signatures(7));
         assert!(plain.separates(7, None, None) && !plain.separates(6, None, None));
     }
 }

@@ -18,7 +18,7 @@ mod matcher;
 mod rule;
 mod verification;
 
-pub(crate) use matcher::Matcher;
+pub(crate) use matcher::{Matcher, Separation};
 pub use rule::{
     check_distance, CandidateStage, MatchRule, PairScore, VerifyRule, DEFAULT_BAND_ROWS,
     DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD,

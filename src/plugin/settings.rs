@@ -24,7 +24,11 @@ use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 /// rest of the file, so that a field added since does not show as an "unknown field". A
 /// field added with a serde default (`verification.candidates`) reads in files without it
 /// and needs no new version; one that older versions would misread does.
-pub const SETTINGS_VERSION: u32 = 1;
+///
+/// Format 2: indexes keep signatures in a u64 field ([`SIGNATURE_FIELD`]); indexes of
+/// format 1 keep theirs in a bytes field, which this crate still reads and writes. The
+/// schema says which, so both open; the version tells an older crate to upgrade.
+pub const SETTINGS_VERSION: u32 = 2;
 
 /// Deduplication settings of an index, written into its directory at creation and checked on
 /// every open (see [`DedupIndex`](super::DedupIndex)).

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{check_distance, Matcher, Verification};
 use crate::plugin::columns::segment::{ColumnNames, SegmentColumns};
+use crate::plugin::columns::signature::SignatureLayout;
 
 /// Under [`Searcher::search`], a segment first keeps this many hits per hit it must supply
 /// (`offset + limit + 1`).
@@ -37,7 +38,7 @@ const RETRY_FACTOR: usize = 4;
 /// | [`offset`](Self::offset) | 0 | any |
 /// | [`distance`](Self::distance) (*k*) | [`DEFAULT_MAX_DISTANCE`] = 3 | `0..=64` |
 /// | [`skip_flagged`](Self::skip_flagged) | off | a u64 fast field |
-/// | [`verification`](Self::verification) | off | a bytes fast field of signatures |
+/// | [`verification`](Self::verification) | off | a u64 fast field of signatures |
 ///
 /// The fingerprint field must be a u64 fast field; a document without a value in it has no
 /// fingerprint. Settings are checked when the search starts:
@@ -131,9 +132,13 @@ impl DedupCollector {
 
     /// Judges pairs as an index's two-stage matching does: a hit is also hidden by a
     /// higher-ranked shown hit within the candidate distance of `verification` whose
-    /// signature scores at least its threshold. `signature_field` is the bytes fast field
-    /// holding the signatures (`dedup_signature` in a [`DedupIndex`](crate::plugin::DedupIndex),
-    /// whose [`collector`](crate::plugin::DedupIndex::collector) sets this from its settings).
+    /// signature scores at least its threshold. `signature_field` is the fast field holding
+    /// the signatures (`dedup_signature` in a [`DedupIndex`](crate::plugin::DedupIndex),
+    /// whose [`collector`](crate::plugin::DedupIndex::collector) sets this from its settings,
+    /// and whose [`fill_document`](crate::plugin::DedupIndex::fill_document) writes them): a
+    /// multi-valued u64 field holding the signature's values in order, or, in older indexes,
+    /// a bytes field of 4 little-endian bytes a value. A signature of another length counts
+    /// as none.
     ///
     /// Through [`search`](Self::search) a hit's signature is read only when the walk
     /// compares it with a shown hit between *k* and the candidate distance. Through
@@ -405,8 +410,13 @@ impl Collector for DedupCollector {
         if let Some(flag) = &self.flag_field {
             check_fast_field(schema, flag, "flag", Type::U64)?;
         }
-        if let Some((signature, _)) = &self.verification {
-            check_fast_field(schema, signature, "signature", Type::Bytes)?;
+        if let Some((name, _)) = &self.verification {
+            if SignatureLayout::of(schema, schema.get_field(name)?).is_none() {
+                return Err(TantivyError::SchemaError(format!(
+                    "the signature field `{name}` must be a u64 fast field (or a bytes fast \
+                     field, as older indexes have)"
+                )));
+            }
         }
         Ok(())
     }

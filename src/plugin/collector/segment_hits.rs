@@ -17,7 +17,7 @@
 //!   is the matcher's reach (the candidate distance): a pair further apart never matches,
 //!   whatever its signatures; and two hits closer than twice the reach are still never
 //!   hidden by one shown hit when their signatures agree too little for one signature to
-//!   agree enough with both (`Matcher::separates`), which unrelated documents' signatures
+//!   agree enough with both (`Separation::separates`), which unrelated documents' signatures
 //!   do. A hit's signature is read for that test only when its distance to a member needs
 //!   it.
 //!
@@ -32,7 +32,7 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
 
 use std::sync::Arc;
 
-use crate::matching::Matcher;
+use crate::matching::{Matcher, Separation};
 use crate::plugin::columns::segment::SegmentColumns;
 use crate::Fingerprint;
 
@@ -112,7 +112,7 @@ impl SegmentHits {
 }
 
 /// What a page needs from every segment: a packing of `needed` hits that no shown hit can
-/// hide two of, by `matcher` ([`Matcher::separates`]).
+/// hide two of, by `matcher` ([`Matcher::separation`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Need {
     /// `offset + limit + 1`: the page's shown hits, those before it, and the one after it
@@ -153,16 +153,17 @@ impl SignatureRead {
     }
 }
 
-/// Signature reads of a packing, bounded: a read costs about as much as carrying this many
-/// hits through the merge, so a segment that is not truncated spends at most one read per
-/// that many of its hits (beyond, a pair that needs signatures counts as not separated: the
-/// packing only grows slower, and the segment keeps more hits).
-const HITS_PER_SIGNATURE_READ: usize = 32;
+/// Signature reads of a packing, bounded: a read (a signature's values bit-unpacked) costs
+/// about as much as carrying this many hits through the merge, so a segment that is not
+/// truncated spends at most one read per that many of its hits (beyond, a pair that needs
+/// signatures counts as not separated: the packing only grows slower, and the segment
+/// keeps more hits).
+const HITS_PER_SIGNATURE_READ: usize = 4;
 
 /// Whether `hit` joins `packing`: separated from every member, by distance first (no
 /// signature read while a member rules it out), then by signatures where `reads` allows.
 fn joins(
-    matcher: &Matcher,
+    separation: &Separation,
     (fingerprint, signature): (Fingerprint, &mut SignatureRead),
     packing: &mut [Member],
     columns: &SegmentColumns,
@@ -170,14 +171,14 @@ fn joins(
 ) -> bool {
     let by_distance = |member: &Member| {
         let distance = fingerprint.distance(member.fingerprint);
-        matcher.separation_needs_signatures(distance) || matcher.separates(distance, None, None)
+        separation.needs_signatures(distance) || separation.separates(distance, None, None)
     };
     if !packing.iter().all(by_distance) {
         return false;
     }
     packing.iter_mut().all(|member| {
         let distance = fingerprint.distance(member.fingerprint);
-        if !matcher.separation_needs_signatures(distance) {
+        if !separation.needs_signatures(distance) {
             return true;
         }
         let unread = |read: &SignatureRead| usize::from(matches!(read, SignatureRead::Unread(_)));
@@ -187,7 +188,7 @@ fn joins(
         }
         *reads -= cost;
         match (signature.get(columns), member.signature.get(columns)) {
-            (Ok(ours), Ok(theirs)) => matcher.separates(distance, ours, theirs),
+            (Ok(ours), Ok(theirs)) => separation.separates(distance, ours, theirs),
             _ => false,
         }
     })
@@ -210,6 +211,7 @@ pub(crate) fn finish(
     let total = hits.len();
     let mut packing: Vec<Member> = Vec::new();
     let mut packed = 0usize;
+    let separation = need.matcher.separation(columns.signature_values());
     let mut reads = if truncated {
         usize::MAX
     } else {
@@ -226,14 +228,8 @@ pub(crate) fn finish(
         // A hit without a fingerprint is always shown: a member of every packing.
         if let Some(fingerprint) = fingerprint {
             let mut signature = SignatureRead::Unread(doc);
-            let signature_of = (fingerprint, &mut signature);
-            if !joins(
-                &need.matcher,
-                signature_of,
-                &mut packing,
-                columns,
-                &mut reads,
-            ) {
+            let hit = (fingerprint, &mut signature);
+            if !joins(&separation, hit, &mut packing, columns, &mut reads) {
                 continue;
             }
             packing.push(Member {

@@ -4,13 +4,13 @@
 use std::borrow::Cow;
 
 use tantivy::schema::{
-    BytesOptions, Field, FieldType, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED,
-    STRING,
+    Field, FieldType, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::schema::{TantivyDocument, Value};
 
+use super::signature::{self, SignatureLayout};
 use super::{
-    signature, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
+    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
     SIGNATURE_FIELD,
 };
 use crate::error::{Error, Result};
@@ -32,6 +32,8 @@ pub struct DedupFields {
     pub flag: Option<(Field, Field)>,
     /// [`SIGNATURE_FIELD`], if the settings have a verification.
     pub signature: Option<Field>,
+    /// How [`signature`](Self::signature) stores signatures (its type in the schema).
+    pub(crate) signature_layout: SignatureLayout,
     /// [`CONTENT_FIELD`], if the schema has it (indexes with a key field made by this
     /// version of the crate).
     pub content: Option<Field>,
@@ -55,7 +57,8 @@ impl DedupFields {
             schema.add_text_field(DUPLICATE_OF_FIELD, STRING | STORED);
         }
         if settings.get_verification().is_some() {
-            schema.add_bytes_field(SIGNATURE_FIELD, BytesOptions::default() | FAST);
+            // Multi-valued: two signature values a column value (see `signature`).
+            schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST);
         }
     }
 
@@ -115,8 +118,9 @@ impl DedupFields {
             .get_verification()
             .map(|_| {
                 field(schema, SIGNATURE_FIELD, |ty| match ty {
+                    FieldType::U64(options) if options.is_fast() => Ok(()),
                     FieldType::Bytes(options) if options.is_fast() => Ok(()),
-                    _ => Err("must be a bytes field, FAST".into()),
+                    _ => Err("must be a u64 field (or, made before, a bytes field), FAST".into()),
                 })
             })
             .transpose()?;
@@ -135,6 +139,9 @@ impl DedupFields {
             key,
             flag,
             signature,
+            signature_layout: signature
+                .and_then(|field| SignatureLayout::of(schema, field))
+                .unwrap_or(SignatureLayout::Values),
             content,
         })
     }
@@ -176,7 +183,7 @@ impl DedupFields {
             document.add_u64(self.fingerprint, fingerprint.bits());
         }
         if let (Some(field), Some(signature)) = (self.signature, signature) {
-            document.add_bytes(field, &signature::encode(signature));
+            signature::add_to(document, field, self.signature_layout, signature);
         }
     }
 

@@ -9,7 +9,8 @@
 //!   the fast columns of a searcher, and single values read by address.
 //! * `segment`: one segment's fingerprint, flag and signature columns, as the collector
 //!   reads them.
-//! * `signature`: the stored form of a MinHash signature, 4 bytes a value, little-endian.
+//! * `signature`: the stored forms of a MinHash signature (u64 values, or bytes in older
+//!   indexes) and the column that reads either.
 
 mod fields;
 pub(crate) mod segment;
@@ -39,8 +40,11 @@ pub const FLAG_FIELD: &str = "dedup_flag";
 /// or its fingerprint in hex when the index has no key field.
 pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
 
-/// The bytes field holding each document's MinHash signature when the settings have a
-/// [`Verification`](crate::matching::Verification) (FAST): 4 bytes per value. A document without a fingerprint has none.
+/// The field holding each document's MinHash signature when the settings have a
+/// [`Verification`](crate::matching::Verification): a multi-valued u64 FAST field, the
+/// signature's values in order. Indexes made with settings format 1 have a bytes FAST field
+/// instead (4 bytes a value, little-endian), read and written as it is. A document without
+/// a fingerprint has none.
 pub const SIGNATURE_FIELD: &str = "dedup_signature";
 
 /// The u64 field holding a digest (xxh3) of each document's fingerprinted text (FAST), in

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
-use tantivy::columnar::{BytesColumn, Column};
+use tantivy::columnar::Column;
 use tantivy::{DocId, SegmentReader};
 
-use super::{is_flagged, signature};
+use super::is_flagged;
+use super::signature::SignatureColumn;
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
@@ -18,7 +19,7 @@ pub(crate) struct SegmentColumns {
     fingerprint: Option<Column<u64>>,
     flag: Option<Column<u64>>,
     /// The signatures and the number of values each holds.
-    signature: Option<(BytesColumn, usize)>,
+    signature: Option<(SignatureColumn, usize)>,
 }
 
 /// Which columns to open: field names, and the signature's number of values.
@@ -45,14 +46,18 @@ impl SegmentColumns {
             None => None,
         };
         let signature = match names.signature {
-            Some((name, hashes)) => fast_fields.bytes(name)?.map(|column| (column, hashes)),
+            Some((name, hashes)) => {
+                SignatureColumn::open(reader, name)?.map(|column| (column, hashes))
+            }
             None => None,
         };
         let fingerprint = fast_fields.column_opt::<u64>(names.fingerprint)?;
         if names.require_signatures && names.signature.is_some() {
             let count = |column: Option<&Column<u64>>| column.map_or(0, |c| c.values.num_vals());
             let fingerprints = count(fingerprint.as_ref());
-            let signatures = count(signature.as_ref().map(|(column, _)| column.ords()));
+            let signatures = signature
+                .as_ref()
+                .map_or(0, |(column, hashes)| column.documents(*hashes));
             if signatures < fingerprints {
                 return Err(Error::MissingSignatures {
                     segment: reader.segment_id().short_uuid_string(),
@@ -82,6 +87,11 @@ impl SegmentColumns {
             .map(Fingerprint)
     }
 
+    /// The number of values of a signature (0 when signatures are not read).
+    pub(crate) fn signature_values(&self) -> usize {
+        self.signature.as_ref().map_or(0, |(_, hashes)| *hashes)
+    }
+
     /// The signature values of `doc`, when signatures are read and it has one. A value of
     /// another length than the index's signatures was not written by this crate (a user's
     /// own pipeline, another index's settings): the document is judged by its fingerprint
@@ -93,11 +103,11 @@ impl SegmentColumns {
         let Some((column, hashes)) = self.signature.as_ref() else {
             return Ok(None);
         };
-        let Some(bytes) = signature::read_bytes(column, doc)? else {
-            return Ok(None);
-        };
-        Ok(signature::decode(&bytes, *hashes)
-            .ok()
-            .map(|signature| Arc::from(signature.into_values())))
+        let mut values = Vec::new();
+        match column.read_into(doc, *hashes, &mut values) {
+            Ok(true) => Ok(Some(Arc::from(values))),
+            Ok(false) | Err(Error::Decode { .. }) => Ok(None),
+            Err(error) => Err(error),
+        }
     }
 }

@@ -5,9 +5,9 @@ use rayon::prelude::*;
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
+use super::signature::{self, SignatureColumn};
 use super::{
-    is_flagged, signature, CONTENT_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
-    SIGNATURE_FIELD,
+    is_flagged, CONTENT_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
@@ -175,8 +175,8 @@ pub(crate) fn key_at(
 /// The signatures of `docs` (documents of `searcher`), in their order, when `settings` have
 /// a verification; a document without one gets an empty set's.
 ///
-/// Each segment's distinct signatures are read once, in the order of its bytes column's
-/// dictionary, rather than looked up document by document.
+/// In the bytes layout, each segment's distinct signatures are read once, in the order of
+/// its dictionary, rather than looked up document by document.
 ///
 /// # Errors
 /// [`Error::Decode`](crate::Error::Decode) for a stored signature of another length;
@@ -196,12 +196,10 @@ pub(crate) fn stored_signatures(
         .map(|reader| segment_signatures(reader, hashes))
         .collect::<Result<Vec<_>>>()?;
     let mut out = Vec::with_capacity(docs.len() * hashes);
+    let mut buffer = Vec::with_capacity(hashes);
     for doc in docs {
-        let (column, values) = &segments[doc.address.segment_ord as usize];
-        let signature = column
-            .as_ref()
-            .and_then(|column| signature_in(column, values, doc.address.doc_id, hashes));
-        match signature {
+        let segment = &segments[doc.address.segment_ord as usize];
+        match segment.get(doc.address.doc_id, hashes, &mut buffer)? {
             Some(signature) => out.extend_from_slice(signature),
             None => out.extend(std::iter::repeat_n(EMPTY, hashes)),
         }
@@ -233,11 +231,10 @@ pub(crate) fn stored_band_index(
         if docs.is_empty() {
             continue;
         }
-        let (Some(column), values) = segment_signatures(reader, hashes)? else {
-            continue;
-        };
+        let segment = segment_signatures(reader, hashes)?;
+        let mut buffer = Vec::with_capacity(hashes);
         for &(slot, doc) in docs {
-            if let Some(signature) = signature_in(&column, &values, doc, hashes) {
+            if let Some(signature) = segment.get(doc, hashes, &mut buffer)? {
                 if !is_empty_set(signature) {
                     builder.add(slot, signature);
                 }
@@ -247,24 +244,43 @@ pub(crate) fn stored_band_index(
     Ok(builder.build())
 }
 
-/// The signature of `doc` in a segment read by [`segment_signatures`], if it has one.
-fn signature_in<'v>(
-    column: &Column<u64>,
-    values: &'v [u32],
-    doc: DocId,
-    hashes: usize,
-) -> Option<&'v [u32]> {
-    let start = column.first(doc)? as usize * hashes;
-    Some(&values[start..start + hashes])
+/// A segment's signatures as [`segment_signatures`] reads them.
+enum SegmentSignatures {
+    /// None in the segment.
+    None,
+    /// The values layout, read document by document.
+    Values(SignatureColumn),
+    /// The bytes layout: ordinals by document, and the distinct signatures by ordinal.
+    Bytes(Column<u64>, Vec<u32>),
 }
 
-/// A segment's signature ordinals by document, and the signatures by ordinal.
-fn segment_signatures(
-    reader: &SegmentReader,
-    hashes: usize,
-) -> Result<(Option<Column<u64>>, Vec<u32>)> {
-    let Some(column) = reader.fast_fields().bytes(SIGNATURE_FIELD)? else {
-        return Ok((None, Vec::new()));
+impl SegmentSignatures {
+    /// The signature of `doc`, if it has one (in `buffer` when it is read there).
+    fn get<'a>(
+        &'a self,
+        doc: DocId,
+        hashes: usize,
+        buffer: &'a mut Vec<u32>,
+    ) -> Result<Option<&'a [u32]>> {
+        match self {
+            SegmentSignatures::None => Ok(None),
+            SegmentSignatures::Values(column) => Ok(column
+                .read_into(doc, hashes, buffer)?
+                .then_some(buffer.as_slice())),
+            SegmentSignatures::Bytes(ords, values) => Ok(ords.first(doc).map(|ord| {
+                let start = ord as usize * hashes;
+                &values[start..start + hashes]
+            })),
+        }
+    }
+}
+
+/// A segment's signatures, ready to be looked up by document.
+fn segment_signatures(reader: &SegmentReader, hashes: usize) -> Result<SegmentSignatures> {
+    let column = match SignatureColumn::open(reader, SIGNATURE_FIELD)? {
+        None => return Ok(SegmentSignatures::None),
+        Some(SignatureColumn::Bytes(column)) => column,
+        Some(values) => return Ok(SegmentSignatures::Values(values)),
     };
     let mut values = Vec::with_capacity(column.num_terms() * hashes);
     let mut stream = column
@@ -272,9 +288,9 @@ fn segment_signatures(
         .stream()
         .map_err(tantivy::TantivyError::from)?;
     while stream.advance() {
-        values.extend_from_slice(signature::decode(stream.key(), hashes)?.values());
+        signature::decode_bytes(stream.key(), hashes, &mut values)?;
     }
-    Ok((Some(column.ords().clone()), values))
+    Ok(SegmentSignatures::Bytes(column.ords().clone(), values))
 }
 
 /// The signature of the document at `address`, if it has one.
@@ -284,8 +300,8 @@ pub(crate) fn signature_at(
     hashes: usize,
 ) -> Result<Option<Signature>> {
     let reader = searcher.segment_reader(address.segment_ord);
-    let Some(column) = reader.fast_fields().bytes(SIGNATURE_FIELD)? else {
-        return Ok(None);
-    };
-    signature::read(&column, address.doc_id, hashes)
+    match SignatureColumn::open(reader, SIGNATURE_FIELD)? {
+        Some(column) => column.read(address.doc_id, hashes),
+        None => Ok(None),
+    }
 }

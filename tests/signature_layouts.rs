@@ -1,0 +1,174 @@
+//! Indexes made before signatures moved to a u64 field keep them in a bytes field: such an
+//! index opens, takes new documents in its own layout, and judges and searches exactly as
+//! an index made now does with the same documents.
+
+mod support;
+
+use support::rng::Rng;
+use tantivy::query::QueryParser;
+use tantivy::schema::{BytesOptions, NumericOptions, Schema, FAST, INDEXED, STORED, STRING};
+use tantivy::{doc, Index};
+use tantivy_dedup::plugin::{
+    text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy, CONTENT_FIELD,
+    FINGERPRINT_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+};
+
+const MEMORY: usize = 15_000_000;
+
+fn settings() -> DedupSettings {
+    DedupSettings::new(["body"]).key_field("url")
+}
+
+/// The schema an index of [`settings`] was given before: the signature a bytes field.
+fn schema_with_bytes_signatures() -> Schema {
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", text_field_options());
+    schema.add_u64_field(
+        FINGERPRINT_FIELD,
+        NumericOptions::default() | FAST | INDEXED,
+    );
+    schema.add_u64_field(SEQUENCE_FIELD, FAST);
+    schema.add_text_field("url", STRING | STORED | FAST);
+    schema.add_u64_field(CONTENT_FIELD, FAST);
+    schema.add_bytes_field(SIGNATURE_FIELD, BytesOptions::default() | FAST);
+    schema.build()
+}
+
+fn schema_of_now() -> Schema {
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", text_field_options());
+    settings().add_fields(&mut schema);
+    schema.build()
+}
+
+/// Documents with planted copies: some verbatim, some with one word in `period` replaced
+/// (beyond the fingerprint distance, within the candidate distance).
+fn corpus() -> Vec<(String, String)> {
+    let mut rng = Rng(5);
+    let mut originals: Vec<Vec<String>> = Vec::new();
+    let mut docs = Vec::new();
+    for i in 0..120 {
+        let words: Vec<String> = if i % 3 == 2 {
+            let source = &originals[(rng.next() % originals.len() as u64) as usize];
+            let period = 6 + (rng.next() % 10) as usize;
+            source
+                .iter()
+                .enumerate()
+                .map(|(j, w)| {
+                    if j % period == 0 {
+                        format!("x{}", rng.next() % 5_000)
+                    } else {
+                        w.clone()
+                    }
+                })
+                .collect()
+        } else {
+            let words: Vec<String> = (0..80 + rng.next() % 80)
+                .map(|_| format!("w{}", rng.next() % 5_000))
+                .collect();
+            originals.push(words.clone());
+            words
+        };
+        docs.push((format!("u{i}"), words.join(" ")));
+    }
+    docs
+}
+
+/// Ingests the corpus in three commits, reopening the index for each; then indexes every
+/// document again with an `IndexWriter` of its own, filled by `fill_document`. Returns every
+/// outcome of the first pass, and the groups (shown and hidden keys, sorted) of a search.
+fn run(schema: Schema) -> (Vec<String>, Vec<Vec<String>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let index = Index::create_in_dir(dir.path(), schema).unwrap();
+    DedupIndex::create(index, settings()).unwrap();
+    let mut outcomes = Vec::new();
+    let docs = corpus();
+    for (round, chunk) in docs.chunks(40).enumerate() {
+        // Reopened for each round: committed signatures are read back from the index.
+        let index = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
+        let schema = index.index().schema();
+        let (url, body) = (
+            schema.get_field("url").unwrap(),
+            schema.get_field("body").unwrap(),
+        );
+        let writer = index.writer(Policy::Reject, MEMORY).unwrap();
+        for (key, text) in chunk {
+            let outcome = writer
+                .add(doc!(url => key.as_str(), body => text.as_str()))
+                .unwrap();
+            outcomes.push(match outcome {
+                AddOutcome::Added { fingerprint, .. } => format!("{key} added {fingerprint:?}"),
+                other => {
+                    let duplicate = other.duplicate_of().expect("a duplicate");
+                    format!(
+                        "{key} {:?} of {:?} at {} ({:?})",
+                        std::mem::discriminant(&other),
+                        duplicate.key,
+                        duplicate.distance,
+                        duplicate.similarity
+                    )
+                }
+            });
+        }
+        writer.commit().unwrap();
+        eprintln!("round {round} committed");
+    }
+    let index = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
+    let schema = index.index().schema();
+    let (url, body) = (
+        schema.get_field("url").unwrap(),
+        schema.get_field("body").unwrap(),
+    );
+    let mut writer: tantivy::IndexWriter = index.index().writer(MEMORY).unwrap();
+    for (key, text) in &docs {
+        let mut document = doc!(url => format!("again-{key}"), body => text.as_str());
+        index.fill_document(&mut document);
+        writer.add_document(document).unwrap();
+    }
+    writer.commit().unwrap();
+    let searcher = index.index().reader().unwrap().searcher();
+    let query = QueryParser::for_index(index.index(), vec![body])
+        .parse_query("w1 w2 w3 w4 w5 w6 w7 w8 w9")
+        .unwrap();
+    let page = index.collector(20).search(&searcher, &query).unwrap();
+    let direct = searcher.search(&query, &index.collector(20)).unwrap();
+    assert_eq!(page, direct);
+    let key = |address| {
+        let document: tantivy::TantivyDocument = searcher.doc(address).unwrap();
+        tantivy::schema::Value::as_str(&document.get_first(url).unwrap())
+            .unwrap()
+            .to_owned()
+    };
+    // Groups, not the order: equal scores rank by address, which differs between indexes.
+    let mut groups: Vec<Vec<String>> = page
+        .hits
+        .iter()
+        .map(|hit| {
+            let mut group: Vec<String> = hit.hidden.iter().map(|&a| key(a)).collect();
+            group.push(key(hit.address));
+            group.sort();
+            group
+        })
+        .collect();
+    groups.sort();
+    (outcomes, groups)
+}
+
+#[test]
+fn an_index_with_bytes_signatures_works_as_one_made_now() {
+    let (old_outcomes, old_hits) = run(schema_with_bytes_signatures());
+    let (new_outcomes, new_hits) = run(schema_of_now());
+    assert_eq!(old_outcomes, new_outcomes);
+    assert_eq!(old_hits, new_hits);
+    assert!(
+        new_hits.iter().filter(|group| group.len() > 1).count() >= 5,
+        "the search hides copies: {new_hits:?}"
+    );
+    // The corpus exercises what it is for: verified near-duplicates, rejected.
+    let rejected = new_outcomes.iter().filter(|o| !o.contains("added")).count();
+    assert!(rejected >= 20, "{rejected} rejected: {new_outcomes:#?}");
+    assert!(
+        new_outcomes.iter().any(|o| o.contains("Some(")),
+        "some rejected by signature: {new_outcomes:#?}"
+    );
+}
