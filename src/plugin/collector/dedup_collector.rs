@@ -9,7 +9,7 @@ use tantivy::{DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyErro
 
 use super::column_cache::ColumnCache;
 use super::results::DedupTopDocs;
-use super::segment_hits::{finish, normalize, ranked, Need, SegmentHits, TopHits};
+use super::segment_hits::{finish, normalize, ranked, Need, SegmentHits, StreamedHits, TopHits};
 use super::suppression::{merge, Page};
 use crate::error::{Error, Result};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
@@ -430,7 +430,7 @@ impl Collector for DedupCollector {
             segment_ord,
             columns: self.open_columns(reader).map_err(tantivy_error)?,
             need: self.need(),
-            hits: Vec::new(),
+            hits: StreamedHits::new(self.need()),
         })
     }
 
@@ -459,14 +459,13 @@ pub struct DedupSegmentCollector {
     segment_ord: SegmentOrdinal,
     columns: SegmentColumns,
     need: Need,
-    hits: Vec<(Score, DocId)>,
+    hits: StreamedHits,
 }
 
 impl std::fmt::Debug for DedupSegmentCollector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DedupSegmentCollector")
             .field("segment_ord", &self.segment_ord)
-            .field("hits", &self.hits.len())
             .finish_non_exhaustive()
     }
 }
@@ -476,13 +475,12 @@ impl SegmentCollector for DedupSegmentCollector {
 
     fn collect(&mut self, doc: DocId, score: Score) {
         if !self.columns.is_flagged(doc) {
-            self.hits.push((normalize(score), doc));
+            (self.hits).push(normalize(score), doc, &self.columns, self.need);
         }
     }
 
     fn harvest(self) -> SegmentHits {
-        // Every matching document was seen, so the hits are never short of a page.
-        finish(self.segment_ord, self.hits, false, &self.columns, self.need).unwrap_or_default()
+        self.hits.finish(self.segment_ord, &self.columns, self.need)
     }
 }
 

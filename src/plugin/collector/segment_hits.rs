@@ -208,25 +208,37 @@ pub(crate) fn finish(
     need: Need,
 ) -> Option<SegmentHits> {
     sort_by_rank(&mut hits);
-    let total = hits.len();
-    let mut packing: Vec<Member> = Vec::new();
-    let mut packed = 0usize;
-    let separation = need.matcher.separation(columns.signature_values());
-    let mut reads = if truncated {
+    let budget = if truncated {
         usize::MAX
     } else {
-        total / HITS_PER_SIGNATURE_READ
+        hits.len() / HITS_PER_SIGNATURE_READ
     };
-    let mut kept = Vec::with_capacity(total.min(need.needed.saturating_mul(2)));
-    for (score, doc) in hits {
-        let fingerprint = columns.fingerprint(doc);
-        kept.push(RankedHit {
-            score,
-            address: DocAddress::new(segment_ord, doc),
-            fingerprint,
-        });
+    let complete = match packing_end(&hits, columns, need, budget) {
+        Some(end) => {
+            let whole = end == hits.len();
+            hits.truncate(end);
+            !truncated && whole
+        }
+        None if truncated => return None,
+        None => true,
+    };
+    Some(kept(segment_ord, hits, complete, columns))
+}
+
+/// The length of the shortest prefix of `hits` (sorted by rank) that holds a packing of
+/// `need.needed`, reading at most `reads` signatures; `None` when none does.
+fn packing_end(
+    hits: &[(Score, DocId)],
+    columns: &SegmentColumns,
+    need: Need,
+    mut reads: usize,
+) -> Option<usize> {
+    let separation = need.matcher.separation(columns.signature_values());
+    let mut packing: Vec<Member> = Vec::new();
+    let mut packed = 0usize;
+    for (at, &(_, doc)) in hits.iter().enumerate() {
         // A hit without a fingerprint is always shown: a member of every packing.
-        if let Some(fingerprint) = fingerprint {
+        if let Some(fingerprint) = columns.fingerprint(doc) {
             let mut signature = SignatureRead::Unread(doc);
             let hit = (fingerprint, &mut signature);
             if !joins(&separation, hit, &mut packing, columns, &mut reads) {
@@ -239,19 +251,100 @@ pub(crate) fn finish(
         }
         packed += 1;
         if packed >= need.needed {
-            let complete = !truncated && kept.len() == total;
-            return Some(SegmentHits {
-                hits: kept,
-                complete,
-                columns: columns.clone(),
-            });
+            return Some(at + 1);
         }
     }
-    (!truncated).then(|| SegmentHits {
-        hits: kept,
-        complete: true,
+    None
+}
+
+/// `hits` (sorted by rank) as a segment's fruit.
+fn kept(
+    segment_ord: SegmentOrdinal,
+    hits: Vec<(Score, DocId)>,
+    complete: bool,
+    columns: &SegmentColumns,
+) -> SegmentHits {
+    SegmentHits {
+        hits: hits
+            .into_iter()
+            .map(|(score, doc)| RankedHit {
+                score,
+                address: DocAddress::new(segment_ord, doc),
+                fingerprint: columns.fingerprint(doc),
+            })
+            .collect(),
+        complete,
         columns: columns.clone(),
-    })
+    }
+}
+
+/// A segment's hits as tantivy feeds them one by one (the segment collector's path):
+/// bounded the way `TopDocs` bounds its own. When the buffer fills, its shortest ranking
+/// prefix holding a packing of the page is kept and becomes the floor: a later hit ranked
+/// below it cannot be needed (the hits above it already hold the packing), so it is not
+/// kept. Without such a prefix the buffer doubles.
+pub(crate) struct StreamedHits {
+    hits: Vec<(Score, DocId)>,
+    /// The last hit of a prefix that holds a packing: hits ranked below it are dropped.
+    floor: Option<(Score, DocId)>,
+    /// The buffer's length at which it is cut next.
+    cap: usize,
+}
+
+impl StreamedHits {
+    /// An empty buffer for a page of `need`.
+    pub(crate) fn new(need: Need) -> StreamedHits {
+        StreamedHits {
+            hits: Vec::new(),
+            floor: None,
+            cap: need.needed.saturating_mul(4),
+        }
+    }
+
+    /// Offers a hit (its score normalized); hits come in document order.
+    #[inline]
+    pub(crate) fn push(&mut self, score: Score, doc: DocId, columns: &SegmentColumns, need: Need) {
+        if let Some((floor_score, floor_doc)) = self.floor {
+            // Documents come in increasing order: a tie with the floor ranks below it.
+            if score < floor_score || (score == floor_score && doc > floor_doc) {
+                return;
+            }
+        }
+        self.hits.push((score, doc));
+        if self.hits.len() >= self.cap {
+            self.cut(columns, need);
+        }
+    }
+
+    fn cut(&mut self, columns: &SegmentColumns, need: Need) {
+        sort_by_rank(&mut self.hits);
+        if let Some(end) = packing_end(&self.hits, columns, need, usize::MAX) {
+            self.hits.truncate(end);
+            self.floor = self.hits.last().copied();
+        }
+        self.cap = self.cap.max(self.hits.len().saturating_mul(2));
+    }
+
+    /// The segment's fruit: complete when no hit was dropped.
+    pub(crate) fn finish(
+        mut self,
+        segment_ord: SegmentOrdinal,
+        columns: &SegmentColumns,
+        need: Need,
+    ) -> SegmentHits {
+        if self.floor.is_none() {
+            return finish(segment_ord, self.hits, false, columns, need)
+                .expect("a segment seen whole is never short");
+        }
+        // The hits ranked at or above the floor, which hold a packing; a shorter prefix
+        // may too (the greedy packing of the whole prefix can be smaller than the one
+        // that set the floor: then all are kept).
+        sort_by_rank(&mut self.hits);
+        if let Some(end) = packing_end(&self.hits, columns, need, usize::MAX) {
+            self.hits.truncate(end);
+        }
+        kept(segment_ord, self.hits, false, columns)
+    }
 }
 
 /// Sorts one segment's `(score, doc)` hits as [`rank_cmp`] ranks them.
@@ -268,18 +361,7 @@ pub(crate) fn ranked(
     columns: &SegmentColumns,
 ) -> SegmentHits {
     sort_by_rank(&mut hits);
-    SegmentHits {
-        hits: hits
-            .into_iter()
-            .map(|(score, doc)| RankedHit {
-                score,
-                address: DocAddress::new(segment_ord, doc),
-                fingerprint: columns.fingerprint(doc),
-            })
-            .collect(),
-        complete: !truncated,
-        columns: columns.clone(),
-    }
+    kept(segment_ord, hits, !truncated, columns)
 }
 
 /// The best `capacity` hits of a segment by (score descending, doc ascending), for docs

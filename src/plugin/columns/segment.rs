@@ -103,7 +103,7 @@ impl SegmentColumns {
         let Some((column, hashes)) = self.signature.as_ref() else {
             return Ok(None);
         };
-        let mut values = Vec::new();
+        let mut values = Vec::with_capacity(*hashes);
         match column.read_into(doc, *hashes, &mut values) {
             Ok(true) => Ok(Some(Arc::from(values))),
             Ok(false) | Err(Error::Decode { .. }) => Ok(None),

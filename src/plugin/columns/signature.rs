@@ -125,15 +125,21 @@ impl SignatureColumn {
                         format!("{hashes}"),
                     ));
                 }
-                for row in rows {
-                    let value = column.values.get_val(row);
-                    let value = u32::try_from(value).map_err(|_| {
-                        decode_error(
-                            format!("value {value} in {SIGNATURE_FIELD}"),
-                            "a u32".into(),
-                        )
-                    })?;
-                    out.push(value);
+                out.reserve(hashes);
+                // In chunks through `get_range`, which unpacks runs of bits at once.
+                let mut chunk = [0u64; 32];
+                for start in rows.clone().step_by(chunk.len()) {
+                    let len = chunk.len().min((rows.end - start) as usize);
+                    column.values.get_range(u64::from(start), &mut chunk[..len]);
+                    for &value in &chunk[..len] {
+                        let value = u32::try_from(value).map_err(|_| {
+                            decode_error(
+                                format!("value {value} in {SIGNATURE_FIELD}"),
+                                "a u32".into(),
+                            )
+                        })?;
+                        out.push(value);
+                    }
                 }
                 Ok(true)
             }
