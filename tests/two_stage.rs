@@ -12,6 +12,7 @@ use tantivy_dedup::plugin::{
     AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy, Verification,
     SIGNATURE_FIELD,
 };
+use tantivy_dedup::matching::Reason;
 use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
 
 const MEMORY: usize = 15_000_000;
@@ -119,6 +120,18 @@ fn verification_finds_edits_beyond_the_distance_and_refuses_shuffles() {
     ));
     let rejected = add(&index, &writer, "b", &copy);
     let duplicate = rejected.duplicate_of().expect("verified near-duplicate");
+    // The index's judge says the same, and why.
+    let judged = index.judge(&original.join(" "), &copy.join(" "));
+    assert!(judged.near, "{judged:?}");
+    assert_eq!(judged.distance, Some(d_copy));
+    assert!(matches!(judged.reason, Reason::Verified { .. }), "{judged:?}");
+    let judged = index.judge(&original.join(" "), &other.join(" "));
+    assert!(!judged.near, "{judged:?}");
+    assert!(
+        matches!(judged.reason, Reason::NoSharedBand { .. } | Reason::BelowThreshold { .. }),
+        "{judged:?}"
+    );
+    assert!(!plain.judge(&original.join(" "), &copy.join(" ")).near);
     assert_eq!(duplicate.key.as_deref(), Some("a"));
     assert_eq!(duplicate.distance, d_copy);
     let similarity = duplicate.similarity.expect("a verified pair has a score");

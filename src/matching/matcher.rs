@@ -72,6 +72,11 @@ impl Matcher {
         }
     }
 
+    /// The verification's threshold, when the rule verifies.
+    pub fn threshold(&self) -> Option<f64> {
+        self.verify.map(|rule| rule.threshold)
+    }
+
     /// Whether pairs may need signatures to be judged.
     pub fn verifies(&self) -> bool {
         self.verify.is_some()

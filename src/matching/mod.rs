@@ -8,16 +8,19 @@
 //!   second stage ([`CandidateStage`], candidate distance, threshold, [`PairScore`]).
 //! * [`Verification`]: the second stage as an index is set up with it: the signature it
 //!   stores (shingles, number of values) and the rule it is judged by.
+//! * [`Judgement`]: the rule's verdict on one pair, with its [`Reason`].
 //!
 //! Two documents are near-duplicates when their fingerprints differ in at most *k* bits,
 //! **or**, with a verification, when they differ in at most its candidate distance, the
 //! score of their signatures reaches its threshold and (with the default
 //! [`CandidateStage::Bands`]) their signatures agree on a whole band.
 
+mod judgement;
 mod matcher;
 mod rule;
 mod verification;
 
+pub use judgement::{Judgement, Reason};
 pub(crate) use matcher::{Matcher, Separation};
 pub use rule::{
     check_distance, CandidateStage, MatchRule, PairScore, VerifyRule, DEFAULT_BAND_ROWS,

@@ -8,7 +8,7 @@ use tantivy::{Index, IndexWriter};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
-use crate::matching::{MatchRule, Matcher};
+use crate::matching::{Judgement, MatchRule, Matcher};
 use crate::plugin::columns::{DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SIGNATURE_FIELD};
 use crate::plugin::{
     settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
@@ -203,6 +203,43 @@ impl DedupIndex {
         fields.set_fingerprint(document, fingerprint, signature.as_ref());
         fields.set_flag(document, None);
         fingerprint
+    }
+
+    /// How this index's rule judges two texts (each the text of a document's fingerprinted
+    /// fields, joined as [`DedupFields::text_of`] joins them): whether they are
+    /// near-duplicates, their fingerprints' distance, their signatures' Jaccard estimate,
+    /// and the [`Reason`](crate::matching::Reason). The same rule as the writer's and the
+    /// collector's, with the distance and verification in force (see [`rule`](Self::rule)).
+    ///
+    /// ```
+    /// use tantivy::schema::Schema;
+    /// use tantivy::Index;
+    /// use tantivy_dedup::matching::Reason;
+    /// use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
+    ///
+    /// let settings = DedupSettings::new(["body"]);
+    /// let mut schema = Schema::builder();
+    /// schema.add_text_field("body", text_field_options());
+    /// settings.add_fields(&mut schema);
+    /// let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings)?;
+    ///
+    /// let page = "The quick brown fox jumps over the lazy dog near the river bank today.";
+    /// let judgement = index.judge(page, page);
+    /// assert!(judgement.near);
+    /// assert_eq!(judgement.reason, Reason::WithinDistance { k: 3 });
+    /// let other = index.judge(page, "Completely different words about databases and storage engines.");
+    /// assert!(!other.near);
+    /// # Ok::<(), tantivy_dedup::Error>(())
+    /// ```
+    pub fn judge(&self, a: &str, b: &str) -> Judgement {
+        let (fa, sa) = self.fingerprint_and_signature(a);
+        let (fb, sb) = self.fingerprint_and_signature(b);
+        let distance = fa.zip(fb).map(|(fa, fb)| fa.distance(fb));
+        self.matcher(self.distance()).explain(
+            distance,
+            sa.as_ref().map(Signature::values),
+            sb.as_ref().map(Signature::values),
+        )
     }
 
     /// The fingerprint of `text`, and its signature when the index verifies candidates

@@ -1,0 +1,191 @@
+//! `Judgement`: the rule's verdict on one pair with its reason, for a user asking "are these
+//! two texts near-duplicates under this index's rule, and why?"
+
+use super::matcher::Matcher;
+use crate::fingerprint::{is_empty_set, jaccard, shares_band};
+
+/// The verdict of a matching rule on two texts, with the measurements behind it (see
+/// [`DedupIndex::judge`](crate::plugin::DedupIndex::judge)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    /// Whether the rule calls the pair near-duplicates.
+    pub near: bool,
+    /// The Hamming distance of the fingerprints; `None` when a text has no features.
+    pub distance: Option<u32>,
+    /// The fraction of equal signature values (the Jaccard estimate of their shingle sets),
+    /// when the rule verifies and both have signatures.
+    pub jaccard: Option<f64>,
+    /// Why.
+    pub reason: Reason,
+}
+
+/// Why a rule judged a pair as it did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Reason {
+    /// A text has no features, so no fingerprint: never a near-duplicate.
+    NoFingerprint,
+    /// Near: the fingerprints are within the distance *k*.
+    WithinDistance {
+        /// The rule's *k*.
+        k: u32,
+    },
+    /// Not near: the fingerprints are further apart than the rule looks (*k*, or the
+    /// verification's candidate distance).
+    BeyondReach {
+        /// The largest distance at which the rule can call a pair near-duplicates.
+        reach: u32,
+    },
+    /// Not near: beyond *k*, and a text's shingle set is empty, so its signature is no
+    /// evidence.
+    NoSignature,
+    /// Not near: beyond *k*, and the signatures agree on no whole band, so the candidate
+    /// stage never pairs them.
+    NoSharedBand {
+        /// Values per band.
+        rows: usize,
+    },
+    /// Not near: the verification's score is under its threshold.
+    BelowThreshold {
+        /// The pair's score ([`PairScore`](super::PairScore) of the distance and Jaccard).
+        score: f64,
+        /// The rule's threshold.
+        threshold: f64,
+    },
+    /// Near: beyond *k* and within the candidate distance, with a score at or above the
+    /// threshold.
+    Verified {
+        /// The pair's score.
+        score: f64,
+        /// The rule's threshold.
+        threshold: f64,
+    },
+}
+
+impl Matcher {
+    /// The judgement of two documents by their fingerprint distance (`None` when one has no
+    /// fingerprint) and signatures: what [`judge`](Self::judge) decides, with why.
+    pub fn explain(
+        &self,
+        distance: Option<u32>,
+        a: Option<&[u32]>,
+        b: Option<&[u32]>,
+    ) -> Judgement {
+        let jaccard = a.zip(b).map(|(a, b)| jaccard(a, b));
+        let judgement = |near, reason| Judgement {
+            near,
+            distance,
+            jaccard,
+            reason,
+        };
+        let Some(distance) = distance else {
+            return judgement(false, Reason::NoFingerprint);
+        };
+        if distance <= self.distance() {
+            return judgement(true, Reason::WithinDistance { k: self.distance() });
+        }
+        if distance > self.reach() || !self.verifies() {
+            return judgement(
+                false,
+                Reason::BeyondReach {
+                    reach: self.reach(),
+                },
+            );
+        }
+        let (Some(a), Some(b)) = (a, b) else {
+            return judgement(false, Reason::NoSignature);
+        };
+        if is_empty_set(a) || is_empty_set(b) {
+            return judgement(false, Reason::NoSignature);
+        }
+        if let Some((_, rows)) = self.bands() {
+            if !shares_band(a, b, rows) {
+                return judgement(false, Reason::NoSharedBand { rows });
+            }
+        }
+        let score = self
+            .strength(distance, Some(a), Some(b))
+            .expect("a verified candidate has a score");
+        let threshold = self.threshold().expect("the rule verifies");
+        if score >= threshold {
+            judgement(true, Reason::Verified { score, threshold })
+        } else {
+            judgement(false, Reason::BelowThreshold { score, threshold })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matching::{CandidateStage, Verification};
+
+    proptest::proptest! {
+        /// The explanation agrees with `judge` on every pair.
+        #[test]
+        fn explain_agrees_with_judge(
+            distance in proptest::option::weighted(0.9, 0u32..=64),
+            signatures in proptest::collection::vec(
+                proptest::option::weighted(0.9, proptest::collection::vec(0u32..3, 8)),
+                2,
+            ),
+            bands in proptest::bool::ANY,
+            threshold in 0.0f64..1.0,
+        ) {
+            let stage = if bands {
+                CandidateStage::Bands { rows: 2 }
+            } else {
+                CandidateStage::Scan
+            };
+            let verification = Verification::default()
+                .hashes(8)
+                .candidates(stage)
+                .threshold(threshold);
+            for matcher in [Matcher::new(3, Some(&verification)), Matcher::new(3, None)] {
+                let (a, b) = (signatures[0].as_deref(), signatures[1].as_deref());
+                let explained = matcher.explain(distance, a, b);
+                let judged = distance.and_then(|d| matcher.judge(d, a, b)).is_some();
+                proptest::prop_assert_eq!(explained.near, judged, "{:?}", explained);
+            }
+        }
+    }
+
+    #[test]
+    fn reasons_name_the_deciding_step() {
+        let matcher = Matcher::new(
+            3,
+            Some(
+                &Verification::default()
+                    .hashes(4)
+                    .candidates(CandidateStage::Bands { rows: 2 }),
+            ),
+        );
+        let (a, b, c) = ([1, 2, 3, 4], [1, 2, 9, 9], [9, 2, 9, 4]);
+        assert_eq!(
+            matcher.explain(None, None, None).reason,
+            Reason::NoFingerprint
+        );
+        assert_eq!(
+            matcher.explain(Some(2), None, None).reason,
+            Reason::WithinDistance { k: 3 }
+        );
+        assert_eq!(
+            matcher.explain(Some(17), Some(&a), Some(&a)).reason,
+            Reason::BeyondReach { reach: 16 }
+        );
+        assert_eq!(
+            matcher.explain(Some(8), Some(&a), None).reason,
+            Reason::NoSignature
+        );
+        assert_eq!(
+            matcher.explain(Some(8), Some(&a), Some(&c)).reason,
+            Reason::NoSharedBand { rows: 2 }
+        );
+        let below = matcher.explain(Some(8), Some(&a), Some(&b));
+        assert!(matches!(below.reason, Reason::BelowThreshold { score, .. } if score == 0.5));
+        assert_eq!(below.jaccard, Some(0.5));
+        assert!(!below.near);
+        let verified = matcher.explain(Some(8), Some(&a), Some(&a));
+        assert!(verified.near && matches!(verified.reason, Reason::Verified { .. }));
+    }
+}
