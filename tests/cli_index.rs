@@ -139,10 +139,38 @@ fn flagged_documents_form_the_clusters_and_search_hides_them() {
         .iter()
         .map(|h| h["id"].as_str().unwrap())
         .collect();
+    // Flagged documents take part: none is shown beside its original, and they count
+    // among the hidden.
+    for (original, copy) in &flagged {
+        assert!(
+            !(shown.contains(&original.as_str()) && shown.contains(&copy.as_str())),
+            "{copy} shown beside its original {original}"
+        );
+    }
+    assert!(deduped["hidden_total"].as_u64().unwrap() > 0, "{deduped}");
+    let skipping = json(&run(
+        &[
+            "search",
+            "--index",
+            index,
+            "--json",
+            "--skip-flagged",
+            "warranty",
+        ],
+        b"",
+    ));
     let flagged_ids: Vec<&str> = flagged.iter().map(|(_, id)| id.as_str()).collect();
+    let hits = skipping["hits"].as_array().unwrap();
     assert!(
-        shown.iter().all(|id| !flagged_ids.contains(id)),
-        "flagged documents are left out"
+        hits.iter()
+            .all(|h| !flagged_ids.contains(&h["id"].as_str().unwrap())),
+        "--skip-flagged leaves flagged documents out"
+    );
+    assert!(
+        hits.iter()
+            .flat_map(|h| h["hidden"].as_array().unwrap())
+            .all(|id| !flagged_ids.contains(&id.as_str().unwrap())),
+        "--skip-flagged: nor hidden"
     );
     assert!(all["hits"].as_array().unwrap().len() > shown.len());
     let hit = &deduped["hits"][0];

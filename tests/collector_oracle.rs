@@ -571,6 +571,13 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
         .unwrap();
     assert_eq!(top.addresses(), [DocAddress::new(0, 0)]);
     assert_eq!(top.hidden_total, 2);
+    // `include_flagged` undoes `skip_flagged` (as on a `DedupIndex` collector).
+    let included = DedupCollector::new("fingerprint", 10)
+        .skip_flagged("flag")
+        .include_flagged()
+        .search(&searcher, &AllQuery)
+        .unwrap();
+    assert_eq!(included, top);
 }
 
 /// A cache filled before a merge serves the merged index exactly, and keeps no columns of

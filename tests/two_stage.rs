@@ -8,11 +8,11 @@ mod support;
 use support::index::create;
 use support::rng::Rng;
 use tantivy::{doc, Index};
+use tantivy_dedup::matching::Reason;
 use tantivy_dedup::plugin::{
     AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy, Verification,
     SIGNATURE_FIELD,
 };
-use tantivy_dedup::matching::Reason;
 use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
 
 const MEMORY: usize = 15_000_000;
@@ -124,11 +124,17 @@ fn verification_finds_edits_beyond_the_distance_and_refuses_shuffles() {
     let judged = index.judge(&original.join(" "), &copy.join(" "));
     assert!(judged.near, "{judged:?}");
     assert_eq!(judged.distance, Some(d_copy));
-    assert!(matches!(judged.reason, Reason::Verified { .. }), "{judged:?}");
+    assert!(
+        matches!(judged.reason, Reason::Verified { .. }),
+        "{judged:?}"
+    );
     let judged = index.judge(&original.join(" "), &other.join(" "));
     assert!(!judged.near, "{judged:?}");
     assert!(
-        matches!(judged.reason, Reason::NoSharedBand { .. } | Reason::BelowThreshold { .. }),
+        matches!(
+            judged.reason,
+            Reason::NoSharedBand { .. } | Reason::BelowThreshold { .. }
+        ),
         "{judged:?}"
     );
     assert!(!plain.judge(&original.join(" "), &copy.join(" ")).near);

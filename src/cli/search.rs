@@ -20,8 +20,9 @@ use crate::cli::print;
 /// Search the index; a hit within --distance bits of a better hit is hidden under it.
 ///
 /// The query language is tantivy's: words (all fields: title and body), "a phrase",
-/// +required -excluded, title:word. Documents flagged at ingest (--policy flag) are left out
-/// unless --no-dedup. With --json:
+/// +required -excluded, title:word. Documents flagged at ingest (--policy flag) are hidden
+/// under a better-ranked near-duplicate (their original, when it matches) like any other,
+/// or left out with --skip-flagged. With --json:
 /// {"hits":[{"id":..,"score":..,"fingerprint":"<16 hex>","title":..,"hidden":[ids]}],"hidden_total":N}.
 #[derive(Args, Debug)]
 pub struct SearchCommand {
@@ -42,6 +43,10 @@ pub struct SearchCommand {
     /// Show every hit, near-duplicates and flagged documents included.
     #[arg(long)]
     no_dedup: bool,
+    /// Leave out documents flagged at ingest (--policy flag) instead of hiding them under
+    /// their originals.
+    #[arg(long, conflicts_with = "no_dedup")]
+    skip_flagged: bool,
     /// Largest Hamming distance between near-duplicates [default: the index's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=64))]
     distance: Option<u32>,
@@ -110,10 +115,13 @@ impl SearchCommand {
                 has_more: false,
             }
         } else {
-            index
-                .dedup
-                .collector(limit)
-                .offset(offset)
+            let collector = index.dedup.collector(limit).offset(offset);
+            let collector = if self.skip_flagged {
+                collector
+            } else {
+                collector.include_flagged()
+            };
+            collector
                 .search(searcher, &*query)
                 .context("search failed")?
         };

@@ -265,7 +265,8 @@ impl DedupIndex {
     /// writer; a document with a fingerprint and no signature is then an error, see
     /// [`require_signatures`](DedupCollector::require_signatures)), the index's
     /// [`ColumnCache`], and, when the index has flag fields, flagged documents skipped
-    /// (they are near-duplicates already).
+    /// (they are near-duplicates already; [`include_flagged`](DedupCollector::include_flagged)
+    /// shows them hidden under their originals instead).
     pub fn collector(&self, limit: usize) -> DedupCollector {
         let mut collector = DedupCollector::new(FINGERPRINT_FIELD, limit)
             .distance(self.distance())

@@ -130,6 +130,16 @@ impl DedupCollector {
         self
     }
 
+    /// Undoes [`skip_flagged`](Self::skip_flagged): flagged documents take part like any
+    /// other hit, hidden under a better-ranked near-duplicate (their original, when it
+    /// matches the query and ranks above them) or shown. Elasticsearch's `collapse` and
+    /// Solr's `{!collapse}` show a group's best-ranked member the same way.
+    #[must_use]
+    pub fn include_flagged(mut self) -> DedupCollector {
+        self.flag_field = None;
+        self
+    }
+
     /// Judges pairs as an index's two-stage matching does: a hit is also hidden by a
     /// higher-ranked shown hit within the candidate distance of `verification` whose
     /// signature scores at least its threshold. `signature_field` is the fast field holding
