@@ -22,6 +22,8 @@
 //! * The query-time path (`collector/`): [`DedupCollector`], [`DedupTopDocs`].
 //! * The fields (`columns/`): [`DedupFields`] and the field names, every plugin field read
 //!   and written in one place.
+//! * [`reindex`]: an existing index copied into a dedup index (schemas are immutable), its
+//!   schema made by [`DedupSettings::extend_schema`].
 //!
 //! # Deduplicating search results
 //!
@@ -60,6 +62,7 @@ mod batch;
 mod collector;
 mod columns;
 mod index;
+mod reindex;
 mod settings;
 mod settings_file;
 mod writer;
@@ -73,6 +76,7 @@ pub use columns::{
     SIGNATURE_FIELD,
 };
 pub use index::{register_tokenizer, DedupIndex};
+pub use reindex::{reindex, ReindexReport};
 pub use settings::{text_field_options, DedupSettings, SETTINGS_VERSION};
 pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
 pub use writer::{AddOutcome, DedupWriter, Duplicate, Policy};

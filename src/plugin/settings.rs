@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use tantivy::schema::{IndexRecordOption, SchemaBuilder, TextFieldIndexing, TextOptions};
+use tantivy::schema::{IndexRecordOption, Schema, SchemaBuilder, TextFieldIndexing, TextOptions};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{serialized_differences, ConfigDifference, FingerprintConfig};
@@ -206,9 +206,25 @@ impl DedupSettings {
     /// verification. The text fields are the caller's own (see [`text_field_options`]).
     ///
     /// # Panics
-    /// As [`SchemaBuilder`] does, when a field of the same name was added already.
+    /// As [`SchemaBuilder`] does, when a field of the same name was added already (a
+    /// key field too: [`extend_schema`](Self::extend_schema) takes a built schema that has
+    /// it).
     pub fn add_fields(&self, schema: &mut SchemaBuilder) {
         DedupFields::add_to(schema, self);
+    }
+
+    /// A copy of `schema` with the plugin's fields added where it lacks them, as
+    /// [`add_fields`](Self::add_fields) adds them: for a schema that exists already (an
+    /// index to [reindex](crate::plugin::reindex), or one built elsewhere). The fields keep
+    /// their numbers. A key field already in `schema` is kept, made FAST and STORED if it
+    /// was not; the plugin's own fields already present are kept as they are.
+    ///
+    /// # Errors
+    /// [`Error::Schema`](crate::Error::Schema) when a field `schema` has is unfit: a text
+    /// field named by the settings that is not text, a key field that is tokenized, a
+    /// plugin field of another type.
+    pub fn extend_schema(&self, schema: &Schema) -> Result<Schema> {
+        DedupFields::extend(schema, self)
     }
 
     /// Checks that every setting is in range.

@@ -62,6 +62,48 @@ impl DedupFields {
         }
     }
 
+    /// `schema` with the fields `settings` need added where missing (see
+    /// [`DedupSettings::extend_schema`](crate::plugin::DedupSettings::extend_schema)).
+    pub(crate) fn extend(schema: &Schema, settings: &DedupSettings) -> Result<Schema> {
+        let mut builder = Schema::builder();
+        let key = settings.get_key_field();
+        for (_, entry) in schema.fields() {
+            let entry = match (key, entry.field_type()) {
+                // A raw string key gains what the writer needs of it: FAST and STORED.
+                (Some(key), FieldType::Str(options)) if entry.name() == key => {
+                    let raw = options
+                        .get_indexing_options()
+                        .is_some_and(|indexing| indexing.tokenizer() == "raw");
+                    if !raw {
+                        return Err(Error::Schema {
+                            field: key.to_owned(),
+                            reason: "a key field must be a raw string field (STRING), not \
+                                     tokenized"
+                                .into(),
+                        });
+                    }
+                    let mut options = options.clone().set_stored();
+                    if !options.is_fast() {
+                        options = options.set_fast("raw");
+                    }
+                    tantivy::schema::FieldEntry::new_text(key.to_owned(), options)
+                }
+                _ => entry.clone(),
+            };
+            builder.add_field(entry);
+        }
+        let mut missing = Schema::builder();
+        DedupFields::add_to(&mut missing, settings);
+        for (_, entry) in missing.build().fields() {
+            if schema.get_field(entry.name()).is_err() {
+                builder.add_field(entry.clone());
+            }
+        }
+        let extended = builder.build();
+        DedupFields::resolve(&extended, settings)?;
+        Ok(extended)
+    }
+
     /// Looks the settings' fields up in `schema` and checks their types and options.
     ///
     /// # Errors
