@@ -183,10 +183,11 @@ fn large_index(docs: u64, verified: bool) -> DedupIndex {
         document.add_u64(fields.sequence, i);
         document.add_text(key, format!("https://example.org/{i}"));
         if let Some(field) = fields.signature {
-            let signature: Vec<u8> = (0..128)
-                .flat_map(|_| (rng.next() as u32).to_le_bytes())
-                .collect();
-            document.add_bytes(field, &signature);
+            // The layout `add_fields` makes: one u64 value a signature value. (tantivy
+            // drops a bytes value given to a u64 field without an error.)
+            for _ in 0..128 {
+                document.add_u64(field, u64::from(rng.next() as u32));
+            }
         }
         writer.add_document(document).unwrap();
     }
