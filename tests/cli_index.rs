@@ -513,3 +513,104 @@ fn a_record_with_a_known_id_and_new_text_updates_it() {
         "the old text is gone"
     );
 }
+
+/// A tantivy index of the application's own (the sample corpus, with a body field named
+/// `text` and a FAST-only field besides), taken over with `ingest --from-index`: the same
+/// decisions as ingesting the corpus itself, the source left as it was, the result searchable.
+#[test]
+fn an_existing_tantivy_index_is_ingested_from_its_stored_fields() {
+    use tantivy::doc;
+    use tantivy::schema::{Schema, FAST, STORED, STRING, TEXT};
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("source");
+    std::fs::create_dir(&source).unwrap();
+    let mut schema = Schema::builder();
+    let id = schema.add_text_field("id", STRING | STORED);
+    let title = schema.add_text_field("title", TEXT | STORED);
+    let text = schema.add_text_field("text", TEXT | STORED);
+    let rank = schema.add_u64_field("rank", FAST);
+    let index = tantivy::Index::create_in_dir(&source, schema.build()).unwrap();
+    let mut writer: tantivy::IndexWriter = index.writer_with_num_threads(1, 20_000_000).unwrap();
+    let corpus =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/samples/corpus.jsonl"))
+            .unwrap();
+    for (n, line) in corpus.lines().enumerate() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        writer
+            .add_document(doc!(
+                id => record["id"].as_str().unwrap(),
+                title => record["title"].as_str().unwrap_or_default(),
+                text => record["text"].as_str().unwrap(),
+                rank => n as u64,
+            ))
+            .unwrap();
+    }
+    writer.commit().unwrap();
+    drop(writer);
+    let meta = std::fs::read(source.join("meta.json")).unwrap();
+
+    let from_files = ingest(&dir.path().join("files"), &[], b"");
+    let taken = ingest(
+        &dir.path().join("taken"),
+        &[
+            "--from-index",
+            source.to_str().unwrap(),
+            "--id-field",
+            "id",
+            "--text-field",
+            "text",
+        ],
+        b"",
+    );
+    assert!(taken.status.success(), "{}", stderr(&taken));
+    let decisions = |output: &std::process::Output| -> Vec<(String, String, String)> {
+        lines(output)
+            .iter()
+            .map(|l| {
+                let field = |name: &str| l[name].as_str().unwrap_or_default().to_owned();
+                (field("id"), field("status"), field("duplicate_of"))
+            })
+            .collect()
+    };
+    let decided = decisions(&taken);
+    assert_eq!(decided.len(), 65);
+    assert_eq!(decided, decisions(&from_files));
+    assert!(decided.iter().any(|(_, status, _)| status == "duplicate"));
+    assert_eq!(
+        std::fs::read(source.join("meta.json")).unwrap(),
+        meta,
+        "the source is only read"
+    );
+    let found = json(&run(
+        &[
+            "search",
+            "--index",
+            dir.path().join("taken").to_str().unwrap(),
+            "--json",
+            "warranty",
+        ],
+        b"",
+    ));
+    assert!(found["hits"][0]["title"]
+        .as_str()
+        .unwrap()
+        .contains("WARRANTY"));
+
+    // A field that is not stored cannot be read back: a clear error, nothing indexed.
+    let unstored = ingest(
+        &dir.path().join("bad"),
+        &[
+            "--from-index",
+            source.to_str().unwrap(),
+            "--text-field",
+            "rank",
+        ],
+        b"",
+    );
+    assert!(!unstored.status.success());
+    assert!(
+        stderr(&unstored).contains("not STORED"),
+        "{}",
+        stderr(&unstored)
+    );
+}

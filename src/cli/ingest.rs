@@ -15,6 +15,7 @@ use crate::cli::input::{read_inputs, read_sample, Record};
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, ReportLine, Tally};
+use crate::cli::source_index::{read_index, SourceFields};
 
 /// What to do with a near-duplicate.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -46,6 +47,13 @@ pub struct IngestCommand {
     /// JSON-lines files (.jsonl: "id", "text" or "body", "title", "url", "tags"), text files,
     /// HTML files, folders of these, or - for standard input. None: the sample corpus.
     inputs: Vec<PathBuf>,
+    /// Read the documents of an existing tantivy index instead (its stored fields: see
+    /// --id-field, --text-field, --title-field, --url-field), to build a deduplicated index
+    /// from it; the source is only read.
+    #[arg(long, value_name = "DIR", conflicts_with = "inputs")]
+    from_index: Option<PathBuf>,
+    #[command(flatten)]
+    source_fields: SourceFields,
     #[command(flatten)]
     index: IndexArg,
     /// What to do with a near-duplicate.
@@ -148,7 +156,9 @@ impl IngestCommand {
                     .and_then(|_| report.flush());
             }
         };
-        if self.inputs.is_empty() {
+        if let Some(source) = &self.from_index {
+            read_index(source, &self.source_fields, &mut handle)?;
+        } else if self.inputs.is_empty() {
             read_sample(&mut handle);
         } else {
             read_inputs(&self.inputs, self.lossy_utf8, &mut handle);

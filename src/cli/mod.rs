@@ -33,4 +33,5 @@ pub mod options;
 pub mod progress;
 pub mod report;
 pub mod search;
+pub mod source_index;
 pub mod stats;
