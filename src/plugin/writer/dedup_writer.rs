@@ -9,9 +9,9 @@ use tantivy::schema::TantivyDocument;
 use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, SegmentMeta, Term};
 
 use super::view::{Judged, WriterView};
-use super::{AddOutcome, Policy};
+use super::{AddOutcome, Check, Policy};
 use crate::error::{Error, Result};
-use crate::fingerprint::Fingerprint;
+use crate::fingerprint::{Fingerprint, Signature};
 use crate::matching::{check_distance, Matcher};
 use crate::plugin::columns::stored::next_sequence;
 use crate::plugin::DedupIndex;
@@ -85,6 +85,15 @@ struct State {
     /// A delete by query happened since the last commit: which documents it deletes is known
     /// only once committed, so the view is read again then.
     stale: bool,
+}
+
+/// What a lookup of a new document found.
+enum Lookup<'k> {
+    /// A document of this key and text is indexed already.
+    Exists(&'k str),
+    /// The near-duplicates are in the writer's `judged`; `update` is the key of the
+    /// version this document would replace.
+    Judged { update: Option<&'k str> },
 }
 
 impl DedupWriter {
@@ -175,6 +184,84 @@ impl DedupWriter {
         self.lock().view.len()
     }
 
+    /// What [`add`](Self::add) would do with `document` now, without doing it: whether it
+    /// is new, the same as an indexed document, or a near-duplicate of some (every one the
+    /// rule finds, nearest first, which the policy would reject it for, flag it as or
+    /// replace). Nothing is written and nothing is remembered: a document checked and then
+    /// added is judged again, against what the index holds then.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`] when the index cannot be read.
+    pub fn check(&self, document: &TantivyDocument) -> Result<Check> {
+        let fields = self.index.fields();
+        let text = fields.text_of(document);
+        let (fingerprint, signature) = self.index.fingerprint_and_signature(&text);
+        let version = fields.version_of(&text, fingerprint);
+        drop(text);
+        let key = fields.key_of(document);
+        let mut state = self.lock();
+        let State { view, judged, .. } = &mut *state;
+        let update = match self.look_up(
+            view,
+            judged,
+            key,
+            version,
+            (fingerprint, signature.as_ref()),
+        )? {
+            Lookup::Exists(key) => {
+                return Ok(Check::Exists {
+                    key: key.to_owned(),
+                })
+            }
+            Lookup::Judged { update } => update.is_some(),
+        };
+        match fingerprint {
+            Some(fingerprint) if !judged.is_empty() => Ok(Check::Duplicate {
+                fingerprint,
+                of: judged
+                    .iter()
+                    .map(|&found| view.describe(found))
+                    .collect::<Result<_>>()?,
+            }),
+            _ => Ok(Check::New {
+                fingerprint,
+                update,
+            }),
+        }
+    }
+
+    /// The lookup `add` and `check` share: the key's indexed versions (the same text there
+    /// already, or another one this document would replace), then the near-duplicates of
+    /// the fingerprint in `judged` (none without one), the version replaced left out.
+    fn look_up<'k>(
+        &self,
+        view: &mut WriterView,
+        judged: &mut Vec<Judged>,
+        key: Option<&'k str>,
+        version: Option<u64>,
+        (fingerprint, signature): (Option<Fingerprint>, Option<&Signature>),
+    ) -> Result<Lookup<'k>> {
+        let mut update = None;
+        if let Some(key) = key {
+            let versions = view.versions_of(key)?;
+            if versions.contains(&version) {
+                return Ok(Lookup::Exists(key));
+            }
+            if !versions.is_empty() {
+                update = Some(key);
+            }
+        }
+        judged.clear();
+        if let Some(fingerprint) = fingerprint {
+            view.near(fingerprint, signature, &self.matcher, judged)?;
+            if let Some(old) = update {
+                // The version being replaced is no reference for its successor.
+                judged.retain(|found| !view.has_key(found, old));
+            }
+        }
+        Ok(Lookup::Judged { update })
+    }
+
     /// Fingerprints `document`, checks it against the index and applies the policy. The
     /// plugin's fields (fingerprint, flag) are set here; the caller sets the key.
     ///
@@ -200,16 +287,15 @@ impl DedupWriter {
         } = &mut *state;
         // A key in the index already: the same text is there (a resumed run), or this is a
         // new version of it, which replaces it.
-        let mut update = None;
-        if let Some(key) = &key {
-            let versions = view.versions_of(key)?;
-            if versions.contains(&version) {
-                return Ok(AddOutcome::Exists { key: key.clone() });
+        let found = (fingerprint, signature.as_ref());
+        let update = match self.look_up(view, judged, key.as_deref(), version, found)? {
+            Lookup::Exists(key) => {
+                return Ok(AddOutcome::Exists {
+                    key: key.to_owned(),
+                })
             }
-            if !versions.is_empty() {
-                update = Some(key.as_str());
-            }
-        }
+            Lookup::Judged { update } => update,
+        };
         let key_field = fields.key;
         // Deletes the version being replaced, as a part of this add: tantivy commits the
         // delete and the add together or neither.
@@ -231,11 +317,6 @@ impl DedupWriter {
             let opstamp = writer.add_document(document)?;
             return Ok(added(update, None, opstamp));
         };
-        view.near(fingerprint, signature.as_ref(), &self.matcher, judged)?;
-        if let Some(old) = update {
-            // The version being replaced is no reference for its successor.
-            judged.retain(|found| !view.has_key(found, old));
-        }
         let Some(&nearest) = judged.first() else {
             replace_old_version(writer, view)?;
             fields.set_flag(&mut document, None);

@@ -9,7 +9,7 @@
 //!   commit.
 //! * `slots`: the references' signatures, in memory or read from the index on demand, and
 //!   the committed references found again in the writer's searcher.
-//! * `outcome`: [`Policy`], [`AddOutcome`] and [`Duplicate`].
+//! * `outcome`: [`Policy`], [`AddOutcome`], [`Check`] (a dry run's answer) and [`Duplicate`].
 
 mod dedup_writer;
 mod outcome;
@@ -17,4 +17,4 @@ mod slots;
 mod view;
 
 pub use dedup_writer::DedupWriter;
-pub use outcome::{AddOutcome, Duplicate, Policy};
+pub use outcome::{AddOutcome, Check, Duplicate, Policy};

@@ -44,6 +44,34 @@ pub struct Duplicate {
     pub similarity: Option<f64>,
 }
 
+/// What [`DedupWriter::check`](crate::plugin::DedupWriter::check) finds: what `add` would
+/// do with a document, nothing written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    /// No near-duplicate: `add` would index it ([`AddOutcome::Added`], or
+    /// [`AddOutcome::Updated`] when `update`).
+    New {
+        /// Its fingerprint; `None` for a text without features.
+        fingerprint: Option<Fingerprint>,
+        /// Whether it would replace the indexed document of its key (another text).
+        update: bool,
+    },
+    /// A document of its key and text is indexed: `add` would return
+    /// [`AddOutcome::Exists`].
+    Exists {
+        /// The key.
+        key: String,
+    },
+    /// Near-duplicates of it, nearest first: `add` would reject it, flag it as a
+    /// near-duplicate of the first, or replace them, by the policy.
+    Duplicate {
+        /// Its fingerprint.
+        fingerprint: Fingerprint,
+        /// Every near-duplicate found, nearest first.
+        of: Vec<Duplicate>,
+    },
+}
+
 /// What [`DedupWriter::add`](crate::plugin::DedupWriter::add) did with a document.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AddOutcome {
