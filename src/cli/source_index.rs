@@ -96,11 +96,7 @@ pub fn read_index(
         .searcher();
     let mut n = 0u64;
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-        let alive = segment.alive_bitset();
-        for doc in 0..segment.max_doc() {
-            if alive.is_some_and(|bitset| bitset.is_deleted(doc)) {
-                continue;
-            }
+        for doc in segment.doc_ids_alive() {
             n += 1;
             let place = format!("{}:{n}", dir.display());
             let stored: TantivyDocument = searcher

@@ -207,11 +207,9 @@ impl Separation {
         }
         // A document without a signature is near another only within k; an empty set's
         // agrees with nothing, so it is verified only where no agreement is needed.
-        let verifiable = |s: Option<&[u32]>| {
-            s.is_some_and(|s| s.len() == self.n && (self.least == 0 || !is_empty_set(s)))
-        };
+        let verifiable = |s: &[u32]| s.len() == self.n && (self.least == 0 || !is_empty_set(s));
         match (a, b) {
-            (Some(a), Some(b)) if verifiable(Some(a)) && verifiable(Some(b)) => {
+            (Some(a), Some(b)) if verifiable(a) && verifiable(b) => {
                 (equal_positions(a, b) as i64) < 2 * self.least as i64 - self.n as i64
             }
             _ => true,

@@ -128,11 +128,7 @@ pub fn reindex(
     let writer = target.writer(policy, memory_budget_bytes)?;
     let searcher = source.reader()?.searcher();
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-        let alive = segment.alive_bitset();
-        for doc in 0..segment.max_doc() {
-            if alive.is_some_and(|bitset| bitset.is_deleted(doc)) {
-                continue;
-            }
+        for doc in segment.doc_ids_alive() {
             let stored: TantivyDocument = searcher.doc(DocAddress::new(ord as u32, doc))?;
             let mut copy = TantivyDocument::default();
             for (field, value) in stored.field_values() {

@@ -289,6 +289,9 @@ pub(crate) struct StreamedHits {
     floor: Option<(Score, DocId)>,
     /// The buffer's length at which it is cut next.
     cap: usize,
+    /// The buffer is sorted and is its own shortest prefix holding a packing: no hit came
+    /// since it was cut to one.
+    settled: bool,
 }
 
 impl StreamedHits {
@@ -298,6 +301,7 @@ impl StreamedHits {
             hits: Vec::new(),
             floor: None,
             cap: need.needed.saturating_mul(4),
+            settled: false,
         }
     }
 
@@ -311,18 +315,28 @@ impl StreamedHits {
             }
         }
         self.hits.push((score, doc));
+        self.settled = false;
         if self.hits.len() >= self.cap {
-            self.cut(columns, need);
+            if self.settle(columns, need) {
+                self.floor = self.hits.last().copied();
+            }
+            self.cap = self.cap.max(self.hits.len().saturating_mul(2));
         }
     }
 
-    fn cut(&mut self, columns: &SegmentColumns, need: Need) {
-        sort_by_rank(&mut self.hits);
-        if let Some(end) = packing_end(&self.hits, columns, need, usize::MAX) {
-            self.hits.truncate(end);
-            self.floor = self.hits.last().copied();
+    /// Sorts the buffer and cuts it to its shortest prefix holding a packing; false when
+    /// none does (the buffer is then only sorted).
+    fn settle(&mut self, columns: &SegmentColumns, need: Need) -> bool {
+        if self.settled {
+            return true;
         }
-        self.cap = self.cap.max(self.hits.len().saturating_mul(2));
+        sort_by_rank(&mut self.hits);
+        let Some(end) = packing_end(&self.hits, columns, need, usize::MAX) else {
+            return false;
+        };
+        self.hits.truncate(end);
+        self.settled = true;
+        true
     }
 
     /// The segment's fruit: complete when no hit was dropped.
@@ -337,12 +351,9 @@ impl StreamedHits {
                 .expect("a segment seen whole is never short");
         }
         // The hits ranked at or above the floor, which hold a packing; a shorter prefix
-        // may too (the greedy packing of the whole prefix can be smaller than the one
-        // that set the floor: then all are kept).
-        sort_by_rank(&mut self.hits);
-        if let Some(end) = packing_end(&self.hits, columns, need, usize::MAX) {
-            self.hits.truncate(end);
-        }
+        // may too. (The greedy packing of the whole prefix can be smaller than the one that
+        // set the floor: then all are kept, sorted.)
+        self.settle(columns, need);
         kept(segment_ord, self.hits, false, columns)
     }
 }

@@ -193,12 +193,8 @@ impl DedupWriter {
     /// # Errors
     /// [`Error::Tantivy`] when the index cannot be read.
     pub fn check(&self, document: &TantivyDocument) -> Result<Check> {
-        let fields = self.index.fields();
-        let text = fields.text_of(document);
-        let (fingerprint, signature) = self.index.fingerprint_and_signature(&text);
-        let version = fields.version_of(&text, fingerprint);
-        drop(text);
-        let key = fields.key_of(document);
+        let (fingerprint, signature, version) = self.measure(document);
+        let key = self.index.fields().key_of(document);
         let mut state = self.lock();
         let State { view, judged, .. } = &mut *state;
         let update = match self.look_up(
@@ -228,6 +224,19 @@ impl DedupWriter {
                 update,
             }),
         }
+    }
+
+    /// A document's fingerprint, signature and version (see `DedupFields::version_of`),
+    /// from its text fields, outside the lock: what `add` and `check` look up.
+    fn measure(
+        &self,
+        document: &TantivyDocument,
+    ) -> (Option<Fingerprint>, Option<Signature>, Option<u64>) {
+        let fields = self.index.fields();
+        let text = fields.text_of(document);
+        let (fingerprint, signature) = self.index.fingerprint_and_signature(&text);
+        let version = fields.version_of(&text, fingerprint);
+        (fingerprint, signature, version)
     }
 
     /// The lookup `add` and `check` share: the key's indexed versions (the same text there
@@ -270,10 +279,7 @@ impl DedupWriter {
     /// an earlier error, for one).
     pub fn add(&self, mut document: TantivyDocument) -> Result<AddOutcome> {
         let fields = self.index.fields();
-        let text = fields.text_of(&document);
-        let (fingerprint, signature) = self.index.fingerprint_and_signature(&text);
-        let version = fields.version_of(&text, fingerprint);
-        drop(text);
+        let (fingerprint, signature, version) = self.measure(&document);
         let key = fields.key_of(&document).map(str::to_owned);
         fields.set_fingerprint(&mut document, fingerprint, signature.as_ref());
         fields.set_version(&mut document, version);
