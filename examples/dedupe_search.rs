@@ -55,7 +55,15 @@ fn main() -> anyhow::Result<()> {
     for hit in &page.hits {
         println!("  {:6.3}  {}", hit.score, name(hit.address)?);
         for hidden in &hit.hidden {
-            println!("          hides {}", name(*hidden)?);
+            let similarity = hidden
+                .jaccard
+                .map(|jaccard| format!(", signatures {:.0}% equal", 100.0 * jaccard))
+                .unwrap_or_default();
+            println!(
+                "          hides {} ({} bits apart{similarity})",
+                name(hidden.address)?,
+                hidden.distance
+            );
         }
     }
     println!("{} near-duplicates hidden", page.hidden_total);

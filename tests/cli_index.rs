@@ -206,6 +206,18 @@ fn search_hides_near_duplicates_and_pages_are_stable() {
         .sum();
     assert_eq!(first["hidden_total"].as_u64().unwrap() as usize, hidden);
     assert!(hidden > 0, "license versions hide each other: {first}");
+    // Each hidden id again with its distance (at most 8), in the same order; no Jaccard
+    // without verification.
+    for hit in first["hits"].as_array().unwrap() {
+        let ids = hit["hidden"].as_array().unwrap();
+        let details = hit["hidden_details"].as_array().unwrap();
+        assert_eq!(details.len(), ids.len());
+        for (id, detail) in ids.iter().zip(details) {
+            assert_eq!(&detail["id"], id);
+            assert!(detail["distance"].as_u64().unwrap() <= 8, "{detail}");
+            assert!(detail.get("jaccard").is_none(), "{detail}");
+        }
+    }
     let both = page(&["--limit", "8"]);
     let second = page(&["--limit", "4", "--offset", "4"]);
     let ids = |v: &Value| -> Vec<String> {

@@ -17,7 +17,7 @@ use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Score, Searcher, TantivyDocument, TantivyError, Term};
 use tantivy_dedup::plugin::{
-    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, Verification,
+    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, Verification,
 };
 use tantivy_dedup::{Error, Fingerprint};
 
@@ -199,7 +199,23 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
             })
         });
         match owner {
-            Some(owner) => shown[owner].hidden.push(address),
+            Some(owner) => {
+                let shown_hit = &mut shown[owner];
+                let other = shown_hit
+                    .fingerprint
+                    .expect("only hits with a fingerprint hide");
+                let jaccard = settings.verify.and_then(|_| {
+                    let x = signature(searcher, shown_hit.address)?;
+                    let y = signature(searcher, address)?;
+                    let equal = x.iter().zip(&y).filter(|(u, v)| u == v).count();
+                    Some(equal as f64 / SIGNATURE_VALUES as f64)
+                });
+                shown_hit.hidden.push(HiddenHit {
+                    address,
+                    distance: other.distance(Fingerprint(fp.expect("a hidden hit has one"))),
+                    jaccard,
+                });
+            }
             None if shown.len() == end => {
                 has_more = true;
                 break;
@@ -563,7 +579,8 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
         .search(&searcher, &AllQuery)
         .unwrap();
     assert_eq!(top.addresses(), [DocAddress::new(0, 2)]);
-    assert_eq!(top.hits[0].hidden, [DocAddress::new(0, 3)]);
+    assert_eq!(top.hits[0].hidden_addresses(), [DocAddress::new(0, 3)]);
+    assert_eq!(top.hits[0].hidden[0].distance, 1);
     assert_eq!(top.hits[0].fingerprint, Some(Fingerprint(1)));
     // Without skipping, the flagged document leads and hides the others.
     let top = DedupCollector::new("fingerprint", 10)

@@ -144,7 +144,7 @@ fn run(schema: Schema) -> (Vec<String>, Vec<Vec<String>>) {
         .hits
         .iter()
         .map(|hit| {
-            let mut group: Vec<String> = hit.hidden.iter().map(|&a| key(a)).collect();
+            let mut group: Vec<String> = hit.hidden.iter().map(|h| key(h.address)).collect();
             group.push(key(hit.address));
             group.sort();
             group

@@ -389,7 +389,7 @@ fn the_index_collector_hides_what_verification_matches() {
     let shown: Vec<u32> = verified.hits.iter().map(|h| h.address.doc_id).collect();
     assert_eq!(shown, [0, 2], "the copy (doc 1) is hidden by its original");
     assert_eq!(verified.hits[0].hidden.len(), 1);
-    assert_eq!(verified.hits[0].hidden[0].doc_id, 1);
+    assert_eq!(verified.hits[0].hidden[0].address.doc_id, 1);
     // By fingerprints alone nothing is within 3 bits.
     let plain =
         tantivy_dedup::plugin::DedupCollector::new(tantivy_dedup::plugin::FINGERPRINT_FIELD, 10)

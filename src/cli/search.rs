@@ -23,7 +23,9 @@ use crate::cli::print;
 /// +required -excluded, title:word. Documents flagged at ingest (--policy flag) are hidden
 /// under a better-ranked near-duplicate (their original, when it matches) like any other,
 /// or left out with --skip-flagged. With --json:
-/// {"hits":[{"id":..,"score":..,"fingerprint":"<16 hex>","title":..,"hidden":[ids]}],"hidden_total":N}.
+/// {"hits":[{"id":..,"score":..,"fingerprint":"<16 hex>","title":..,"hidden":[ids],
+/// "hidden_details":[{"id":..,"distance":..,"jaccard":..}]}],"hidden_total":N}
+/// ("jaccard" with verification: the signatures' agreement).
 #[derive(Args, Debug)]
 pub struct SearchCommand {
     /// The query.
@@ -62,6 +64,17 @@ struct Hit {
     fingerprint: Option<String>,
     title: Option<String>,
     hidden: Vec<String>,
+    /// `hidden` again, each with how near it is to this hit (an extension of the contract:
+    /// `hidden` stays a list of ids).
+    hidden_details: Vec<HiddenDetail>,
+}
+
+#[derive(Serialize)]
+struct HiddenDetail {
+    id: String,
+    distance: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    jaccard: Option<f64>,
 }
 
 #[derive(Serialize)]
@@ -171,16 +184,24 @@ fn hit_of(opened: &OpenedIndex, hit: &DedupHit) -> anyhow::Result<Hit> {
             .and_then(|value| value.as_str())
             .map(str::to_owned)
     };
+    let details = hit
+        .hidden
+        .iter()
+        .map(|hidden| {
+            Ok(HiddenDetail {
+                id: opened.id_of(hidden.address)?,
+                distance: hidden.distance,
+                jaccard: hidden.jaccard,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(Hit {
         id: text(index.fields.id).unwrap_or_default(),
         score: hit.score,
         fingerprint: hit.fingerprint.map(|f| f.to_string()),
         title: text(index.fields.title),
-        hidden: hit
-            .hidden
-            .iter()
-            .map(|&address| opened.id_of(address))
-            .collect::<anyhow::Result<_>>()?,
+        hidden: details.iter().map(|detail| detail.id.clone()).collect(),
+        hidden_details: details,
     })
 }
 

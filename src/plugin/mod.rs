@@ -51,7 +51,7 @@
 //! let top = searcher.search(&AllQuery, &DedupCollector::new("fingerprint", 10))?;
 //! let shown: Vec<u32> = top.hits.iter().map(|hit| hit.address.doc_id).collect();
 //! assert_eq!(shown, [0, 2]);
-//! assert_eq!(top.hits[0].hidden[0].doc_id, 1);
+//! assert_eq!(top.hits[0].hidden[0].address.doc_id, 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -69,7 +69,8 @@ mod writer;
 
 pub use batch::{DuplicateGroup, NearDuplicate};
 pub use collector::{
-    ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, SegmentHits,
+    ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, HiddenHit,
+    SegmentHits,
 };
 pub use columns::{
     DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,

@@ -20,5 +20,5 @@ mod suppression;
 
 pub use column_cache::ColumnCache;
 pub use dedup_collector::{DedupCollector, DedupSegmentCollector};
-pub use results::{DedupHit, DedupTopDocs};
+pub use results::{DedupHit, DedupTopDocs, HiddenHit};
 pub use segment_hits::SegmentHits;

@@ -19,7 +19,21 @@ pub struct DedupHit {
     /// The hits this one hid, in ranking order: the hidden hits for which this is the
     /// highest-ranked shown near-duplicate, among those ranked before the end of the
     /// page (see [`DedupTopDocs`]).
-    pub hidden: Vec<DocAddress>,
+    pub hidden: Vec<HiddenHit>,
+}
+
+/// A hit hidden under a shown one, with how near the two are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiddenHit {
+    /// Where the hidden document is, in the searcher that ran the query.
+    pub address: DocAddress,
+    /// The Hamming distance between its fingerprint and the shown hit's.
+    pub distance: u32,
+    /// With [verification](crate::plugin::DedupCollector::verification), the fraction of
+    /// equal values of the two signatures (the Jaccard estimate of their shingle sets, as
+    /// [`Judgement::jaccard`](crate::matching::Judgement::jaccard) gives it); `None`
+    /// without verification or when one of them has no signature.
+    pub jaccard: Option<f64>,
 }
 
 /// One page of deduplicated search results.
@@ -54,5 +68,13 @@ impl DedupTopDocs {
     #[must_use]
     pub fn addresses(&self) -> Vec<DocAddress> {
         self.hits.iter().map(|hit| hit.address).collect()
+    }
+}
+
+impl DedupHit {
+    /// The addresses of the hits this one hid, in ranking order.
+    #[must_use]
+    pub fn hidden_addresses(&self) -> Vec<DocAddress> {
+        self.hidden.iter().map(|hidden| hidden.address).collect()
     }
 }

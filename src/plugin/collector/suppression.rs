@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use tantivy::DocAddress;
 
-use super::results::{DedupHit, DedupTopDocs};
+use super::results::{DedupHit, DedupTopDocs, HiddenHit};
 use super::segment_hits::{rank_cmp, RankedHit, SegmentHits};
 use crate::error::Result;
+use crate::fingerprint::jaccard;
 use crate::matching::Matcher;
 
 /// Which page to cut from the walk, and the rule that hides a hit.
@@ -114,7 +115,7 @@ pub(crate) fn walk(
         if let Some(fingerprint) = hit.fingerprint {
             let bits = fingerprint.bits();
             let mut owner = None;
-            for other in &mut shown {
+            for (at, other) in shown.iter_mut().enumerate() {
                 let distance = (other.bits ^ bits).count_ones();
                 let near = if matcher.needs_signatures(distance) {
                     let theirs = other.signature.get(read)?;
@@ -123,16 +124,29 @@ pub(crate) fn walk(
                     matcher.judge(distance, None, None)
                 };
                 if near.is_some() {
-                    owner = Some(other.ordinal);
+                    owner = Some((at, distance));
                     break;
                 }
             }
-            if let Some(ordinal) = owner {
-                if let Some(shown_hit) = ordinal
+            if let Some((at, distance)) = owner {
+                let other = &mut shown[at];
+                if let Some(shown_hit) = (other.ordinal)
                     .checked_sub(page.offset)
                     .and_then(|index| hits.get_mut(index))
                 {
-                    shown_hit.hidden.push(hit.address);
+                    // Reported hits carry their similarity: read here for a pair within k,
+                    // which the rule judged without signatures.
+                    let jaccard = if matcher.verifies() {
+                        let theirs = other.signature.get(read)?;
+                        theirs.zip(signature.get(read)?).map(|(a, b)| jaccard(a, b))
+                    } else {
+                        None
+                    };
+                    shown_hit.hidden.push(HiddenHit {
+                        address: hit.address,
+                        distance,
+                        jaccard,
+                    });
                 }
                 continue;
             }
@@ -193,7 +207,11 @@ mod tests {
         top.hits
             .iter()
             .map(|h| {
-                let hidden = h.hidden.iter().map(|a| a.doc_id).collect();
+                let hidden = h
+                    .hidden
+                    .iter()
+                    .map(|hidden| hidden.address.doc_id)
+                    .collect();
                 (h.address.doc_id, hidden)
             })
             .collect()
