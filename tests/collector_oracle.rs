@@ -1,6 +1,7 @@
 //! `DedupCollector` against a brute-force reference: every matching document with its score
-//! (from `TopDocs` with a limit above the index size), sorted by score then address, walked
-//! greedily, cut to the page.
+//! (from `TopDocs` with a limit above the index size), sorted by score (or by a fast field,
+//! ascending or descending) then address, walked greedily, cut to the page. And
+//! `DedupCollector::dedupe` against the same walk over a list in any order.
 //!
 //! Indexes are small and in RAM, but have several segments (no merges) and deletes that hit
 //! earlier segments, so that segments are cut, collected again and merged in every way;
@@ -14,8 +15,8 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::columnar::Column;
 use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
-use tantivy::{DocAddress, Index, Score, Searcher, TantivyDocument, TantivyError, Term};
+use tantivy::schema::{Field, IndexRecordOption, OwnedValue, Schema, FAST, INDEXED, TEXT};
+use tantivy::{DocAddress, Index, Order, Score, Searcher, TantivyDocument, TantivyError, Term};
 use tantivy_dedup::plugin::{
     CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, Verification,
 };
@@ -34,6 +35,8 @@ struct Doc {
     flag: Option<u64>,
     /// Signature values (`SIGNATURE_VALUES` of them, or a wrong number).
     signature: Option<Vec<u32>>,
+    /// The value of the i64 fast field `date`, which collectors may rank by.
+    date: Option<i64>,
 }
 
 /// Values per signature of the verifying collectors.
@@ -58,6 +61,7 @@ struct Fields {
     fingerprint: Field,
     flag: Field,
     signature: Field,
+    date: Field,
 }
 
 fn build(corpus: &Corpus) -> (Index, Fields) {
@@ -72,6 +76,7 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
         } else {
             schema.add_bytes_field("signature", FAST)
         },
+        date: schema.add_i64_field("date", FAST),
     };
     let index = Index::create_in_ram(schema.build());
     let mut writer = index
@@ -95,6 +100,9 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
             }
             if let Some(flag) = doc.flag {
                 document.add_u64(fields.flag, flag);
+            }
+            if let Some(date) = doc.date {
+                document.add_i64(fields.date, date);
             }
             match &doc.signature {
                 Some(values) if corpus.u64_signatures => {
@@ -145,20 +153,70 @@ fn column(searcher: &Searcher, segment_ord: u32, name: &str) -> Option<Column<u6
     reader.fast_fields().column_opt::<u64>(name).unwrap()
 }
 
-/// The reference: the whole ranking, walked greedily, cut to `offset..offset + limit`.
-fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> DedupTopDocs {
+/// A ranked hit of the reference: score, address, and value in the sort field.
+type Ranked = (Score, DocAddress, Option<i64>);
+
+/// The whole ranking: every matching document by score, or by `date` in `settings.sort`
+/// (documents without one last), ties by address.
+fn ranking(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Vec<Ranked> {
     let everything = (searcher.num_docs() as usize).max(1);
     let scored: Vec<(Score, DocAddress)> = searcher
         .search(query, &TopDocs::with_limit(everything).order_by_score())
         .unwrap();
-    let mut ranked: Vec<(Score, DocAddress, Option<u64>)> = Vec::new();
-    for (score, address) in scored {
-        let value = |name| column(searcher, address.segment_ord, name)?.first(address.doc_id);
-        if settings.skip_flagged && value("flag").is_some_and(|flag| flag != 0) {
-            continue;
+    let date = |address: DocAddress| {
+        let reader = searcher.segment_reader(address.segment_ord);
+        let column = reader.fast_fields().column_opt::<i64>("date").unwrap()?;
+        column.first(address.doc_id)
+    };
+    let mut ranked: Vec<Ranked> = scored
+        .into_iter()
+        .map(|(score, address)| (score, address, date(address)))
+        .collect();
+    match settings.sort {
+        None => ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))),
+        Some(order) => {
+            for hit in &mut ranked {
+                hit.0 = 0.0;
+            }
+            ranked.sort_by(|a, b| {
+                let by_value = match (a.2, b.2, order) {
+                    (Some(x), Some(y), Order::Desc) => y.cmp(&x),
+                    (Some(x), Some(y), Order::Asc) => x.cmp(&y),
+                    // Without a value: last in both orders.
+                    (x, y, _) => y.is_some().cmp(&x.is_some()),
+                };
+                by_value.then(a.1.cmp(&b.1))
+            });
         }
-        ranked.push((score, address, value("fingerprint")));
     }
+    ranked
+}
+
+/// The reference: the whole ranking, walked greedily, cut to `offset..offset + limit`.
+fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> DedupTopDocs {
+    let ranked = ranking(searcher, query, settings);
+    let sort_values = settings.sort.is_some();
+    walk(searcher, ranked, settings, sort_values)
+}
+
+/// The greedy walk down `ranked`, flagged documents left out if `settings` skips them;
+/// with `sort_values`, each hit reports its `date`.
+fn walk(
+    searcher: &Searcher,
+    ranked: Vec<Ranked>,
+    settings: &Settings,
+    sort_values: bool,
+) -> DedupTopDocs {
+    let value = |address: DocAddress, name| {
+        column(searcher, address.segment_ord, name)?.first(address.doc_id)
+    };
+    let ranked: Vec<(Score, DocAddress, Option<u64>, Option<i64>)> = ranked
+        .into_iter()
+        .filter(|&(_, address, _)| {
+            !(settings.skip_flagged && value(address, "flag").is_some_and(|flag| flag != 0))
+        })
+        .map(|(score, address, date)| (score, address, value(address, "fingerprint"), date))
+        .collect();
     // Two hits are near-duplicates within k bits, or, verifying, within the candidate
     // distance when both have a signature, the fraction of equal values reaches the
     // threshold and (with bands) they agree on every value of a band.
@@ -185,13 +243,11 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
             _ => false,
         }
     };
-    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-
     let end = settings.offset + settings.limit;
     // All shown hits, each with what it hid, up to the first one after the page.
     let mut shown: Vec<DedupHit> = Vec::new();
     let mut has_more = false;
-    for (score, address, fp) in ranked {
+    for (score, address, fp, date) in ranked {
         let owner = fp.and_then(|fp| {
             shown.iter().position(|s| {
                 s.fingerprint
@@ -222,6 +278,7 @@ fn reference(searcher: &Searcher, query: &dyn Query, settings: &Settings) -> Ded
             }
             None => shown.push(DedupHit {
                 score,
+                sort_value: date.filter(|_| sort_values).map(OwnedValue::I64),
                 address,
                 fingerprint: fp.map(Fingerprint),
                 hidden: Vec::new(),
@@ -269,6 +326,8 @@ struct Settings {
     /// Candidate distance, threshold and band rows (none: every candidate) of a verifying
     /// collector.
     verify: Option<(u32, f64, Option<usize>)>,
+    /// Ranked by `date` in this order, or by score.
+    sort: Option<Order>,
 }
 
 impl Settings {
@@ -288,6 +347,9 @@ impl Settings {
                     .candidate_distance(candidate_distance)
                     .threshold(threshold),
             );
+        }
+        if let Some(order) = self.sort {
+            collector = collector.order_by_fast_field("date", order);
         }
         if self.skip_flagged {
             collector.skip_flagged("flag")
@@ -335,15 +397,20 @@ fn doc() -> impl Strategy<Value = Doc> {
             8 => prop::collection::vec(0u32..3, SIGNATURE_VALUES).prop_map(Some),
             1 => prop::collection::vec(0u32..3, SIGNATURE_VALUES - 1).prop_map(Some),
         ],
+        // Few values, so that ties are common; some documents without one.
+        prop_oneof![1 => Just(None), 4 => (-2i64..3).prop_map(Some)],
     )
-        .prop_map(|(alpha, beta, filler, fingerprint, flag, signature)| Doc {
-            alpha,
-            beta,
-            filler,
-            fingerprint,
-            flag,
-            signature,
-        })
+        .prop_map(
+            |(alpha, beta, filler, fingerprint, flag, signature, date)| Doc {
+                alpha,
+                beta,
+                filler,
+                fingerprint,
+                flag,
+                signature,
+                date,
+            },
+        )
 }
 
 fn corpus() -> impl Strategy<Value = Corpus> {
@@ -379,13 +446,19 @@ fn settings() -> impl Strategy<Value = Settings> {
             )
                 .prop_map(Some),
         ],
+        prop_oneof![
+            2 => Just(None),
+            1 => Just(Some(Order::Asc)),
+            1 => Just(Some(Order::Desc)),
+        ],
     )
-        .prop_map(|(limit, offset, k, skip_flagged, verify)| Settings {
+        .prop_map(|(limit, offset, k, skip_flagged, verify, sort)| Settings {
             limit,
             offset,
             k,
             skip_flagged,
             verify,
+            sort,
         })
 }
 
@@ -396,6 +469,7 @@ proptest! {
     fn collector_matches_the_reference(
         corpus in corpus(),
         settings in prop::collection::vec(settings(), 2..6),
+        shuffle in any::<u64>(),
     ) {
         let (index, fields) = build(&corpus);
         let searcher = index.reader().unwrap().searcher();
@@ -419,11 +493,50 @@ proptest! {
                 let direct = searcher.search(query.as_ref(), &collector).unwrap();
                 prop_assert_eq!(&direct, &expected, "direct: query {} {:?}", kind, settings);
                 // Inside a tuple, tantivy feeds every document to the segment collector.
-                let (_, fed) = searcher.search(query.as_ref(), &(Count, collector)).unwrap();
+                let (_, fed) = searcher.search(query.as_ref(), &(Count, collector.clone())).unwrap();
                 prop_assert_eq!(&fed, &expected, "in a tuple: query {} {:?}", kind, settings);
+                // A list in any order, some addresses repeated, deduped as given.
+                let list = shuffled(ranking(&searcher, query.as_ref(), settings), shuffle);
+                let given: Vec<(Score, DocAddress)> =
+                    list.iter().map(|&(score, address, _)| (score, address)).collect();
+                let expected = walk(&searcher, first_occurrences(list), settings, false);
+                let got = collector.dedupe(&searcher, given).unwrap();
+                prop_assert_eq!(&got, &expected, "dedupe: query {} {:?}", kind, settings);
             }
         }
     }
+}
+
+/// `ranked` in an order drawn from `seed`, with a few addresses repeated.
+fn shuffled(mut ranked: Vec<Ranked>, seed: u64) -> Vec<Ranked> {
+    let mut state = seed | 1;
+    let mut next = || {
+        // xorshift64
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for i in (1..ranked.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        ranked.swap(i, j);
+    }
+    let repeats = ranked.len().min((seed % 4) as usize);
+    for at in 0..repeats {
+        let hit = ranked[at];
+        let position = (next() % (ranked.len() as u64 + 1)) as usize;
+        ranked.insert(position.max(at + 1), hit);
+    }
+    ranked
+}
+
+/// `ranked` without repeated addresses, each where it first appears.
+fn first_occurrences(ranked: Vec<Ranked>) -> Vec<Ranked> {
+    let mut seen = std::collections::HashSet::new();
+    ranked
+        .into_iter()
+        .filter(|&(_, address, _)| seen.insert(address))
+        .collect()
 }
 
 /// A corpus where one segment's top hits are all near-duplicates of hits in another, so the
@@ -444,6 +557,7 @@ fn segments_full_of_duplicates_collect_again() {
             }),
             flag: None,
             signature: None,
+            date: None,
         });
     }
     let corpus = Corpus {
@@ -463,6 +577,7 @@ fn segments_full_of_duplicates_collect_again() {
                 k,
                 skip_flagged: false,
                 verify: None,
+                sort: None,
             };
             let expected = reference(&searcher, query.as_ref(), &settings);
             let got = settings
@@ -483,6 +598,7 @@ fn tiny_index() -> (Index, Fields) {
             fingerprint: Some(1),
             flag: Some(0),
             signature: None,
+            date: None,
         };
         3
     ];
@@ -564,6 +680,7 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
         fingerprint: Some(fingerprint),
         flag: Some(flag),
         signature: None,
+        date: None,
     };
     // Equal scores: ranked by address. 0 is flagged, 1 deleted, 2 and 3 near-duplicates.
     let corpus = Corpus {
@@ -609,6 +726,7 @@ fn column_cache_follows_merges() {
             fingerprint: Some(if i % 4 == 0 { 0 } else { (i as u64) << 20 }),
             flag: None,
             signature: None,
+            date: None,
         })
         .collect();
     let (index, fields) = build(&Corpus {
@@ -628,6 +746,7 @@ fn column_cache_follows_merges() {
         k: 3,
         skip_flagged: false,
         verify: None,
+        sort: None,
     };
     let cache = ColumnCache::new();
     let cached = settings.collector().column_cache(cache.clone());
@@ -667,6 +786,7 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
         fingerprint: Some(fingerprint),
         flag: None,
         signature: signature.map(|value| vec![value; SIGNATURE_VALUES]),
+        date: None,
     };
     // h: 0; p and q 12 bits from h on either side, 24 from each other; the rest far. Scores
     // fall in that order, h alone in its segment.
@@ -700,6 +820,7 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
             k: 3,
             skip_flagged: false,
             verify: Some((16, 0.5, None)),
+            sort: None,
         };
         let expected = reference(&searcher, query.as_ref(), &settings);
         assert_eq!(

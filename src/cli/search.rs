@@ -116,6 +116,7 @@ impl SearchCommand {
                 .map(|(score, address)| {
                     Ok(DedupHit {
                         score,
+                        sort_value: None,
                         address,
                         fingerprint: fingerprint_at(searcher, address)?,
                         hidden: Vec::new(),

@@ -1,16 +1,23 @@
 //! [`DedupCollector`]: a tantivy [`Collector`] that ranks like `TopDocs` ordered by score and
 //! hides near-duplicates of higher-ranked hits.
 
+use std::collections::HashSet;
+
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::error::DataCorruption;
 use tantivy::query::{EnableScoring, Query, Weight};
 use tantivy::schema::{Schema, Type};
-use tantivy::{DocId, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError};
+use tantivy::{
+    DocAddress, DocId, Order, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError,
+};
 
 use super::column_cache::ColumnCache;
+use super::rank_key::RankKey;
 use super::results::DedupTopDocs;
-use super::segment_hits::{finish, normalize, ranked, Need, SegmentHits, StreamedHits, TopHits};
-use super::suppression::{merge, Page};
+use super::segment_hits::{
+    finish, ranked, Need, RankedHit, Ranking, SegmentHits, StreamedHits, TopHits,
+};
+use super::suppression::{merge, walk, Page};
 use crate::error::{Error, Result};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{check_distance, Matcher, Verification};
@@ -29,12 +36,13 @@ const SHARE_FACTOR: usize = 3;
 /// A segment whose hits fall short of a page collects again with this many times more.
 const RETRY_FACTOR: usize = 4;
 
-/// Deduplicated top documents by score: one page of the shown hits of the greedy walk
-/// described in [`DedupTopDocs`].
+/// Deduplicated top documents, by score or by a fast field: one page of the shown hits of
+/// the greedy walk described in [`DedupTopDocs`].
 ///
 /// | setting | default | accepted |
 /// |---|---|---|
 /// | `limit` (in [`new`](Self::new)) | none | `1..` |
+/// | [`order_by_fast_field`](Self::order_by_fast_field) | by score | a u64, i64, f64, bool or date fast field, ascending or descending |
 /// | [`offset`](Self::offset) | 0 | any |
 /// | [`distance`](Self::distance) (*k*) | [`DEFAULT_MAX_DISTANCE`] = 3 | `0..=64` |
 /// | [`skip_flagged`](Self::skip_flagged) | off | a u64 fast field |
@@ -88,6 +96,8 @@ pub struct DedupCollector {
     max_distance: u32,
     verification: Option<(String, Verification)>,
     require_signatures: bool,
+    /// The fast field hits rank by, and its order; `None`: by score.
+    sort: Option<(String, Order)>,
 }
 
 impl DedupCollector {
@@ -104,7 +114,31 @@ impl DedupCollector {
             max_distance: DEFAULT_MAX_DISTANCE,
             verification: None,
             require_signatures: false,
+            sort: None,
         }
+    }
+
+    /// Ranks hits by the fast field `field` instead of by score, in `order`, as
+    /// `TopDocs::order_by_fast_field` does: by a document's first value, documents without
+    /// one last in both orders, ties by [`DocAddress`] ascending. The walk then shows the
+    /// best-ranked member of each near-duplicate group in that order ("newest first,
+    /// near-duplicates collapsed"), as Elasticsearch's `collapse` does under any sort.
+    /// The query is run without scoring; each hit's
+    /// [`sort_value`](super::DedupHit::sort_value) holds its value, and its score is 0.
+    ///
+    /// The field must be a fast field of type u64, i64, f64, bool or date.
+    #[must_use]
+    pub fn order_by_fast_field(mut self, field: impl Into<String>, order: Order) -> DedupCollector {
+        self.sort = Some((field.into(), order));
+        self
+    }
+
+    /// Ranks hits by score (the default), undoing
+    /// [`order_by_fast_field`](Self::order_by_fast_field).
+    #[must_use]
+    pub fn order_by_score(mut self) -> DedupCollector {
+        self.sort = None;
+        self
     }
 
     /// Skips the first `offset` shown hits (offset pagination). Pages are stable: the shown
@@ -231,7 +265,12 @@ impl DedupCollector {
     /// segments collect again with more (a complete segment has nothing more to give).
     fn search_merged(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
         self.check_schema(searcher.schema())?;
-        let weight = query.weight(EnableScoring::enabled_from_searcher(searcher))?;
+        let scoring = match self.ranking() {
+            Ranking::Score => EnableScoring::enabled_from_searcher(searcher),
+            Ranking::Field(_) => EnableScoring::disabled_from_searcher(searcher),
+        };
+        let weight = query.weight(scoring)?;
+        let ranking = self.ranking();
         let readers = searcher.segment_readers();
         let columns = self.open_all_columns(searcher)?;
         let mut capacity = self
@@ -245,10 +284,11 @@ impl DedupCollector {
                 if segments.get(ord).is_some_and(SegmentHits::is_complete) {
                     continue;
                 }
-                let (hits, truncated) = top_hits(weight.as_ref(), reader, columns, capacity)?;
+                let (hits, truncated) =
+                    top_hits(weight.as_ref(), reader, columns, capacity, ranking)?;
                 let segment_ord =
                     SegmentOrdinal::try_from(ord).expect("segment ordinals fit in u32");
-                let collected = ranked(segment_ord, hits, truncated, columns);
+                let collected = ranked(segment_ord, hits, truncated, columns, ranking);
                 match segments.get_mut(ord) {
                     Some(segment) => *segment = collected,
                     None => segments.push(collected),
@@ -263,11 +303,103 @@ impl DedupCollector {
         }
     }
 
+    /// Dedupes a list ranked by the caller: the list's order is the ranking, walked as a
+    /// search's ranking is (see [`DedupTopDocs`]), cut to this collector's page, by its rule
+    /// (distance, verification, flagged documents skipped or not). Each pair's score is
+    /// carried to its hit unused; pass any value (`0.0`) when there is none. This is how to
+    /// collapse a ranking the collector cannot make: a `TopDocs` ordered by a tweaked score
+    /// or a string field, results of several queries, a re-ranker's output.
+    ///
+    /// Deleted documents and repeated addresses are skipped (the first occurrence ranks);
+    /// the whole list is read (its fingerprints, for the addresses it holds).
+    ///
+    /// ```
+    /// # use tantivy::collector::TopDocs;
+    /// # use tantivy::query::AllQuery;
+    /// # use tantivy::schema::{Schema, FAST, INDEXED, STRING};
+    /// # use tantivy::{doc, Index, Order};
+    /// use tantivy_dedup::plugin::DedupCollector;
+    ///
+    /// let mut schema = Schema::builder();
+    /// let site = schema.add_text_field("site", STRING | FAST);
+    /// let fingerprint = schema.add_u64_field("fingerprint", FAST | INDEXED);
+    /// let index = Index::create_in_ram(schema.build());
+    /// let mut writer = index.writer_with_num_threads(1, 15_000_000)?;
+    /// writer.add_document(doc!(site => "b.org", fingerprint => 0b1011_u64))?;
+    /// writer.add_document(doc!(site => "a.org", fingerprint => 0b1001_u64))?; // 1 bit away
+    /// writer.add_document(doc!(site => "c.org", fingerprint => u64::MAX))?;
+    /// writer.commit()?;
+    ///
+    /// let searcher = index.reader()?.searcher();
+    /// // Ranked by a string fast field, which the collector does not sort by itself.
+    /// let by_site = TopDocs::with_limit(100).order_by_string_fast_field("site", Order::Asc);
+    /// let ranked = searcher.search(&AllQuery, &by_site)?;
+    /// let page = DedupCollector::new("fingerprint", 10)
+    ///     .dedupe(&searcher, ranked.into_iter().map(|(_, address)| (0.0, address)))?;
+    /// assert_eq!(page.hits.len(), 2); // a.org hides b.org
+    /// assert_eq!(page.hits[0].hidden[0].distance, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`] for invalid settings; [`Error::Tantivy`] when a field is
+    /// missing or of the wrong type, an address is not one of `searcher`'s documents, or a
+    /// column cannot be read.
+    pub fn dedupe(
+        &self,
+        searcher: &Searcher,
+        ranked: impl IntoIterator<Item = (Score, DocAddress)>,
+    ) -> Result<DedupTopDocs> {
+        self.validate()?;
+        self.check_schema(searcher.schema())?;
+        let readers = searcher.segment_readers();
+        let columns = self.open_all_columns(searcher)?;
+        let mut seen = HashSet::new();
+        let mut hits = Vec::new();
+        for (score, address) in ranked {
+            let (Some(reader), Some(segment)) = (
+                readers.get(address.segment_ord as usize),
+                columns.get(address.segment_ord as usize),
+            ) else {
+                return Err(not_a_document(address));
+            };
+            if address.doc_id >= reader.max_doc() {
+                return Err(not_a_document(address));
+            }
+            let deleted = reader.is_deleted(address.doc_id);
+            if deleted || segment.is_flagged(address.doc_id) || !seen.insert(address) {
+                continue;
+            }
+            hits.push(RankedHit {
+                key: RankKey::of_position(hits.len()),
+                score,
+                address,
+                fingerprint: segment.fingerprint(address.doc_id),
+            });
+        }
+        let read =
+            |address: DocAddress| columns[address.segment_ord as usize].signature(address.doc_id);
+        // The list's order is the ranking: no sort values to report.
+        let page = Page {
+            sort: None,
+            ..self.page()
+        };
+        walk(hits, page, &read)
+    }
+
     fn page(&self) -> Page {
         Page {
             offset: self.offset,
             limit: self.limit,
             matcher: self.matcher(),
+            sort: self.sort.as_ref().map(|(_, order)| (*order, None)),
+        }
+    }
+
+    fn ranking(&self) -> Ranking {
+        match &self.sort {
+            Some((_, order)) => Ranking::Field(*order),
+            None => Ranking::Score,
         }
     }
 
@@ -284,6 +416,7 @@ impl DedupCollector {
         Need {
             needed: self.offset.saturating_add(self.limit).saturating_add(1),
             matcher: self.matcher(),
+            ranking: self.ranking(),
         }
     }
 
@@ -325,6 +458,10 @@ impl DedupCollector {
             hasher.update(&verification.get_hashes().to_le_bytes());
             hasher.update(&[u8::from(self.require_signatures)]);
         }
+        if let Some((sort, _)) = &self.sort {
+            hasher.update(&[2]);
+            hasher.update(sort.as_bytes());
+        }
         hasher.digest()
     }
 
@@ -337,6 +474,7 @@ impl DedupCollector {
                 .as_ref()
                 .map(|(field, verification)| (field.as_str(), verification.get_hashes())),
             require_signatures: self.require_signatures,
+            sort: self.sort.as_ref().map(|(field, _)| field.as_str()),
         };
         SegmentColumns::open(reader, &names)
     }
@@ -352,7 +490,7 @@ impl DedupCollector {
         let need = self.need();
         let mut capacity = need.needed.saturating_mul(CANDIDATE_FACTOR);
         loop {
-            let (hits, truncated) = top_hits(weight, reader, &columns, capacity)?;
+            let (hits, truncated) = top_hits(weight, reader, &columns, capacity, need.ranking)?;
             if let Some(candidates) = finish(segment_ord, hits, truncated, &columns, need) {
                 return Ok(candidates);
             }
@@ -361,25 +499,44 @@ impl DedupCollector {
     }
 }
 
-/// The segment's best `capacity` hits (alive, not skipped as flagged), with block-WAND
-/// pruning, unordered; and whether there may be more (the heap filled).
+/// The segment's best `capacity` hits (alive, not skipped as flagged), unordered, by score
+/// with block-WAND pruning or by the sort column over every match; and whether there may be
+/// more (the heap filled).
 fn top_hits(
     weight: &dyn Weight,
     reader: &SegmentReader,
     columns: &SegmentColumns,
     capacity: usize,
-) -> tantivy::Result<(Vec<(Score, DocId)>, bool)> {
+    ranking: Ranking,
+) -> tantivy::Result<(Vec<(RankKey, DocId)>, bool)> {
     let alive = reader.alive_bitset();
+    let skipped =
+        |doc| alive.is_some_and(|bitset| bitset.is_deleted(doc)) || columns.is_flagged(doc);
     let mut top = TopHits::new(capacity, reader.max_doc());
-    weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
-        let deleted = alive.is_some_and(|bitset| bitset.is_deleted(doc));
-        if deleted || columns.is_flagged(doc) {
-            return top.threshold();
-        }
-        top.push(score, doc)
-    })?;
+    match ranking {
+        Ranking::Score => weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+            if !skipped(doc) {
+                top.push(RankKey::of_score(score), doc);
+            }
+            top.score_threshold()
+        })?,
+        Ranking::Field(order) => weight.for_each_no_score(reader, &mut |docs| {
+            for &doc in docs {
+                if !skipped(doc) {
+                    top.push(RankKey::of_value(columns.sort_value(doc), order), doc);
+                }
+            }
+        })?,
+    }
     let truncated = top.is_full();
     Ok((top.into_hits(), truncated))
+}
+
+/// The error of an address that is not a document of the searcher.
+fn not_a_document(address: DocAddress) -> Error {
+    Error::Tantivy(TantivyError::InvalidArgument(format!(
+        "{address:?} is not a document of the searcher"
+    )))
 }
 
 /// This crate's error as tantivy's [`Collector`] methods must return it: tantivy's own error
@@ -409,6 +566,24 @@ fn check_fast_field(schema: &Schema, name: &str, role: &str, kind: Type) -> tant
     )))
 }
 
+/// Checks that `name` is a fast field of `schema` the collector can rank by: one whose
+/// values order the same in every segment (not text, bytes or an IP address, whose fast
+/// values are per-segment ordinals or not `u64`-mapped).
+fn check_sort_field(schema: &Schema, name: &str) -> tantivy::Result<()> {
+    let entry = schema.get_field_entry(schema.get_field(name)?);
+    let kind = entry.field_type().value_type();
+    let sortable = matches!(
+        kind,
+        Type::U64 | Type::I64 | Type::F64 | Type::Bool | Type::Date
+    );
+    if entry.is_fast() && sortable {
+        return Ok(());
+    }
+    Err(TantivyError::SchemaError(format!(
+        "the sort field `{name}` must be a u64, i64, f64, bool or date fast field"
+    )))
+}
+
 impl Collector for DedupCollector {
     type Fruit = DedupTopDocs;
     type Child = DedupSegmentCollector;
@@ -419,6 +594,9 @@ impl Collector for DedupCollector {
         check_fast_field(schema, &self.fingerprint_field, "fingerprint", Type::U64)?;
         if let Some(flag) = &self.flag_field {
             check_fast_field(schema, flag, "flag", Type::U64)?;
+        }
+        if let Some((name, _)) = &self.sort {
+            check_sort_field(schema, name)?;
         }
         if let Some((name, _)) = &self.verification {
             if SignatureLayout::of(schema, schema.get_field(name)?).is_none() {
@@ -445,7 +623,7 @@ impl Collector for DedupCollector {
     }
 
     fn requires_scoring(&self) -> bool {
-        true
+        self.sort.is_none()
     }
 
     fn merge_fruits(&self, segment_fruits: Vec<SegmentHits>) -> tantivy::Result<DedupTopDocs> {
@@ -484,9 +662,14 @@ impl SegmentCollector for DedupSegmentCollector {
     type Fruit = SegmentHits;
 
     fn collect(&mut self, doc: DocId, score: Score) {
-        if !self.columns.is_flagged(doc) {
-            (self.hits).push(normalize(score), doc, &self.columns, self.need);
+        if self.columns.is_flagged(doc) {
+            return;
         }
+        let key = match self.need.ranking {
+            Ranking::Score => RankKey::of_score(score),
+            Ranking::Field(order) => RankKey::of_value(self.columns.sort_value(doc), order),
+        };
+        self.hits.push(key, doc, &self.columns, self.need);
     }
 
     fn harvest(self) -> SegmentHits {

@@ -14,6 +14,7 @@
 
 mod column_cache;
 mod dedup_collector;
+mod rank_key;
 mod results;
 mod segment_hits;
 mod suppression;

@@ -1,6 +1,7 @@
 //! What a [`DedupCollector`](crate::plugin::DedupCollector) returns: one page of shown hits, each with
 //! the near-duplicates it hid.
 
+use tantivy::schema::OwnedValue;
 use tantivy::{DocAddress, Score};
 
 use crate::Fingerprint;
@@ -9,8 +10,14 @@ use crate::Fingerprint;
 /// near-duplicate (within distance *k*, or verified: see [`DedupTopDocs`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DedupHit {
-    /// The query's score for the document.
+    /// The query's score for the document; 0 when the collector ranks by a fast field (it
+    /// does not score then). [`DedupCollector::dedupe`](super::DedupCollector::dedupe)
+    /// carries the score it was given.
     pub score: Score,
+    /// The document's value in the fast field the collector ranks by
+    /// ([`order_by_fast_field`](super::DedupCollector::order_by_fast_field)): `None` when
+    /// it ranks by score, or the document has no value.
+    pub sort_value: Option<OwnedValue>,
     /// Where the document is, in the searcher that ran the query.
     pub address: DocAddress,
     /// The document's fingerprint, `None` when it has none (a text without features). Hits
@@ -38,8 +45,9 @@ pub struct HiddenHit {
 
 /// One page of deduplicated search results.
 ///
-/// The matching documents are ranked by score, descending, ties broken by [`DocAddress`]
-/// ascending. A greedy walk down the ranking *shows* a hit unless a higher-ranked shown hit
+/// The matching documents are ranked by score, descending (or by a fast field: see
+/// [`order_by_fast_field`](crate::plugin::DedupCollector::order_by_fast_field)), ties broken
+/// by [`DocAddress`] ascending. A greedy walk down the ranking *shows* a hit unless a higher-ranked shown hit
 /// lies within distance *k* of it (or, with
 /// [verification](crate::plugin::DedupCollector::verification), within the candidate distance with
 /// signatures scoring at the threshold), in which case it is *hidden* and attributed to the

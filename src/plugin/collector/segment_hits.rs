@@ -5,10 +5,10 @@
 //! exactly. Two facts make that possible:
 //!
 //! * **The kept hits are an exact prefix.** Hits are kept in a heap of the best `C` by
-//!   (score descending, doc ascending). Tantivy's `for_each_pruning` only skips documents
-//!   scoring at or below the heap's minimum, and docs arrive in increasing id, so a skipped
-//!   or rejected document ranks below everything kept: the heap ends holding exactly the
-//!   segment's top `C`, ties included.
+//!   (rank key descending, doc ascending; see `rank_key`). Tantivy's `for_each_pruning`
+//!   only skips documents scoring at or below the heap's minimum, and docs arrive in
+//!   increasing id, so a skipped or rejected document ranks below everything kept: the heap
+//!   ends holding exactly the segment's top `C`, ties included.
 //! * **A 2k-packing bounds the shown hits from below.** If a ranking prefix holds `n` hits
 //!   whose fingerprints are pairwise more than `2k` apart (hits without fingerprint count
 //!   too: they are always shown), the greedy walk over any ranking prefix that contains them
@@ -32,35 +32,32 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
 
 use std::sync::Arc;
 
+use super::rank_key::RankKey;
 use crate::matching::{Matcher, Separation};
 use crate::plugin::columns::segment::SegmentColumns;
 use crate::Fingerprint;
 
-/// One ranked hit: score, address and fingerprint. Its signature, when the collector
-/// verifies, is read from its segment's columns only if the walk needs it.
+/// One ranked hit: its rank key, score, address and fingerprint. Its signature, when the
+/// collector verifies, is read from its segment's columns only if the walk needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RankedHit {
+    pub(crate) key: RankKey,
+    /// The query's score (0 when the collector ranks by a fast field, without scoring).
     pub(crate) score: Score,
     pub(crate) address: DocAddress,
     pub(crate) fingerprint: Option<Fingerprint>,
 }
 
-/// The ranking order: score descending, then address ascending. Scores are compared with
-/// [`f32::total_cmp`] after [`normalize`], so that sorting never meets an inconsistent order.
+/// The ranking order: rank key descending, then address ascending.
 pub(crate) fn rank_cmp(a: &RankedHit, b: &RankedHit) -> Ordering {
-    b.score
-        .total_cmp(&a.score)
-        .then_with(|| a.address.cmp(&b.address))
+    b.key.cmp(&a.key).then_with(|| a.address.cmp(&b.address))
 }
 
-/// Turns `-0.0` into `0.0`, so that [`f32::total_cmp`] agrees with `>` on every score.
-#[inline]
-pub(crate) fn normalize(score: Score) -> Score {
-    if score == 0.0 {
-        0.0
-    } else {
-        score
-    }
+/// How a segment's hits are ranked: by score, or by the sort column's values in an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ranking {
+    Score,
+    Field(tantivy::Order),
 }
 
 /// What one segment contributes to the merge (the segment collector's fruit).
@@ -120,6 +117,8 @@ pub(crate) struct Need {
     pub(crate) needed: usize,
     /// The rule that hides hits.
     pub(crate) matcher: Matcher,
+    /// How hits rank.
+    pub(crate) ranking: Ranking,
 }
 
 /// A member of a segment's packing: a hit's fingerprint, and its signature once read.
@@ -202,7 +201,7 @@ fn joins(
 /// more.
 pub(crate) fn finish(
     segment_ord: SegmentOrdinal,
-    mut hits: Vec<(Score, DocId)>,
+    mut hits: Vec<(RankKey, DocId)>,
     truncated: bool,
     columns: &SegmentColumns,
     need: Need,
@@ -222,13 +221,13 @@ pub(crate) fn finish(
         None if truncated => return None,
         None => true,
     };
-    Some(kept(segment_ord, hits, complete, columns))
+    Some(kept(segment_ord, hits, complete, columns, need.ranking))
 }
 
 /// The length of the shortest prefix of `hits` (sorted by rank) that holds a packing of
 /// `need.needed`, reading at most `reads` signatures; `None` when none does.
 fn packing_end(
-    hits: &[(Score, DocId)],
+    hits: &[(RankKey, DocId)],
     columns: &SegmentColumns,
     need: Need,
     mut reads: usize,
@@ -260,15 +259,20 @@ fn packing_end(
 /// `hits` (sorted by rank) as a segment's fruit.
 fn kept(
     segment_ord: SegmentOrdinal,
-    hits: Vec<(Score, DocId)>,
+    hits: Vec<(RankKey, DocId)>,
     complete: bool,
     columns: &SegmentColumns,
+    ranking: Ranking,
 ) -> SegmentHits {
     SegmentHits {
         hits: hits
             .into_iter()
-            .map(|(score, doc)| RankedHit {
-                score,
+            .map(|(key, doc)| RankedHit {
+                key,
+                score: match ranking {
+                    Ranking::Score => key.score(),
+                    Ranking::Field(_) => 0.0,
+                },
                 address: DocAddress::new(segment_ord, doc),
                 fingerprint: columns.fingerprint(doc),
             })
@@ -284,9 +288,9 @@ fn kept(
 /// below it cannot be needed (the hits above it already hold the packing), so it is not
 /// kept. Without such a prefix the buffer doubles.
 pub(crate) struct StreamedHits {
-    hits: Vec<(Score, DocId)>,
+    hits: Vec<(RankKey, DocId)>,
     /// The last hit of a prefix that holds a packing: hits ranked below it are dropped.
-    floor: Option<(Score, DocId)>,
+    floor: Option<(RankKey, DocId)>,
     /// The buffer's length at which it is cut next.
     cap: usize,
     /// The buffer is sorted and is its own shortest prefix holding a packing: no hit came
@@ -305,16 +309,16 @@ impl StreamedHits {
         }
     }
 
-    /// Offers a hit (its score normalized); hits come in document order.
+    /// Offers a hit; hits come in document order.
     #[inline]
-    pub(crate) fn push(&mut self, score: Score, doc: DocId, columns: &SegmentColumns, need: Need) {
-        if let Some((floor_score, floor_doc)) = self.floor {
+    pub(crate) fn push(&mut self, key: RankKey, doc: DocId, columns: &SegmentColumns, need: Need) {
+        if let Some((floor_key, floor_doc)) = self.floor {
             // Documents come in increasing order: a tie with the floor ranks below it.
-            if score < floor_score || (score == floor_score && doc > floor_doc) {
+            if key < floor_key || (key == floor_key && doc > floor_doc) {
                 return;
             }
         }
-        self.hits.push((score, doc));
+        self.hits.push((key, doc));
         self.settled = false;
         if self.hits.len() >= self.cap {
             if self.settle(columns, need) {
@@ -354,28 +358,29 @@ impl StreamedHits {
         // may too. (The greedy packing of the whole prefix can be smaller than the one that
         // set the floor: then all are kept, sorted.)
         self.settle(columns, need);
-        kept(segment_ord, self.hits, false, columns)
+        kept(segment_ord, self.hits, false, columns, need.ranking)
     }
 }
 
-/// Sorts one segment's `(score, doc)` hits as [`rank_cmp`] ranks them.
-fn sort_by_rank(hits: &mut [(Score, DocId)]) {
-    hits.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+/// Sorts one segment's `(key, doc)` hits as [`rank_cmp`] ranks them.
+fn sort_by_rank(hits: &mut [(RankKey, DocId)]) {
+    hits.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
 }
 
 /// Sorts one segment's hits, all of them kept: complete unless `truncated`. (The search
 /// that proves its page on the merged ranking needs no packing per segment.)
 pub(crate) fn ranked(
     segment_ord: SegmentOrdinal,
-    mut hits: Vec<(Score, DocId)>,
+    mut hits: Vec<(RankKey, DocId)>,
     truncated: bool,
     columns: &SegmentColumns,
+    ranking: Ranking,
 ) -> SegmentHits {
     sort_by_rank(&mut hits);
-    kept(segment_ord, hits, !truncated, columns)
+    kept(segment_ord, hits, !truncated, columns, ranking)
 }
 
-/// The best `capacity` hits of a segment by (score descending, doc ascending), for docs
+/// The best `capacity` hits of a segment by (key descending, doc ascending), for docs
 /// pushed in increasing id.
 pub(crate) struct TopHits {
     heap: BinaryHeap<Worst>,
@@ -383,17 +388,17 @@ pub(crate) struct TopHits {
 }
 
 /// A heap entry ordered so that the worst-ranked hit is the greatest.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct Worst {
-    score: Score,
+    key: RankKey,
     doc: DocId,
 }
 
 impl Ord for Worst {
     fn cmp(&self, other: &Self) -> Ordering {
         other
-            .score
-            .total_cmp(&self.score)
+            .key
+            .cmp(&self.key)
             .then_with(|| self.doc.cmp(&other.doc))
     }
 }
@@ -403,14 +408,6 @@ impl PartialOrd for Worst {
         Some(self.cmp(other))
     }
 }
-
-impl PartialEq for Worst {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Worst {}
 
 impl TopHits {
     /// An empty heap keeping `capacity` hits; `max_doc` bounds the allocation.
@@ -422,23 +419,20 @@ impl TopHits {
         }
     }
 
-    /// The score a hit must exceed to enter: the worst kept score when full, else
-    /// [`Score::MIN`] (what `for_each_pruning` expects).
+    /// The score a hit must exceed to enter, when hits rank by score: the worst kept score
+    /// when full, else [`Score::MIN`] (what `for_each_pruning` expects).
     #[inline]
-    pub(crate) fn threshold(&self) -> Score {
+    pub(crate) fn score_threshold(&self) -> Score {
         match self.heap.peek() {
-            Some(worst) if self.is_full() => worst.score,
+            Some(worst) if self.is_full() => worst.key.score(),
             _ => Score::MIN,
         }
     }
 
-    /// Offers a hit; returns the new [`threshold`](Self::threshold).
+    /// Offers a hit.
     #[inline]
-    pub(crate) fn push(&mut self, score: Score, doc: DocId) -> Score {
-        let entry = Worst {
-            score: normalize(score),
-            doc,
-        };
+    pub(crate) fn push(&mut self, key: RankKey, doc: DocId) {
+        let entry = Worst { key, doc };
         if self.heap.len() < self.capacity {
             self.heap.push(entry);
         } else if let Some(mut worst) = self.heap.peek_mut() {
@@ -446,7 +440,6 @@ impl TopHits {
                 *worst = entry;
             }
         }
-        self.threshold()
     }
 
     /// True when `capacity` hits are kept: others may have been rejected or skipped.
@@ -455,8 +448,8 @@ impl TopHits {
     }
 
     /// The kept hits, unordered.
-    pub(crate) fn into_hits(self) -> Vec<(Score, DocId)> {
-        self.heap.into_iter().map(|w| (w.score, w.doc)).collect()
+    pub(crate) fn into_hits(self) -> Vec<(RankKey, DocId)> {
+        self.heap.into_iter().map(|w| (w.key, w.doc)).collect()
     }
 }
 
@@ -469,7 +462,15 @@ mod tests {
         Need {
             needed,
             matcher: Matcher::new(reach, None),
+            ranking: Ranking::Score,
         }
+    }
+
+    /// Hits by score.
+    fn scored(hits: &[(Score, DocId)]) -> Vec<(RankKey, DocId)> {
+        hits.iter()
+            .map(|&(score, doc)| (RankKey::of_score(score), doc))
+            .collect()
     }
 
     fn finish(
@@ -480,7 +481,7 @@ mod tests {
     ) -> Option<SegmentHits> {
         super::finish(
             segment_ord,
-            hits,
+            scored(&hits),
             truncated,
             &SegmentColumns::default(),
             need,
@@ -490,32 +491,26 @@ mod tests {
     #[test]
     fn top_hits_keeps_best_and_lowest_doc_on_ties() {
         let mut top = TopHits::new(3, 100);
-        assert_eq!(top.push(1.0, 0), Score::MIN);
-        top.push(2.0, 1);
-        assert_eq!(
-            top.push(1.0, 2),
-            1.0,
-            "full: the threshold is the worst score"
-        );
-        assert_eq!(top.push(1.0, 3), 1.0, "a tie with a later doc ranks below");
-        assert_eq!(top.push(3.0, 4), 1.0, "evicts doc 2, keeps doc 0 at 1.0");
+        let mut push = |score: Score, doc| {
+            top.push(RankKey::of_score(score), doc);
+            top.score_threshold()
+        };
+        assert_eq!(push(1.0, 0), Score::MIN);
+        push(2.0, 1);
+        assert_eq!(push(1.0, 2), 1.0, "full: the threshold is the worst score");
+        assert_eq!(push(1.0, 3), 1.0, "a tie with a later doc ranks below");
+        assert_eq!(push(3.0, 4), 1.0, "evicts doc 2, keeps doc 0 at 1.0");
         let mut hits = top.into_hits();
         hits.sort_by_key(|&(_, doc)| doc);
-        assert_eq!(hits, [(1.0, 0), (2.0, 1), (3.0, 4)]);
+        assert_eq!(hits, scored(&[(1.0, 0), (2.0, 1), (3.0, 4)]));
     }
 
     #[test]
     fn zero_capacity_keeps_nothing() {
         let mut top = TopHits::new(0, 10);
-        top.push(1.0, 0);
+        top.push(RankKey::of_score(1.0), 0);
         assert!(top.is_full());
         assert!(top.into_hits().is_empty());
-    }
-
-    #[test]
-    fn negative_zero_ranks_as_zero() {
-        assert_eq!(normalize(-0.0).to_bits(), 0.0f32.to_bits());
-        assert_eq!(normalize(-1.5), -1.5);
     }
 
     #[test]

@@ -5,8 +5,10 @@
 
 use std::sync::Arc;
 
-use tantivy::DocAddress;
+use tantivy::columnar::ColumnType;
+use tantivy::{DocAddress, Order};
 
+use super::rank_key::owned_value;
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
 use super::segment_hits::{rank_cmp, RankedHit, SegmentHits};
 use crate::error::Result;
@@ -19,6 +21,9 @@ pub(crate) struct Page {
     pub(crate) offset: usize,
     pub(crate) limit: usize,
     pub(crate) matcher: Matcher,
+    /// With hits ranked by a fast field: its order, and the type of its values (which
+    /// [`merge`] finds in the segments' columns when it is `None`).
+    pub(crate) sort: Option<(Order, Option<ColumnType>)>,
 }
 
 /// Reads the signature of the hit at an address.
@@ -29,7 +34,12 @@ pub(crate) type ReadSignature<'a> = dyn Fn(DocAddress) -> Result<Option<Arc<[u32
 ///
 /// # Errors
 /// As [`SegmentColumns::signature`](crate::plugin::columns::segment::SegmentColumns).
-pub(crate) fn merge(segments: &[SegmentHits], page: Page) -> Result<DedupTopDocs> {
+pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTopDocs> {
+    if let Some((_, column_type @ None)) = &mut page.sort {
+        *column_type = segments
+            .iter()
+            .find_map(|segment| segment.columns.sort_type());
+    }
     // The highest-ranked last hit of a cut segment: candidates ranked below it may be
     // missing from other segments, so the walk must not go past it. Under `Searcher::search`
     // it stops above it anyway (the packing of that segment guarantees enough shown hits);
@@ -163,8 +173,12 @@ pub(crate) fn walk(
             });
         }
         if shown_count >= page.offset {
+            let sort_value = page
+                .sort
+                .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?));
             hits.push(DedupHit {
                 score: hit.score,
+                sort_value,
                 address: hit.address,
                 fingerprint: hit.fingerprint,
                 hidden: Vec::new(),
@@ -185,10 +199,12 @@ mod tests {
     use tantivy::DocAddress;
 
     use super::*;
+    use crate::plugin::collector::rank_key::RankKey;
     use crate::Fingerprint;
 
     fn hit(score: f32, doc: u32, fingerprint: Option<u64>) -> RankedHit {
         RankedHit {
+            key: RankKey::of_score(score),
             score,
             address: DocAddress::new(0, doc),
             fingerprint: fingerprint.map(Fingerprint),
@@ -200,6 +216,7 @@ mod tests {
             offset,
             limit,
             matcher: Matcher::new(3, None),
+            sort: None,
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use tantivy::columnar::Column;
+use tantivy::columnar::{Column, ColumnType};
 use tantivy::{DocId, SegmentReader};
 
 use super::is_flagged;
@@ -12,14 +12,17 @@ use super::signature::SignatureColumn;
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
-/// The fingerprint, flag and signature columns of one segment. A column missing from a
-/// segment (no document of it has a value) reads as no value.
+/// The fingerprint, flag, signature and sort columns of one segment. A column missing from
+/// a segment (no document of it has a value) reads as no value.
 #[derive(Clone, Default)]
 pub(crate) struct SegmentColumns {
     fingerprint: Option<Column<u64>>,
     flag: Option<Column<u64>>,
     /// The signatures and the number of values each holds.
     signature: Option<(SignatureColumn, usize)>,
+    /// The fast field hits are ranked by, as `u64` (tantivy's order-preserving form), with
+    /// its type.
+    sort: Option<(Column<u64>, ColumnType)>,
 }
 
 /// Which columns to open: field names, and the signature's number of values.
@@ -30,6 +33,8 @@ pub(crate) struct ColumnNames<'a> {
     /// Whether every document with a fingerprint must have a signature (an index's own
     /// collector, whose writer stores both).
     pub(crate) require_signatures: bool,
+    /// The fast field hits are ranked by, when not by score.
+    pub(crate) sort: Option<&'a str>,
 }
 
 impl SegmentColumns {
@@ -52,6 +57,10 @@ impl SegmentColumns {
             None => None,
         };
         let fingerprint = fast_fields.column_opt::<u64>(names.fingerprint)?;
+        let sort = match names.sort {
+            Some(name) => fast_fields.u64_lenient(name)?,
+            None => None,
+        };
         if names.require_signatures && names.signature.is_some() {
             let count = |column: Option<&Column<u64>>| column.map_or(0, |c| c.values.num_vals());
             let fingerprints = count(fingerprint.as_ref());
@@ -69,6 +78,7 @@ impl SegmentColumns {
             fingerprint,
             flag,
             signature,
+            sort,
         })
     }
 
@@ -85,6 +95,17 @@ impl SegmentColumns {
             .as_ref()
             .and_then(|column| column.first(doc))
             .map(Fingerprint)
+    }
+
+    /// The `u64` form of `doc`'s (first) value in the sort field, if it has one.
+    #[inline]
+    pub(crate) fn sort_value(&self, doc: DocId) -> Option<u64> {
+        self.sort.as_ref().and_then(|(column, _)| column.first(doc))
+    }
+
+    /// The type of the sort field's values, when the segment has the column.
+    pub(crate) fn sort_type(&self) -> Option<ColumnType> {
+        self.sort.as_ref().map(|(_, column_type)| *column_type)
     }
 
     /// The number of values of a signature (0 when signatures are not read).
