@@ -6,7 +6,8 @@
 //! `cargo bench --bench collector` (about a minute). Queries: a selective term (in about 0.5%
 //! of the documents), a common term (in most), and an OR of two mid-frequency terms.
 //! `dedup_verified` is the collector with two-stage matching (candidates within 16 bits,
-//! signatures of 128 values: a copy shares about 90% of its original's).
+//! signatures of 128 values: a copy shares about 90% of its original's). The `..._by_date`
+//! rows rank by an i64 fast field (a random day per document), newest first.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -16,7 +17,7 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
-use tantivy::{doc, Index, Searcher, Term};
+use tantivy::{doc, Index, Order, Searcher, Term};
 use tantivy_dedup::plugin::{ColumnCache, DedupCollector, Verification};
 
 // Only the `Rng` is used here; the fingerprint generators serve the lookup benches.
@@ -84,13 +85,17 @@ fn build(bytes_signatures: bool) -> (Searcher, Field) {
     } else {
         schema.add_u64_field("signature", FAST)
     };
+    let published = schema.add_i64_field("published", FAST);
+    // Days from their own generator: the corpus stays that of the runs before them.
+    let mut days = Rng(13);
     let index = Index::create_in_ram(schema.build());
     let mut writer = index.writer_with_num_threads(1, 100_000_000).unwrap();
     writer.set_merge_policy(Box::new(NoMergePolicy));
     let mut rng = Rng(7);
     for (i, (words, fp, values)) in corpus(&mut rng).into_iter().enumerate() {
         let text: Vec<String> = words.iter().map(|w| format!("w{w}")).collect();
-        let mut document = doc!(body => text.join(" "), fingerprint => fp);
+        let day = days.below(3_650) as i64;
+        let mut document = doc!(body => text.join(" "), fingerprint => fp, published => day);
         if bytes_signatures {
             let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
             document.add_bytes(signature, &bytes);
@@ -156,6 +161,11 @@ fn bench_collector(c: &mut Criterion) {
         .verification("signature", Verification::default());
     let count_top_docs = (Count, TopDocs::with_limit(10).order_by_score());
     let count_verified = (Count, verified.clone());
+    let top_docs_by_date =
+        TopDocs::with_limit(10).order_by_fast_field::<i64>("published", Order::Desc);
+    let verified_by_date = verified
+        .clone()
+        .order_by_fast_field("published", Order::Desc);
     for (name, query) in &queries {
         let page = dedup.search(&searcher, query.as_ref()).unwrap();
         let verified_page = verified.search(&searcher, query.as_ref()).unwrap();
@@ -219,6 +229,28 @@ fn bench_collector(c: &mut Criterion) {
             b.iter(|| {
                 searcher
                     .search(black_box(query.as_ref()), &count_verified)
+                    .unwrap()
+            })
+        });
+        // Newest first: every match is read (no pruning by a field), on both sides.
+        group.bench_function("top_docs_by_date", |b| {
+            b.iter(|| {
+                searcher
+                    .search(black_box(query.as_ref()), &top_docs_by_date)
+                    .unwrap()
+            })
+        });
+        group.bench_function("dedup_verified_by_date", |b| {
+            b.iter(|| {
+                verified_by_date
+                    .search(&searcher, black_box(query.as_ref()))
+                    .unwrap()
+            })
+        });
+        group.bench_function("dedup_verified_by_date_searcher_search", |b| {
+            b.iter(|| {
+                searcher
+                    .search(black_box(query.as_ref()), &verified_by_date)
                     .unwrap()
             })
         });
