@@ -34,7 +34,7 @@ const OPEN_VERIFIED_DOCS: u64 = 200_000;
 fn schema(settings: &DedupSettings) -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema).unwrap();
     schema.build()
 }
 

@@ -35,7 +35,7 @@ fn main() -> anyhow::Result<()> {
     let settings = DedupSettings::new(["body"]).key_field("key");
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema)?;
     DedupIndex::create(Index::create_in_dir(dir.path(), schema.build())?, settings)?;
 
     let half = pages.len() / 2;

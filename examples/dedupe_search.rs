@@ -24,7 +24,7 @@ fn main() -> anyhow::Result<()> {
     let mut schema = Schema::builder();
     let id = schema.add_text_field("id", STRING | STORED);
     let body = schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema)?;
     let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings)?;
 
     // A plain writer: every document goes in, with its fingerprint and signature filled in.

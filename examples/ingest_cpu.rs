@@ -68,7 +68,9 @@ fn writers() -> Vec<(&'static str, DedupSettings)> {
 fn schema(settings: &DedupSettings) -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings
+        .add_fields(&mut schema)
+        .expect("a new schema takes the plugin fields");
     schema.build()
 }
 

@@ -25,7 +25,7 @@ fn main() -> anyhow::Result<()> {
     // 1. The schema: your text fields, plus the plugin's (fingerprint, sequence, key).
     let mut schema = Schema::builder();
     let body = schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema)?;
     let schema = schema.build();
     let url = schema.get_field("url")?;
 

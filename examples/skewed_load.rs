@@ -31,7 +31,7 @@ fn main() -> anyhow::Result<()> {
             .flagging(flagging);
         let mut schema = Schema::builder();
         let body = schema.add_text_field("body", text_field_options());
-        settings.add_fields(&mut schema);
+        settings.add_fields(&mut schema)?;
         let schema = schema.build();
         let url = schema.get_field("url")?;
         let index = DedupIndex::create(Index::create_in_ram(schema), settings)?;

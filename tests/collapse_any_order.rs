@@ -54,7 +54,7 @@ fn index() -> DedupIndex {
     let body = schema.add_text_field("body", text_field_options());
     let site = schema.add_text_field("site", STRING | FAST | STORED);
     let published = schema.add_date_field("published", FAST | INDEXED | STORED);
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema).unwrap();
     let schema = schema.build();
     let url = schema.get_field("url").unwrap();
     let index = DedupIndex::create(Index::create_in_ram(schema), settings).unwrap();

@@ -121,7 +121,7 @@ fn every_document_of_a_hostile_batch_is_indexed() {
     let settings = DedupSettings::new(["body"]).key_field("url");
     let mut schema = Schema::builder();
     let body = schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema).unwrap();
     let schema = schema.build();
     let url = schema.get_field("url").unwrap();
     let index = DedupIndex::create(Index::create_in_ram(schema), settings).unwrap();

@@ -6,7 +6,7 @@
 
 use tantivy::collector::Count;
 use tantivy::query::QueryParser;
-use tantivy::schema::{Schema, FAST, INDEXED, STORED};
+use tantivy::schema::{Schema, FAST, INDEXED, STORED, STRING, TEXT};
 use tantivy::{doc, Index, IndexWriter, TantivyDocument, TantivyError};
 use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
 use tantivy_dedup::Error;
@@ -31,7 +31,7 @@ fn index() -> (DedupIndex, Schema) {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
     schema.add_date_field("crawled", FAST | INDEXED | STORED);
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema).unwrap();
     let schema = schema.build();
     let index = DedupIndex::create(Index::create_in_ram(schema.clone()), settings).unwrap();
     (index, schema)
@@ -115,4 +115,66 @@ fn a_busy_writer_lock_says_so() {
         error,
         Error::Tantivy(TantivyError::LockFailure(..))
     ));
+}
+
+/// An application's schema that declares the key field itself, as a crawler's schema has
+/// its url: `add_fields` keeps it (made FAST and STORED), where it used to panic.
+#[test]
+fn add_fields_takes_a_schema_that_has_the_key_field() {
+    let settings = DedupSettings::new(["body"]).key_field("url");
+    let mut schema = Schema::builder();
+    let url = schema.add_text_field("url", STRING);
+    settings.add_fields(&mut schema).unwrap();
+    // Twice is the same; the text field may come after.
+    settings.add_fields(&mut schema).unwrap();
+    let body = schema.add_text_field("body", text_field_options());
+    let schema = schema.build();
+    assert_eq!(
+        schema.get_field("url").unwrap(),
+        url,
+        "the field keeps its number"
+    );
+    let entry = schema.get_field_entry(url);
+    assert!(entry.is_fast() && entry.is_stored(), "{entry:?}");
+    let index = DedupIndex::create(Index::create_in_ram(schema), settings).unwrap();
+    let writer = index
+        .writer(tantivy_dedup::plugin::Policy::Reject, 15_000_000)
+        .unwrap();
+    let outcome = writer.add(doc!(url => "a", body => REPORT)).unwrap();
+    assert!(outcome.is_indexed());
+    let again = writer.add(doc!(url => "a", body => REPORT)).unwrap();
+    assert!(
+        !again.is_indexed(),
+        "the key field works as a key: {again:?}"
+    );
+}
+
+#[test]
+fn add_fields_refuses_an_unfit_field_and_leaves_the_schema_as_it_was() {
+    let settings = DedupSettings::new(["body"]).key_field("url");
+    for (name, unfit) in [
+        ("url", "a tokenized key"),
+        ("dedup_fingerprint", "a plugin field of another type"),
+        (
+            "body",
+            "a text field named by the settings that is not text",
+        ),
+    ] {
+        let mut schema = Schema::builder();
+        if name == "url" {
+            schema.add_text_field("url", TEXT);
+        } else if name == "body" {
+            schema.add_u64_field("body", INDEXED);
+        } else {
+            schema.add_text_field(name, STRING);
+        }
+        match settings.add_fields(&mut schema) {
+            Err(Error::Schema { field, .. }) => assert_eq!(field, name, "{unfit}"),
+            other => panic!("{unfit}: {other:?}"),
+        }
+        let names: Vec<String> = (schema.build().fields())
+            .map(|(_, entry)| entry.name().to_owned())
+            .collect();
+        assert_eq!(names, [name], "{unfit}: nothing added");
+    }
 }

@@ -52,7 +52,7 @@ fn settings() -> DedupSettings {
 fn schema(settings: &DedupSettings) -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema).unwrap();
     schema.build()
 }
 

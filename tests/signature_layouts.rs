@@ -37,7 +37,7 @@ fn schema_with_bytes_signatures() -> Schema {
 fn schema_of_now() -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
-    settings().add_fields(&mut schema);
+    settings().add_fields(&mut schema).unwrap();
     schema.build()
 }
 

@@ -104,7 +104,7 @@ fn schema(settings: &DedupSettings) -> Schema {
     schema.add_text_field("body", text_field_options());
     schema.add_text_field("url", STRING | STORED);
     schema.add_text_field("tags", STRING | STORED);
-    settings.add_fields(&mut schema);
+    (settings.add_fields(&mut schema)).expect("the CLI's own fields leave room for the plugin's");
     schema.build()
 }
 

@@ -30,7 +30,7 @@ use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
 /// let settings = DedupSettings::new(["body"]).key_field("url");
 /// let mut schema = Schema::builder();
 /// schema.add_text_field("body", text_field_options());
-/// settings.add_fields(&mut schema);
+/// settings.add_fields(&mut schema)?;
 /// let dir = tempfile::tempdir()?;
 /// let index = Index::create_in_dir(dir.path(), schema.build())?;
 /// DedupIndex::create(index, settings)?;
@@ -220,7 +220,7 @@ impl DedupIndex {
     /// let settings = DedupSettings::new(["body"]);
     /// let mut schema = Schema::builder();
     /// schema.add_text_field("body", text_field_options());
-    /// settings.add_fields(&mut schema);
+    /// settings.add_fields(&mut schema)?;
     /// let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings)?;
     ///
     /// let page = "The quick brown fox jumps over the lazy dog near the river bank today.";

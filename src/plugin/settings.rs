@@ -41,9 +41,10 @@ pub const SETTINGS_VERSION: u32 = 2;
 /// let mut schema = Schema::builder();
 /// schema.add_text_field("title", text_field_options());
 /// schema.add_text_field("body", text_field_options());
-/// settings.add_fields(&mut schema); // dedup_fingerprint, dedup_sequence, url, dedup_content, dedup_flag, dedup_duplicate_of
+/// settings.add_fields(&mut schema)?; // dedup_fingerprint, dedup_sequence, url, dedup_content, dedup_flag, dedup_duplicate_of
 /// let schema = schema.build();
 /// assert!(schema.get_field("url").is_ok());
+/// # Ok::<(), tantivy_dedup::Error>(())
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -203,14 +204,28 @@ impl DedupSettings {
     /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], [`SEQUENCE_FIELD`], the
     /// key field and [`CONTENT_FIELD`] if a key field is set, [`FLAG_FIELD`] and
     /// [`DUPLICATE_OF_FIELD`] if flagging is on, and [`SIGNATURE_FIELD`] with a
-    /// verification. The text fields are the caller's own (see [`text_field_options`]).
+    /// verification. The text fields are the caller's own (see [`text_field_options`]), added
+    /// before or after.
     ///
-    /// # Panics
-    /// As [`SchemaBuilder`] does, when a field of the same name was added already (a
-    /// key field too: [`extend_schema`](Self::extend_schema) takes a built schema that has
-    /// it).
-    pub fn add_fields(&self, schema: &mut SchemaBuilder) {
-        DedupFields::add_to(schema, self);
+    /// A field `schema` has already is kept, as [`extend_schema`](Self::extend_schema) keeps
+    /// it: a key field the application declared itself (a raw `STRING`, made FAST and
+    /// STORED if it was not), or the plugin's own fields added before. The fields keep
+    /// their numbers.
+    ///
+    /// # Errors
+    /// [`Error::Schema`](crate::Error::Schema) when a field already there is unfit (a
+    /// tokenized key field, a plugin field of another type, a text field named by the
+    /// settings that is not text); `schema` is then left as it was.
+    pub fn add_fields(&self, schema: &mut SchemaBuilder) -> Result<()> {
+        // tantivy's builder has no lookup: build it, extend the schema, and rebuild the
+        // builder from the result (field numbers follow the order of addition).
+        let built = std::mem::take(schema).build();
+        let extended = DedupFields::with_plugin_fields(&built, self);
+        let source = extended.as_ref().unwrap_or(&built);
+        for (_, entry) in source.fields() {
+            schema.add_field(entry.clone());
+        }
+        extended.map(drop)
     }
 
     /// A copy of `schema` with the plugin's fields added where it lacks them, as

@@ -12,7 +12,7 @@ use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
 pub fn create(dir: &Path, settings: DedupSettings) -> DedupIndex {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
-    settings.add_fields(&mut schema);
+    settings.add_fields(&mut schema).unwrap();
     let index = Index::create_in_dir(dir, schema.build()).unwrap();
     DedupIndex::create(index, settings).unwrap()
 }

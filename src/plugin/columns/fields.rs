@@ -65,6 +65,15 @@ impl DedupFields {
     /// `schema` with the fields `settings` need added where missing (see
     /// [`DedupSettings::extend_schema`](crate::plugin::DedupSettings::extend_schema)).
     pub(crate) fn extend(schema: &Schema, settings: &DedupSettings) -> Result<Schema> {
+        let extended = DedupFields::with_plugin_fields(schema, settings)?;
+        DedupFields::resolve(&extended, settings)?;
+        Ok(extended)
+    }
+
+    /// `schema` with the plugin's fields added where missing and the key field made to fit,
+    /// checked; the text fields the settings name need not be there yet (a
+    /// [`SchemaBuilder`] may add them after the plugin's), but those present must be text.
+    pub(crate) fn with_plugin_fields(schema: &Schema, settings: &DedupSettings) -> Result<Schema> {
         let mut builder = Schema::builder();
         let key = settings.get_key_field();
         for (_, entry) in schema.fields() {
@@ -100,7 +109,12 @@ impl DedupFields {
             }
         }
         let extended = builder.build();
-        DedupFields::resolve(&extended, settings)?;
+        DedupFields::resolve_plugin(&extended, settings)?;
+        for name in settings.get_text_fields() {
+            if extended.get_field(name).is_ok() {
+                text_field(&extended, name)?;
+            }
+        }
         Ok(extended)
     }
 
@@ -109,6 +123,17 @@ impl DedupFields {
     /// # Errors
     /// [`Error::Schema`] naming the first field that is missing or unfit.
     pub fn resolve(schema: &Schema, settings: &DedupSettings) -> Result<DedupFields> {
+        let mut fields = DedupFields::resolve_plugin(schema, settings)?;
+        fields.text = settings
+            .get_text_fields()
+            .iter()
+            .map(|name| text_field(schema, name))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(fields)
+    }
+
+    /// [`resolve`](Self::resolve) without the text fields (left empty).
+    fn resolve_plugin(schema: &Schema, settings: &DedupSettings) -> Result<DedupFields> {
         let fingerprint = field(schema, FINGERPRINT_FIELD, |ty| match ty {
             FieldType::U64(options) if options.is_fast() && options.is_indexed() => Ok(()),
             _ => Err("must be a u64 field, FAST and INDEXED".into()),
@@ -117,16 +142,6 @@ impl DedupFields {
             FieldType::U64(options) if options.is_fast() => Ok(()),
             _ => Err("must be a u64 field, FAST".into()),
         })?;
-        let text = settings
-            .get_text_fields()
-            .iter()
-            .map(|name| {
-                field(schema, name, |ty| match ty {
-                    FieldType::Str(_) => Ok(()),
-                    _ => Err("must be a text field".into()),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
         let key = settings
             .get_key_field()
             .map(|name| {
@@ -177,7 +192,7 @@ impl DedupFields {
         Ok(DedupFields {
             fingerprint,
             sequence,
-            text,
+            text: Vec::new(),
             key,
             flag,
             signature,
@@ -264,6 +279,14 @@ impl DedupFields {
             None => document.add_u64(flag_field, 0),
         }
     }
+}
+
+/// The text field `name` of `schema`.
+fn text_field(schema: &Schema, name: &str) -> Result<Field> {
+    field(schema, name, |ty| match ty {
+        FieldType::Str(_) => Ok(()),
+        _ => Err("must be a text field".into()),
+    })
 }
 
 fn field(

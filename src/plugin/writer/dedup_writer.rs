@@ -49,7 +49,7 @@ use crate::plugin::DedupIndex;
 /// let settings = DedupSettings::new(["body"]).key_field("url");
 /// let mut schema = Schema::builder();
 /// let body = schema.add_text_field("body", text_field_options());
-/// settings.add_fields(&mut schema);
+/// settings.add_fields(&mut schema)?;
 /// let schema = schema.build();
 /// let url = schema.get_field("url")?;
 /// let index = DedupIndex::create(Index::create_in_ram(schema), settings)?;

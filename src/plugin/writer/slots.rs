@@ -234,7 +234,7 @@ mod tests {
             .verification(None);
         let mut schema = Schema::builder();
         let body = schema.add_text_field("body", text_field_options());
-        settings.add_fields(&mut schema);
+        settings.add_fields(&mut schema).unwrap();
         let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings).unwrap();
         let fields = index.fields().clone();
         let url = fields.key.unwrap();

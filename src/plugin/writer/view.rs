@@ -359,7 +359,7 @@ mod tests {
             .verification(None);
         let mut schema = Schema::builder();
         schema.add_text_field("body", text_field_options());
-        settings.add_fields(&mut schema);
+        settings.add_fields(&mut schema).unwrap();
         let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings).unwrap();
         let searcher = index.index().reader().unwrap().searcher();
         let matcher = Matcher::new(k, None);
