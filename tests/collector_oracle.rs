@@ -37,6 +37,9 @@ struct Doc {
     signature: Option<Vec<u32>>,
     /// The value of the i64 fast field `date`, which collectors may rank by.
     date: Option<i64>,
+    /// The value of the u64 fast field `scope`: scoped collectors hide hits only under
+    /// shown hits of the same value (or both without one).
+    scope: Option<u64>,
 }
 
 /// Values per signature of the verifying collectors.
@@ -62,6 +65,7 @@ struct Fields {
     flag: Field,
     signature: Field,
     date: Field,
+    scope: Field,
 }
 
 fn build(corpus: &Corpus) -> (Index, Fields) {
@@ -77,6 +81,7 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
             schema.add_bytes_field("signature", FAST)
         },
         date: schema.add_i64_field("date", FAST),
+        scope: schema.add_u64_field("scope", FAST),
     };
     let index = Index::create_in_ram(schema.build());
     let mut writer = index
@@ -103,6 +108,9 @@ fn build(corpus: &Corpus) -> (Index, Fields) {
             }
             if let Some(date) = doc.date {
                 document.add_i64(fields.date, date);
+            }
+            if let Some(scope) = doc.scope {
+                document.add_u64(fields.scope, scope);
             }
             match &doc.signature {
                 Some(values) if corpus.u64_signatures => {
@@ -221,6 +229,9 @@ fn walk(
     // distance when both have a signature, the fraction of equal values reaches the
     // threshold and (with bands) they agree on every value of a band.
     let near = |a: (DocAddress, u64), b: (DocAddress, u64)| {
+        if settings.scoped && value(a.0, "scope") != value(b.0, "scope") {
+            return false;
+        }
         let distance = Fingerprint(a.1).distance(Fingerprint(b.1));
         if distance <= settings.k {
             return true;
@@ -328,6 +339,8 @@ struct Settings {
     verify: Option<(u32, f64, Option<usize>)>,
     /// Ranked by `date` in this order, or by score.
     sort: Option<Order>,
+    /// Hits hide only hits of their own scope.
+    scoped: bool,
 }
 
 impl Settings {
@@ -350,6 +363,9 @@ impl Settings {
         }
         if let Some(order) = self.sort {
             collector = collector.order_by_fast_field("date", order);
+        }
+        if self.scoped {
+            collector = collector.scope("scope");
         }
         if self.skip_flagged {
             collector.skip_flagged("flag")
@@ -399,9 +415,10 @@ fn doc() -> impl Strategy<Value = Doc> {
         ],
         // Few values, so that ties are common; some documents without one.
         prop_oneof![1 => Just(None), 4 => (-2i64..3).prop_map(Some)],
+        prop_oneof![1 => Just(None), 3 => Just(Some(1u64)), 1 => Just(Some(2u64))],
     )
         .prop_map(
-            |(alpha, beta, filler, fingerprint, flag, signature, date)| Doc {
+            |(alpha, beta, filler, fingerprint, flag, signature, date, scope)| Doc {
                 alpha,
                 beta,
                 filler,
@@ -409,6 +426,7 @@ fn doc() -> impl Strategy<Value = Doc> {
                 flag,
                 signature,
                 date,
+                scope,
             },
         )
 }
@@ -451,15 +469,19 @@ fn settings() -> impl Strategy<Value = Settings> {
             1 => Just(Some(Order::Asc)),
             1 => Just(Some(Order::Desc)),
         ],
+        any::<bool>(),
     )
-        .prop_map(|(limit, offset, k, skip_flagged, verify, sort)| Settings {
-            limit,
-            offset,
-            k,
-            skip_flagged,
-            verify,
-            sort,
-        })
+        .prop_map(
+            |(limit, offset, k, skip_flagged, verify, sort, scoped)| Settings {
+                limit,
+                offset,
+                k,
+                skip_flagged,
+                verify,
+                sort,
+                scoped,
+            },
+        )
 }
 
 proptest! {
@@ -558,6 +580,7 @@ fn segments_full_of_duplicates_collect_again() {
             flag: None,
             signature: None,
             date: None,
+            scope: None,
         });
     }
     let corpus = Corpus {
@@ -578,6 +601,7 @@ fn segments_full_of_duplicates_collect_again() {
                 skip_flagged: false,
                 verify: None,
                 sort: None,
+                scoped: false,
             };
             let expected = reference(&searcher, query.as_ref(), &settings);
             let got = settings
@@ -599,6 +623,7 @@ fn tiny_index() -> (Index, Fields) {
             flag: Some(0),
             signature: None,
             date: None,
+            scope: None,
         };
         3
     ];
@@ -681,6 +706,7 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
         flag: Some(flag),
         signature: None,
         date: None,
+        scope: None,
     };
     // Equal scores: ranked by address. 0 is flagged, 1 deleted, 2 and 3 near-duplicates.
     let corpus = Corpus {
@@ -727,6 +753,7 @@ fn column_cache_follows_merges() {
             flag: None,
             signature: None,
             date: None,
+            scope: None,
         })
         .collect();
     let (index, fields) = build(&Corpus {
@@ -747,6 +774,7 @@ fn column_cache_follows_merges() {
         skip_flagged: false,
         verify: None,
         sort: None,
+        scoped: false,
     };
     let cache = ColumnCache::new();
     let cached = settings.collector().column_cache(cache.clone());
@@ -787,6 +815,7 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
         flag: None,
         signature: signature.map(|value| vec![value; SIGNATURE_VALUES]),
         date: None,
+        scope: None,
     };
     // h: 0; p and q 12 bits from h on either side, 24 from each other; the rest far. Scores
     // fall in that order, h alone in its segment.
@@ -821,6 +850,7 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
             skip_flagged: false,
             verify: Some((16, 0.5, None)),
             sort: None,
+            scoped: false,
         };
         let expected = reference(&searcher, query.as_ref(), &settings);
         assert_eq!(

@@ -11,7 +11,8 @@ use crate::lookup::SignatureTable;
 use crate::lookup::{LookupOptions, Pair, MAX_TABLE_DISTANCE};
 use crate::matching::Matcher;
 use crate::plugin::columns::stored::{
-    fingerprint_at, signature_at, stored_fingerprints, stored_signatures, StoredFingerprint,
+    fingerprint_at, scope_at, signature_at, stored_fingerprints, stored_signatures,
+    StoredFingerprint,
 };
 use crate::plugin::DedupIndex;
 
@@ -31,6 +32,18 @@ pub struct NearDuplicate {
     pub similarity: Option<f64>,
 }
 
+/// What [`DedupIndex::near_fingerprint`] looks near.
+#[derive(Clone, Copy)]
+enum Probe {
+    /// A text: documents of every scope.
+    Text,
+    /// A document: the others of its scope (`None` when the index has no scopes).
+    Document {
+        address: DocAddress,
+        scope: Option<Option<u64>>,
+    },
+}
+
 /// A group of near-duplicates: its first document in the writer's add order, and the
 /// documents within the distance of it that no earlier leader claimed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +59,8 @@ impl DedupIndex {
     /// first (then in add order); empty when the text has no features. A popcount scan of
     /// the fingerprint columns. With a
     /// [verification](super::Verification), also those within its candidate distance whose
-    /// signatures agree, as the writer decides.
+    /// signatures agree, as the writer decides. A text has no scope: documents of every
+    /// [scope](super::DedupSettings::scope_field) are looked at.
     ///
     /// # Errors
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
@@ -58,7 +72,7 @@ impl DedupIndex {
     ) -> Result<Vec<NearDuplicate>> {
         match self.fingerprint_and_signature(text) {
             (Some(fingerprint), signature) => {
-                self.near_fingerprint(searcher, (fingerprint, signature), k, None)
+                self.near_fingerprint(searcher, (fingerprint, signature), k, Probe::Text)
             }
             (None, _) => Ok(Vec::new()),
         }
@@ -80,7 +94,12 @@ impl DedupIndex {
             return Ok(Vec::new());
         };
         let signature = self.signature_at(searcher, address)?;
-        self.near_fingerprint(searcher, (fingerprint, signature), k, Some(address))
+        let scope = match self.settings().get_scope_field() {
+            Some(_) => Some(scope_at(searcher, address)?),
+            None => None,
+        };
+        let probe = Probe::Document { address, scope };
+        self.near_fingerprint(searcher, (fingerprint, signature), k, probe)
     }
 
     fn signature_at(&self, searcher: &Searcher, address: DocAddress) -> Result<Option<Signature>> {
@@ -95,14 +114,20 @@ impl DedupIndex {
         searcher: &Searcher,
         (probe, signature): (Fingerprint, Option<Signature>),
         k: u32,
-        except: Option<DocAddress>,
+        of: Probe,
     ) -> Result<Vec<NearDuplicate>> {
         let matcher = self.matcher(k);
         let mut found = Vec::new();
         for doc in stored_fingerprints(searcher, self.settings())? {
             let distance = doc.fingerprint.distance(probe);
-            if Some(doc.address) == except || distance > matcher.reach() {
+            if distance > matcher.reach() {
                 continue;
+            }
+            if let Probe::Document { address, scope } = of {
+                let other_scope = scope.is_some_and(|scope| scope != doc.scope);
+                if doc.address == address || other_scope {
+                    continue;
+                }
             }
             // Signatures are read for the candidates only.
             let theirs = if matcher.verifies() {
@@ -146,10 +171,12 @@ impl DedupIndex {
         let docs = stored_fingerprints(searcher, self.settings())?;
         let signatures = stored_signatures(searcher, &docs, self.settings())?;
         let matcher = self.matcher(k);
+        // Documents of two scopes are never near-duplicates (all share one without scopes).
         let matches = |a: u32, b: u32, distance: u32| {
-            matcher
-                .judge(distance, signatures.get(a), signatures.get(b))
-                .is_some()
+            docs[a as usize].scope == docs[b as usize].scope
+                && matcher
+                    .judge(distance, signatures.get(a), signatures.get(b))
+                    .is_some()
         };
         let pairs = candidate_pairs(&docs, &signatures, &matcher)?;
         Ok(leader_groups(docs.len(), pairs, matches)
@@ -251,6 +278,7 @@ mod tests {
                 fingerprint: Fingerprint(fp),
                 key_hash: 0,
                 flagged: false,
+                scope: None,
                 sequence: i as u64,
             })
             .collect();

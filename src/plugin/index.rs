@@ -9,7 +9,9 @@ use tantivy::{Index, IndexWriter};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
 use crate::matching::{Judgement, MatchRule, Matcher};
-use crate::plugin::columns::{DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SIGNATURE_FIELD};
+use crate::plugin::columns::{
+    DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SIGNATURE_FIELD,
+};
 use crate::plugin::{
     settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
 };
@@ -188,7 +190,8 @@ impl DedupIndex {
 
     /// Fills the plugin's fields of `document` for an `IndexWriter` of the application's
     /// own: its fingerprint and, when the index verifies, its signature, computed from the
-    /// text fields as [`DedupWriter::add`] computes them, and, when the index has flag
+    /// text fields as [`DedupWriter::add`] computes them, its scope hash when the index
+    /// has a [scope field](DedupSettings::scope_field), and, when the index has flag
     /// fields, the flag of an original. Returns the fingerprint (`None` for a text without
     /// features, which gets no value).
     ///
@@ -201,6 +204,7 @@ impl DedupIndex {
         let fields = self.fields();
         let (fingerprint, signature) = self.fingerprint_and_signature(&fields.text_of(document));
         fields.set_fingerprint(document, fingerprint, signature.as_ref());
+        fields.set_scope(document, fields.scope_of(document));
         fields.set_flag(document, None);
         fingerprint
     }
@@ -275,6 +279,9 @@ impl DedupIndex {
             collector = collector
                 .verification(SIGNATURE_FIELD, verification.clone())
                 .require_signatures(true);
+        }
+        if self.settings().get_scope_field().is_some() {
+            collector = collector.scope(SCOPE_FIELD);
         }
         if self.inner.fields.flag.is_some() {
             collector.skip_flagged(FLAG_FIELD)

@@ -14,7 +14,7 @@ use crate::matching::{check_distance, MatchRule, Verification, VerifyRule};
 use crate::plugin::columns::DedupFields;
 #[cfg(doc)]
 use crate::plugin::columns::{
-    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
+    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SEQUENCE_FIELD,
     SIGNATURE_FIELD,
 };
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
@@ -53,6 +53,9 @@ pub struct DedupSettings {
     fingerprint: FingerprintConfig,
     text_fields: Vec<String>,
     key_field: Option<String>,
+    /// Absent from the settings files of indexes without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    scope_field: Option<String>,
     flagging: bool,
     distance: u32,
     /// Absent from the settings files of indexes without it (and of every index written
@@ -78,6 +81,7 @@ impl DedupSettings {
             fingerprint: FingerprintConfig::default(),
             text_fields: text_fields.into_iter().map(Into::into).collect(),
             key_field: None,
+            scope_field: None,
             flagging: false,
             distance: DEFAULT_MAX_DISTANCE,
             verification: Some(Verification::default()),
@@ -99,6 +103,18 @@ impl DedupSettings {
     #[must_use]
     pub fn key_field(mut self, name: impl Into<String>) -> Self {
         self.key_field = Some(name.into());
+        self
+    }
+
+    /// A text field naming each document's scope (a site, a language, a tenant):
+    /// near-duplicates are looked for only among documents of the same scope, by the
+    /// writer, the index's collector and the batch helpers. The field is the application's
+    /// own (a raw `STRING` is the usual choice; its first value is the scope, and documents
+    /// without one share the empty scope); [`add_fields`](Self::add_fields) adds
+    /// [`SCOPE_FIELD`], where the writer keeps a hash of it. Default: none (one scope).
+    #[must_use]
+    pub fn scope_field(mut self, name: impl Into<String>) -> Self {
+        self.scope_field = Some(name.into());
         self
     }
 
@@ -166,6 +182,11 @@ impl DedupSettings {
     /// See [`key_field`](Self::key_field()).
     pub fn get_key_field(&self) -> Option<&str> {
         self.key_field.as_deref()
+    }
+
+    /// See [`scope_field`](Self::scope_field()).
+    pub fn get_scope_field(&self) -> Option<&str> {
+        self.scope_field.as_deref()
     }
 
     /// See [`flagging`](Self::flagging()).

@@ -98,6 +98,8 @@ pub struct DedupCollector {
     require_signatures: bool,
     /// The fast field hits rank by, and its order; `None`: by score.
     sort: Option<(String, Order)>,
+    /// The u64 fast field of scopes: only hits of one scope hide each other.
+    scope: Option<String>,
 }
 
 impl DedupCollector {
@@ -115,7 +117,20 @@ impl DedupCollector {
             verification: None,
             require_signatures: false,
             sort: None,
+            scope: None,
         }
+    }
+
+    /// Hides a hit only under a shown hit of the same scope: the value of the u64 fast
+    /// field `scope_field` (a site, a language, a tenant, as a hash), documents without a
+    /// value sharing one scope. [`DedupIndex::collector`](crate::plugin::DedupIndex::collector)
+    /// sets it to [`SCOPE_FIELD`](crate::plugin::SCOPE_FIELD) when the index's settings
+    /// have a [scope field](crate::plugin::DedupSettings::scope_field). Default: none (one
+    /// scope).
+    #[must_use]
+    pub fn scope(mut self, scope_field: impl Into<String>) -> DedupCollector {
+        self.scope = Some(scope_field.into());
+        self
     }
 
     /// Ranks hits by the fast field `field` instead of by score, in `order`, as
@@ -375,6 +390,7 @@ impl DedupCollector {
                 score,
                 address,
                 fingerprint: segment.fingerprint(address.doc_id),
+                scope: segment.scope(address.doc_id),
             });
         }
         let read =
@@ -462,6 +478,10 @@ impl DedupCollector {
             hasher.update(&[2]);
             hasher.update(sort.as_bytes());
         }
+        if let Some(scope) = &self.scope {
+            hasher.update(&[3]);
+            hasher.update(scope.as_bytes());
+        }
         hasher.digest()
     }
 
@@ -475,6 +495,7 @@ impl DedupCollector {
                 .map(|(field, verification)| (field.as_str(), verification.get_hashes())),
             require_signatures: self.require_signatures,
             sort: self.sort.as_ref().map(|(field, _)| field.as_str()),
+            scope: self.scope.as_deref(),
         };
         SegmentColumns::open(reader, &names)
     }
@@ -597,6 +618,9 @@ impl Collector for DedupCollector {
         }
         if let Some((name, _)) = &self.sort {
             check_sort_field(schema, name)?;
+        }
+        if let Some(scope) = &self.scope {
+            check_fast_field(schema, scope, "scope", Type::U64)?;
         }
         if let Some((name, _)) = &self.verification {
             if SignatureLayout::of(schema, schema.get_field(name)?).is_none() {

@@ -46,6 +46,8 @@ pub(crate) struct RankedHit {
     pub(crate) score: Score,
     pub(crate) address: DocAddress,
     pub(crate) fingerprint: Option<Fingerprint>,
+    /// Its scope: only hits of one scope hide each other.
+    pub(crate) scope: Option<u64>,
 }
 
 /// The ranking order: rank key descending, then address ascending.
@@ -124,6 +126,7 @@ pub(crate) struct Need {
 /// A member of a segment's packing: a hit's fingerprint, and its signature once read.
 struct Member {
     fingerprint: Fingerprint,
+    scope: Option<u64>,
     signature: SignatureRead,
 }
 
@@ -163,12 +166,17 @@ const HITS_PER_SIGNATURE_READ: usize = 4;
 /// signature read while a member rules it out), then by signatures where `reads` allows.
 fn joins(
     separation: &Separation,
-    (fingerprint, signature): (Fingerprint, &mut SignatureRead),
+    (fingerprint, scope, signature): (Fingerprint, Option<u64>, &mut SignatureRead),
     packing: &mut [Member],
     columns: &SegmentColumns,
     reads: &mut usize,
 ) -> bool {
+    // No shown hit hides two hits of different scopes: a hit of another scope than a
+    // member is separated from it whatever their fingerprints.
     let by_distance = |member: &Member| {
+        if member.scope != scope {
+            return true;
+        }
         let distance = fingerprint.distance(member.fingerprint);
         separation.needs_signatures(distance) || separation.separates(distance, None, None)
     };
@@ -177,7 +185,7 @@ fn joins(
     }
     packing.iter_mut().all(|member| {
         let distance = fingerprint.distance(member.fingerprint);
-        if !separation.needs_signatures(distance) {
+        if member.scope != scope || !separation.needs_signatures(distance) {
             return true;
         }
         let unread = |read: &SignatureRead| usize::from(matches!(read, SignatureRead::Unread(_)));
@@ -239,12 +247,14 @@ fn packing_end(
         // A hit without a fingerprint is always shown: a member of every packing.
         if let Some(fingerprint) = columns.fingerprint(doc) {
             let mut signature = SignatureRead::Unread(doc);
-            let hit = (fingerprint, &mut signature);
+            let scope = columns.scope(doc);
+            let hit = (fingerprint, scope, &mut signature);
             if !joins(&separation, hit, &mut packing, columns, &mut reads) {
                 continue;
             }
             packing.push(Member {
                 fingerprint,
+                scope,
                 signature,
             });
         }
@@ -275,6 +285,7 @@ fn kept(
                 },
                 address: DocAddress::new(segment_ord, doc),
                 fingerprint: columns.fingerprint(doc),
+                scope: columns.scope(doc),
             })
             .collect(),
         complete,

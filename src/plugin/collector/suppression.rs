@@ -73,6 +73,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
 /// A shown hit as the walk compares later hits with it.
 struct Shown {
     bits: u64,
+    scope: Option<u64>,
     signature: LazySignature,
     /// Its number among the shown hits.
     ordinal: usize,
@@ -126,6 +127,9 @@ pub(crate) fn walk(
             let bits = fingerprint.bits();
             let mut owner = None;
             for (at, other) in shown.iter_mut().enumerate() {
+                if other.scope != hit.scope {
+                    continue;
+                }
                 let distance = (other.bits ^ bits).count_ones();
                 let near = if matcher.needs_signatures(distance) {
                     let theirs = other.signature.get(read)?;
@@ -168,6 +172,7 @@ pub(crate) fn walk(
         if let Some(fingerprint) = hit.fingerprint {
             shown.push(Shown {
                 bits: fingerprint.bits(),
+                scope: hit.scope,
                 signature,
                 ordinal: shown_count,
             });
@@ -205,6 +210,7 @@ mod tests {
     fn hit(score: f32, doc: u32, fingerprint: Option<u64>) -> RankedHit {
         RankedHit {
             key: RankKey::of_score(score),
+            scope: None,
             score,
             address: DocAddress::new(0, doc),
             fingerprint: fingerprint.map(Fingerprint),

@@ -9,8 +9,9 @@ use tantivy::schema::{
 use tantivy::schema::{TantivyDocument, Value};
 
 use super::signature::{self, SignatureLayout};
+use super::stored::key_hash;
 use super::{
-    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD,
+    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SEQUENCE_FIELD,
     SIGNATURE_FIELD,
 };
 use crate::error::{Error, Result};
@@ -37,6 +38,8 @@ pub struct DedupFields {
     /// [`CONTENT_FIELD`], if the schema has it (indexes with a key field made by this
     /// version of the crate).
     pub content: Option<Field>,
+    /// The scope field the settings name and [`SCOPE_FIELD`], if they name one.
+    pub scope: Option<(Field, Field)>,
 }
 
 impl DedupFields {
@@ -59,6 +62,9 @@ impl DedupFields {
         if settings.get_verification().is_some() {
             // Multi-valued: two signature values a column value (see `signature`).
             schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST);
+        }
+        if settings.get_scope_field().is_some() {
+            schema.add_u64_field(SCOPE_FIELD, FAST);
         }
     }
 
@@ -189,9 +195,24 @@ impl DedupFields {
             })?),
             Err(_) => None,
         };
+        let scope = settings
+            .get_scope_field()
+            .map(|name| {
+                let named = field(schema, name, |ty| match ty {
+                    FieldType::Str(_) => Ok(()),
+                    _ => Err("a scope field must be a text field (STRING)".into()),
+                })?;
+                let hashes = field(schema, SCOPE_FIELD, |ty| match ty {
+                    FieldType::U64(options) if options.is_fast() => Ok(()),
+                    _ => Err("must be a u64 field, FAST".into()),
+                })?;
+                Ok::<_, Error>((named, hashes))
+            })
+            .transpose()?;
         Ok(DedupFields {
             fingerprint,
             sequence,
+            scope,
             text: Vec::new(),
             key,
             flag,
@@ -250,6 +271,21 @@ impl DedupFields {
         match self.content {
             Some(_) => Some(xxhash_rust::xxh3::xxh3_64(text.as_bytes())),
             None => fingerprint.map(Fingerprint::bits),
+        }
+    }
+
+    /// The hash of a document's scope, when the settings name a scope field: of its first
+    /// value there, or of the empty scope (`None`) when it has none.
+    pub(crate) fn scope_of(&self, document: &TantivyDocument) -> Option<u64> {
+        let (field, _) = self.scope?;
+        let value = document.get_first(field).and_then(|value| value.as_str());
+        value.map(|scope| key_hash(scope.as_bytes()))
+    }
+
+    /// Writes a document's scope hash, when it has one.
+    pub(crate) fn set_scope(&self, document: &mut TantivyDocument, scope: Option<u64>) {
+        if let (Some((_, field)), Some(scope)) = (self.scope, scope) {
+            document.add_u64(field, scope);
         }
     }
 

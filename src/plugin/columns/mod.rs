@@ -53,6 +53,11 @@ pub const SIGNATURE_FIELD: &str = "dedup_signature";
 /// apart by fingerprint, and take a new text of the same fingerprint for the same text.
 pub const CONTENT_FIELD: &str = "dedup_content";
 
+/// The u64 field holding a hash of each document's scope (FAST), in indexes whose settings
+/// name a [scope field](crate::plugin::DedupSettings::scope_field): documents are
+/// near-duplicates only when their values here are equal (or both absent).
+pub const SCOPE_FIELD: &str = "dedup_scope";
+
 /// True when `doc` holds a nonzero value in the [`FLAG_FIELD`] column `flags`: a document
 /// flagged as a near-duplicate at index time. False without the column or a value.
 #[inline]

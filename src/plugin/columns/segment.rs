@@ -20,6 +20,8 @@ pub(crate) struct SegmentColumns {
     flag: Option<Column<u64>>,
     /// The signatures and the number of values each holds.
     signature: Option<(SignatureColumn, usize)>,
+    /// The scope hashes, when the collector has scopes.
+    scope: Option<Column<u64>>,
     /// The fast field hits are ranked by, as `u64` (tantivy's order-preserving form), with
     /// its type.
     sort: Option<(Column<u64>, ColumnType)>,
@@ -35,6 +37,8 @@ pub(crate) struct ColumnNames<'a> {
     pub(crate) require_signatures: bool,
     /// The fast field hits are ranked by, when not by score.
     pub(crate) sort: Option<&'a str>,
+    /// The u64 field of scope hashes, when near-duplicates must share a scope.
+    pub(crate) scope: Option<&'a str>,
 }
 
 impl SegmentColumns {
@@ -57,6 +61,10 @@ impl SegmentColumns {
             None => None,
         };
         let fingerprint = fast_fields.column_opt::<u64>(names.fingerprint)?;
+        let scope = match names.scope {
+            Some(name) => fast_fields.column_opt::<u64>(name)?,
+            None => None,
+        };
         let sort = match names.sort {
             Some(name) => fast_fields.u64_lenient(name)?,
             None => None,
@@ -78,6 +86,7 @@ impl SegmentColumns {
             fingerprint,
             flag,
             signature,
+            scope,
             sort,
         })
     }
@@ -95,6 +104,13 @@ impl SegmentColumns {
             .as_ref()
             .and_then(|column| column.first(doc))
             .map(Fingerprint)
+    }
+
+    /// The scope of `doc`: its value in the scope column (`None` without one, or without
+    /// scopes: then every hit shares the one scope).
+    #[inline]
+    pub(crate) fn scope(&self, doc: DocId) -> Option<u64> {
+        self.scope.as_ref().and_then(|column| column.first(doc))
     }
 
     /// The `u64` form of `doc`'s (first) value in the sort field, if it has one.

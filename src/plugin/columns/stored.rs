@@ -7,7 +7,8 @@ use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
 use super::signature::{self, SignatureColumn};
 use super::{
-    is_flagged, CONTENT_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+    is_flagged, CONTENT_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SEQUENCE_FIELD,
+    SIGNATURE_FIELD,
 };
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
@@ -26,6 +27,8 @@ pub(crate) struct StoredFingerprint {
     pub key_hash: u64,
     /// Whether it was flagged as a near-duplicate at index time.
     pub flagged: bool,
+    /// Its scope hash ([`SCOPE_FIELD`]), when the index has scopes and it has one.
+    pub scope: Option<u64>,
     /// Its place in the writer's add order ([`SEQUENCE_FIELD`]); `u64::MAX` for a document
     /// added without the plugin's writer.
     pub sequence: u64,
@@ -101,6 +104,10 @@ fn segment_fingerprints(
         None => Vec::new(),
     };
     let sequences: Column<u64> = fast.u64(SEQUENCE_FIELD)?;
+    let scopes: Option<Column<u64>> = match settings.get_scope_field() {
+        Some(_) => fast.column_opt(SCOPE_FIELD)?,
+        None => None,
+    };
     let mut out = Vec::new();
     let mut visit = |doc: DocId| {
         let Some(fingerprint) = fingerprints.first(doc) else {
@@ -115,6 +122,7 @@ fn segment_fingerprints(
             fingerprint: Fingerprint(fingerprint),
             key_hash,
             flagged: is_flagged(flags.as_ref(), doc),
+            scope: scopes.as_ref().and_then(|scopes| scopes.first(doc)),
             sequence: sequences.first(doc).unwrap_or(u64::MAX),
         });
     };
@@ -133,6 +141,13 @@ pub(crate) fn fingerprint_at(
     let reader = searcher.segment_reader(address.segment_ord);
     let column = reader.fast_fields().u64(FINGERPRINT_FIELD)?;
     Ok(column.first(address.doc_id).map(Fingerprint))
+}
+
+/// The scope hash of the document at `address` ([`SCOPE_FIELD`]), if it has one.
+pub(crate) fn scope_at(searcher: &Searcher, address: DocAddress) -> Result<Option<u64>> {
+    let reader = searcher.segment_reader(address.segment_ord);
+    let column: Option<Column<u64>> = reader.fast_fields().column_opt(SCOPE_FIELD)?;
+    Ok(column.and_then(|column| column.first(address.doc_id)))
 }
 
 /// The version of the document at `address`, as `DedupFields::version_of` computed it when

@@ -195,6 +195,7 @@ impl DedupWriter {
     pub fn check(&self, document: &TantivyDocument) -> Result<Check> {
         let (fingerprint, signature, version) = self.measure(document);
         let key = self.index.fields().key_of(document);
+        let scope = self.index.fields().scope_of(document);
         let mut state = self.lock();
         let State { view, judged, .. } = &mut *state;
         let update = match self.look_up(
@@ -202,7 +203,7 @@ impl DedupWriter {
             judged,
             key,
             version,
-            (fingerprint, signature.as_ref()),
+            (fingerprint, signature.as_ref(), scope),
         )? {
             Lookup::Exists(key) => {
                 return Ok(Check::Exists {
@@ -248,7 +249,7 @@ impl DedupWriter {
         judged: &mut Vec<Judged>,
         key: Option<&'k str>,
         version: Option<u64>,
-        (fingerprint, signature): (Option<Fingerprint>, Option<&Signature>),
+        (fingerprint, signature, scope): (Option<Fingerprint>, Option<&Signature>, Option<u64>),
     ) -> Result<Lookup<'k>> {
         let mut update = None;
         if let Some(key) = key {
@@ -262,7 +263,7 @@ impl DedupWriter {
         }
         judged.clear();
         if let Some(fingerprint) = fingerprint {
-            view.near(fingerprint, signature, &self.matcher, judged)?;
+            view.near((fingerprint, signature, scope), &self.matcher, judged)?;
             if let Some(old) = update {
                 // The version being replaced is no reference for its successor.
                 judged.retain(|found| !view.has_key(found, old));
@@ -281,8 +282,10 @@ impl DedupWriter {
         let fields = self.index.fields();
         let (fingerprint, signature, version) = self.measure(&document);
         let key = fields.key_of(&document).map(str::to_owned);
+        let scope = fields.scope_of(&document);
         fields.set_fingerprint(&mut document, fingerprint, signature.as_ref());
         fields.set_version(&mut document, version);
+        fields.set_scope(&mut document, scope);
         let mut state = self.lock();
         let State {
             writer,
@@ -293,7 +296,7 @@ impl DedupWriter {
         } = &mut *state;
         // A key in the index already: the same text is there (a resumed run), or this is a
         // new version of it, which replaces it.
-        let found = (fingerprint, signature.as_ref());
+        let found = (fingerprint, signature.as_ref(), scope);
         let update = match self.look_up(view, judged, key.as_deref(), version, found)? {
             Lookup::Exists(key) => {
                 return Ok(AddOutcome::Exists {
@@ -326,7 +329,10 @@ impl DedupWriter {
         let Some(&nearest) = judged.first() else {
             replace_old_version(writer, view)?;
             fields.set_flag(&mut document, None);
-            view.insert(fingerprint, signature.as_ref(), (key.as_deref(), version));
+            view.insert(
+                (fingerprint, signature.as_ref(), scope),
+                (key.as_deref(), version),
+            );
             let opstamp = writer.add_document(document)?;
             return Ok(added(update, Some(fingerprint), opstamp));
         };
@@ -366,7 +372,10 @@ impl DedupWriter {
                 }
                 replace_old_version(writer, view)?;
                 fields.set_flag(&mut document, None);
-                view.insert(fingerprint, signature.as_ref(), (key.as_deref(), version));
+                view.insert(
+                    (fingerprint, signature.as_ref(), scope),
+                    (key.as_deref(), version),
+                );
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Replaced {
                     fingerprint,

@@ -42,6 +42,8 @@ pub(crate) struct WriterView {
     fingerprints: Vec<Fingerprint>,
     /// Key hash of each slot ([`NO_KEY`] for none), indexed by slot.
     slot_keys: Vec<u64>,
+    /// Scope hash of each slot, indexed by slot; empty when the index has no scopes.
+    slot_scopes: Vec<Option<u64>>,
     /// Where the slots' signatures are found (nowhere when the index does not verify).
     signatures: SlotSignatures,
     /// The slots' signatures by band, when the verification's candidates come from bands
@@ -73,6 +75,10 @@ impl WriterView {
         let mut stored = stored_fingerprints(&searcher, index.settings())?;
         stored.retain(|doc| !doc.flagged);
         let slot_keys: Vec<u64> = stored.iter().map(|doc| doc.key_hash).collect();
+        let slot_scopes: Vec<Option<u64>> = match index.settings().get_scope_field() {
+            Some(_) => stored.iter().map(|doc| doc.scope).collect(),
+            None => Vec::new(),
+        };
         let fingerprints: Vec<Fingerprint> = stored.iter().map(|doc| doc.fingerprint).collect();
         let (bands, signatures) = match (matcher.bands(), index.settings().get_verification()) {
             (Some(bands), Some(verification)) => {
@@ -106,6 +112,7 @@ impl WriterView {
             lookup,
             fingerprints,
             slot_keys,
+            slot_scopes,
             signatures,
             bands,
             pending: Pending::default(),
@@ -164,7 +171,7 @@ impl WriterView {
         self.slot_keys[judged.id as usize] == key_hash(key.as_bytes())
     }
 
-    /// The references that `matcher` judges near-duplicates of a document with
+    /// The references of `scope` that `matcher` judges near-duplicates of a document with
     /// `fingerprint` and `signature`, nearest first (then in slot order), into `judged`.
     /// Committed references' signatures are read from the last commit.
     ///
@@ -172,8 +179,7 @@ impl WriterView {
     /// [`Error::Tantivy`](crate::Error::Tantivy) when a signature cannot be read.
     pub fn near(
         &mut self,
-        fingerprint: Fingerprint,
-        signature: Option<&Signature>,
+        (fingerprint, signature, scope): (Fingerprint, Option<&Signature>, Option<u64>),
         matcher: &Matcher,
         judged: &mut Vec<Judged>,
     ) -> Result<()> {
@@ -182,6 +188,13 @@ impl WriterView {
         let ours = signature.map(Signature::values);
         for found in &self.matches {
             let slot = found.id as usize;
+            if self
+                .slot_scopes
+                .get(slot)
+                .is_some_and(|&theirs| theirs != scope)
+            {
+                continue;
+            }
             let mut read = None;
             let theirs = self.signatures.get(
                 found.id,
@@ -237,13 +250,21 @@ impl WriterView {
     /// Adds a reference document, added since the last commit.
     pub fn insert(
         &mut self,
-        fingerprint: Fingerprint,
-        signature: Option<&Signature>,
+        (fingerprint, signature, scope): (Fingerprint, Option<&Signature>, Option<u64>),
         (key, version): (Option<&str>, Option<u64>),
     ) {
         let slot = self.slot_keys.len() as u32;
         self.slot_keys
             .push(key.map_or(NO_KEY, |key| key_hash(key.as_bytes())));
+        if self
+            .committed
+            .index()
+            .settings()
+            .get_scope_field()
+            .is_some()
+        {
+            self.slot_scopes.push(scope);
+        }
         self.signatures.push(slot, signature);
         if let (Some(bands), Some(signature)) = (&mut self.bands, signature) {
             if !is_empty_set(signature.values()) {
@@ -371,7 +392,7 @@ mod tests {
 
     fn near(view: &mut WriterView, matcher: &Matcher, bits: u64) -> Vec<(u32, u32)> {
         let mut judged = Vec::new();
-        view.near(Fingerprint(bits), None, matcher, &mut judged)
+        view.near((Fingerprint(bits), None, None), matcher, &mut judged)
             .unwrap();
         judged.iter().map(|j| (j.id, j.distance)).collect()
     }
@@ -379,9 +400,9 @@ mod tests {
     #[test]
     fn references_added_since_the_commit_are_found_nearest_first() {
         let (mut view, matcher) = view(3);
-        view.insert(Fingerprint(0b0111), None, (Some("far"), Some(1)));
-        view.insert(Fingerprint(0b0001), None, (Some("near"), Some(2)));
-        view.insert(Fingerprint(u64::MAX), None, (None, None));
+        view.insert((Fingerprint(0b0111), None, None), (Some("far"), Some(1)));
+        view.insert((Fingerprint(0b0001), None, None), (Some("near"), Some(2)));
+        view.insert((Fingerprint(u64::MAX), None, None), (None, None));
         assert_eq!(view.len(), 3);
         assert_eq!(near(&mut view, &matcher, 0), [(1, 1), (0, 3)]);
         let duplicate = view
@@ -398,7 +419,7 @@ mod tests {
     #[test]
     fn keys_added_and_deleted_before_the_commit_are_exact() {
         let (mut view, matcher) = view(3);
-        view.insert(Fingerprint(0), None, (Some("a"), Some(7)));
+        view.insert((Fingerprint(0), None, None), (Some("a"), Some(7)));
         view.note_added_key(Some("flagged"), Some(8));
         assert_eq!(view.versions_of("a").unwrap(), [Some(7)]);
         assert_eq!(view.versions_of("flagged").unwrap(), [Some(8)]);
