@@ -116,7 +116,7 @@ fn search_and_batch_helpers_keep_scopes_apart() {
         .include_flagged()
         .search(&searcher, &*query)
         .unwrap();
-    let mut shown: Vec<String> = page
+    let shown: Vec<String> = page
         .addresses()
         .iter()
         .map(|&a| url_of(&searcher, a))
