@@ -268,9 +268,6 @@ impl DedupCollector {
     /// missing or of the wrong type, or the search fails.
     pub fn search(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
         self.validate()?;
-        if let Some(cache) = &self.cache {
-            cache.retain_segments_of(searcher);
-        }
         self.search_merged(searcher, query)
     }
 
@@ -280,12 +277,12 @@ impl DedupCollector {
     /// segments collect again with more (a complete segment has nothing more to give).
     fn search_merged(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
         self.check_schema(searcher.schema())?;
-        let scoring = match self.ranking() {
+        let ranking = self.ranking();
+        let scoring = match ranking {
             Ranking::Score => EnableScoring::enabled_from_searcher(searcher),
             Ranking::Field(_) => EnableScoring::disabled_from_searcher(searcher),
         };
         let weight = query.weight(scoring)?;
-        let ranking = self.ranking();
         let readers = searcher.segment_readers();
         let columns = self.open_all_columns(searcher)?;
         let mut capacity = self
@@ -436,8 +433,12 @@ impl DedupCollector {
         }
     }
 
-    /// The columns of every segment of `searcher`, from the cache when there is one.
+    /// The columns of every segment of `searcher`, from the cache when there is one (which
+    /// then forgets the segments `searcher` no longer has).
     fn open_all_columns(&self, searcher: &Searcher) -> Result<Vec<SegmentColumns>> {
+        if let Some(cache) = &self.cache {
+            cache.retain_segments_of(searcher);
+        }
         let fields = self.fields_key();
         searcher
             .segment_readers()
