@@ -60,7 +60,7 @@ impl DedupFields {
             schema.add_text_field(DUPLICATE_OF_FIELD, STRING | STORED);
         }
         if settings.get_verification().is_some() {
-            // Multi-valued: two signature values a column value (see `signature`).
+            // Multi-valued: one column value a signature value, in order (see `signature`).
             schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST);
         }
         if settings.get_scope_field().is_some() {
