@@ -626,3 +626,107 @@ fn an_existing_tantivy_index_is_ingested_from_its_stored_fields() {
         stderr(&unstored)
     );
 }
+
+/// A `--report` that is an input, inside an input folder or inside the index is refused
+/// before anything is read or written: the input keeps its records, the index stays usable.
+#[test]
+fn a_report_that_would_harm_the_run_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let inputs = dir.path().join("inputs");
+    std::fs::create_dir(&inputs).unwrap();
+    let records = "{\"id\":\"a\",\"text\":\"one record\"}\n";
+    let input = inputs.join("records.jsonl");
+    std::fs::write(&input, records).unwrap();
+    let first = run(
+        &[
+            "ingest",
+            "--index",
+            index.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(first.status.success(), "{}", stderr(&first));
+    let cases = [
+        (input.clone(), input.clone(), "the input"),
+        (
+            inputs.clone(),
+            inputs.join("report.jsonl"),
+            "inside the input folder",
+        ),
+        (
+            input.clone(),
+            index.join("report.jsonl"),
+            "inside the index folder",
+        ),
+    ];
+    for (source, report, said) in cases {
+        let output = run(
+            &[
+                "ingest",
+                "--index",
+                index.to_str().unwrap(),
+                "--report",
+                report.to_str().unwrap(),
+                source.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert!(!output.status.success(), "{said}");
+        assert!(
+            stderr(&output).contains(said),
+            "{said}: {}",
+            stderr(&output)
+        );
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), records, "{said}");
+        if report != input {
+            assert!(!report.exists(), "{said}: no report file left");
+        }
+    }
+    // Through a relative path and `..` too.
+    let output = run_in(
+        Some(&inputs),
+        &[
+            "ingest",
+            "--index",
+            "../index",
+            "--report",
+            "../inputs/records.jsonl",
+            "records.jsonl",
+        ],
+        b"",
+    );
+    assert!(!output.status.success());
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), records);
+    let stats = json(&run(
+        &["stats", "--index", index.to_str().unwrap(), "--json"],
+        b"",
+    ));
+    assert_eq!(
+        stats["num_docs"], 1,
+        "the index opens and holds its document"
+    );
+}
+
+/// Offsets past the end are an empty page, not an allocation of the offset's size.
+#[test]
+fn search_past_the_end_is_an_empty_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    assert!(ingest(&index, &[], b"").status.success());
+    let index = index.to_str().unwrap();
+    for offset in ["10000000000", "9223372036854775807", "18446744073709551615"] {
+        for extra in [&["--no-dedup"][..], &[][..]] {
+            let mut args = vec!["search", "--index", index, "--json", "--offset", offset];
+            args.extend_from_slice(extra);
+            args.push("license");
+            let page = json(&run(&args, b""));
+            assert_eq!(
+                page["hits"].as_array().unwrap().len(),
+                0,
+                "{offset} {extra:?}"
+            );
+        }
+    }
+}

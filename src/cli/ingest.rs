@@ -88,6 +88,10 @@ impl IngestCommand {
         // Before the index: a run that cannot write its report must not leave a new index
         // behind with the options it was given. Only checked: a run that fails to open the
         // index must not empty the report of the run before.
+        let sources: Vec<PathBuf> = (self.inputs.iter().cloned())
+            .chain(self.from_index.clone())
+            .collect();
+        Report::check_apart(self.report.as_deref(), &sources, &self.index.index)?;
         Report::check(self.report.as_deref())?;
         let index = open_or_create(
             &self.index.index,

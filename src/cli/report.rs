@@ -2,7 +2,7 @@
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -92,6 +92,45 @@ impl Report {
         Ok(())
     }
 
+    /// Refuses a report file that would harm the run: one that is an input, or lies inside
+    /// an input folder (it would be emptied before it is read, or read as a document), or
+    /// lies inside the index folder (tantivy would find a file it does not know there, and
+    /// the report would be lost with the index). `sources` are the inputs and the
+    /// `--from-index` folder.
+    pub fn check_apart(
+        path: Option<&Path>,
+        sources: &[PathBuf],
+        index: &Path,
+    ) -> anyhow::Result<()> {
+        let Some(path) = path.filter(|path| path.as_os_str() != "-") else {
+            return Ok(());
+        };
+        let report = resolved(path);
+        for source in sources.iter().filter(|source| source.as_os_str() != "-") {
+            let source = resolved(source);
+            if report.starts_with(&source) {
+                anyhow::bail!(
+                    "the report file {} is {} {}: name a report file outside the inputs",
+                    path.display(),
+                    if report == source {
+                        "the input"
+                    } else {
+                        "inside the input folder"
+                    },
+                    source.display()
+                );
+            }
+        }
+        if report.starts_with(resolved(index)) {
+            anyhow::bail!(
+                "the report file {} is inside the index folder {}: name a report file outside it",
+                path.display(),
+                index.display()
+            );
+        }
+        Ok(())
+    }
+
     /// A report to `path` (`-` for standard output), or none.
     pub fn create(path: Option<&Path>) -> anyhow::Result<Report> {
         let out: Option<Box<dyn Write>> = match path {
@@ -171,5 +210,18 @@ impl Tally {
             seconds,
             self.read as f64 / seconds.max(1e-9)
         )
+    }
+}
+
+/// `path` made absolute with its links resolved, as far as it exists: the resolved parent
+/// of a path that does not exist yet, with its last component.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(real) = path.canonicalize() {
+        return real;
+    }
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match (absolute.parent(), absolute.file_name()) {
+        (Some(parent), Some(name)) => resolved(parent).join(name),
+        _ => absolute,
     }
 }

@@ -102,7 +102,12 @@ impl SearchCommand {
             .with_context(|| format!("cannot parse the query {:?}", self.query))?;
         let limit = usize::try_from(self.limit)?;
         let offset = usize::try_from(self.offset)?;
-        let page = if self.no_dedup {
+        // tantivy's TopDocs allocates for `offset + limit` hits: past the last document
+        // there is nothing to find, and nothing to allocate for.
+        let past_the_end = offset >= usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
+        let page = if self.no_dedup && past_the_end {
+            DedupTopDocs::default()
+        } else if self.no_dedup {
             let top = searcher
                 .search(
                     &query,
