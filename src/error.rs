@@ -122,6 +122,16 @@ pub enum Error {
         documents: u32,
     },
 
+    /// A document's key is longer than tantivy indexes a term (it would drop it from the
+    /// key field's index: deletes and updates by key would miss the document).
+    #[error("the key is {length} bytes long; tantivy indexes keys of at most {max} bytes")]
+    KeyTooLong {
+        /// The key's length in bytes.
+        length: usize,
+        /// The longest key tantivy indexes ([`tantivy::tokenizer::MAX_TOKEN_LEN`]).
+        max: usize,
+    },
+
     /// An evaluation set would count pairs wrongly: a repeated document id, a pair naming an
     /// unknown document or one document twice, a pair listed twice, a rate outside `[0, 1]`.
     #[error("invalid evaluation set: {reason}")]

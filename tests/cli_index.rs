@@ -730,3 +730,40 @@ fn search_past_the_end_is_an_empty_page() {
         }
     }
 }
+
+/// Ids that cannot identify their record exactly are error lines, never a silent `exists`:
+/// integers beyond 64 bits (which serde reads as one float) and ids longer than tantivy
+/// indexes a term. The records around them are indexed, and a second run says the same.
+#[test]
+fn ids_that_cannot_be_kept_exactly_are_error_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let long = "x".repeat(70_000);
+    let input = format!(
+        "{{\"id\":18446744073709551616,\"text\":\"the first page about rivers\"}}\n\
+         {{\"id\":18446744073709551617,\"text\":\"a second page about mountains\"}}\n\
+         {{\"id\":\"{long}\",\"text\":\"a third page about the sea\"}}\n\
+         {{\"id\":\"ok\",\"text\":\"a fourth page about forests\"}}\n"
+    );
+    for run_number in 1..=2 {
+        let output = ingest(&index, &["-"], input.as_bytes());
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let report = lines(&output);
+        let statuses: Vec<&str> = report
+            .iter()
+            .map(|line| line["status"].as_str().unwrap())
+            .collect();
+        let last = if run_number == 1 { "added" } else { "exists" };
+        assert_eq!(
+            statuses,
+            ["error", "error", "error", last],
+            "run {run_number}"
+        );
+        assert_eq!(report[2]["id"], "-:3", "the long id is named by its place");
+        assert!(
+            report[2]["error"].as_str().unwrap().contains("65530"),
+            "{}",
+            report[2]
+        );
+    }
+}

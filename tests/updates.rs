@@ -216,3 +216,41 @@ fn concurrent_updates_and_adds_lose_nothing_and_let_no_duplicate_in() {
         "{all}"
     );
 }
+
+/// tantivy drops a term longer than `MAX_TOKEN_LEN` from the index: such a key could be
+/// neither deleted nor updated, and a re-run would add the page again. The writer refuses it
+/// (the writer goes on); a key of the longest length works as any.
+#[test]
+fn a_key_tantivy_cannot_index_whole_is_refused() {
+    use tantivy::tokenizer::MAX_TOKEN_LEN;
+    let dir = tempfile::tempdir().unwrap();
+    let index = create(dir.path(), settings());
+    let writer = index.writer(Policy::Reject, MEMORY).unwrap();
+    let too_long = "u".repeat(MAX_TOKEN_LEN + 1);
+    let refused = writer.add(page(&index, &too_long, &text(31, 80)));
+    assert!(
+        matches!(refused, Err(tantivy_dedup::Error::KeyTooLong { length, max })
+            if length == MAX_TOKEN_LEN + 1 && max == MAX_TOKEN_LEN),
+        "{refused:?}"
+    );
+    assert!(writer
+        .check(&page(&index, &too_long, &text(31, 80)))
+        .is_err());
+    let longest = "u".repeat(MAX_TOKEN_LEN);
+    let body = text(32, 80);
+    assert!(writer
+        .add(page(&index, &longest, &body))
+        .unwrap()
+        .is_indexed());
+    writer.commit().unwrap();
+    let again = writer.add(page(&index, &longest, &body)).unwrap();
+    assert!(matches!(again, AddOutcome::Exists { .. }), "{again:?}");
+    let update = writer.add(page(&index, &longest, &text(33, 80))).unwrap();
+    assert!(matches!(update, AddOutcome::Updated { .. }), "{update:?}");
+    writer.commit().unwrap();
+    assert_eq!(
+        writer.searcher().num_docs(),
+        1,
+        "updated in place, by its key"
+    );
+}

@@ -139,6 +139,11 @@ impl IngestCommand {
                 }
                 Ok(doc) => match writer.add(index.fields.document(&doc)) {
                     Ok(outcome) => ReportLine::of_outcome(doc.id, &outcome),
+                    // This record's fault, not the writer's: an error line, and on.
+                    // Named by its place: the id itself is what is wrong.
+                    Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
+                        ReportLine::error(doc.place, format!("`id`: {e}"))
+                    }
                     Err(e) => {
                         failure = Err(anyhow::Error::new(e).context("the index writer failed"));
                         return;

@@ -261,7 +261,15 @@ fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String
             return Err("`id` is empty (leave it out to get FILE:LINE)".to_owned())
         }
         Some(serde_json::Value::String(id)) => id,
-        Some(serde_json::Value::Number(id)) => id.to_string(),
+        // Integers only, and only those of 64 bits, which serde reads exactly: a larger one
+        // or a fraction goes through a float, and two ids would become one.
+        Some(serde_json::Value::Number(id)) if id.is_u64() || id.is_i64() => id.to_string(),
+        Some(serde_json::Value::Number(id)) => {
+            return Err(format!(
+                "`id` {id} is not an integer of 64 bits, which cannot be kept exactly: write \
+                 it as a string"
+            ))
+        }
         Some(other) => return Err(format!("`id` must be a string, not {other}")),
     };
     let text = record
@@ -360,6 +368,26 @@ mod tests {
                 Ok(("7".into(), "z".into()))
             ]
         );
+    }
+
+    /// Numbers beyond 64 bits go through a float in serde: 2^64 and 2^64 + 1 read the same.
+    /// They, and fractions, are error lines; integers of 64 bits keep every digit.
+    #[test]
+    fn numeric_ids_are_exact_or_errors() {
+        let got = lines(
+            b"{\"id\":18446744073709551615,\"text\":\"a\"}\n\
+              {\"id\":-9223372036854775808,\"text\":\"b\"}\n\
+              {\"id\":18446744073709551616,\"text\":\"c\"}\n\
+              {\"id\":18446744073709551617,\"text\":\"d\"}\n\
+              {\"id\":7.5,\"text\":\"e\"}\n",
+        );
+        assert_eq!(got[0], Ok(("18446744073709551615".into(), "a".into())));
+        assert_eq!(got[1], Ok(("-9223372036854775808".into(), "b".into())));
+        for (at, line) in got.iter().enumerate().skip(2) {
+            let error = line.as_ref().unwrap_err();
+            assert!(error.contains("not an integer of 64 bits"), "{at}: {error}");
+            assert!(error.starts_with(&format!("f.jsonl:{}", at + 1)), "{error}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use tantivy::schema::{
     Field, FieldType, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::schema::{TantivyDocument, Value};
+use tantivy::tokenizer::MAX_TOKEN_LEN;
 
 use super::signature::{self, SignatureLayout};
 use super::stored::key_hash;
@@ -247,6 +248,23 @@ impl DedupFields {
     pub fn key_of<'a>(&self, document: &'a TantivyDocument) -> Option<&'a str> {
         let value = document.get_first(self.key?)?;
         value.as_str()
+    }
+
+    /// [`key_of`](Self::key_of), checked to be a key tantivy indexes whole.
+    ///
+    /// # Errors
+    /// [`Error::KeyTooLong`] beyond [`MAX_TOKEN_LEN`] bytes.
+    pub(crate) fn checked_key_of<'a>(
+        &self,
+        document: &'a TantivyDocument,
+    ) -> Result<Option<&'a str>> {
+        match self.key_of(document) {
+            Some(key) if key.len() > MAX_TOKEN_LEN => Err(Error::KeyTooLong {
+                length: key.len(),
+                max: MAX_TOKEN_LEN,
+            }),
+            key => Ok(key),
+        }
     }
 
     /// Writes a document's fingerprint and signature, each when it has one (and the index

@@ -191,10 +191,11 @@ impl DedupWriter {
     /// added is judged again, against what the index holds then.
     ///
     /// # Errors
-    /// [`Error::Tantivy`] when the index cannot be read.
+    /// [`Error::KeyTooLong`] for a key tantivy would not index whole; [`Error::Tantivy`]
+    /// when the index cannot be read.
     pub fn check(&self, document: &TantivyDocument) -> Result<Check> {
         let (fingerprint, signature, version) = self.measure(document);
-        let key = self.index.fields().key_of(document);
+        let key = self.index.fields().checked_key_of(document)?;
         let scope = self.index.fields().scope_of(document);
         let mut state = self.lock();
         let State { view, judged, .. } = &mut *state;
@@ -276,12 +277,14 @@ impl DedupWriter {
     /// plugin's fields (fingerprint, flag) are set here; the caller sets the key.
     ///
     /// # Errors
-    /// [`Error::Tantivy`] when the index cannot be read or written (the writer was killed by
+    /// [`Error::KeyTooLong`] for a key tantivy would not index whole (nothing is written:
+    /// the next document goes on); [`Error::Tantivy`] when the index cannot be read or
+    /// written (the writer was killed by
     /// an earlier error, for one).
     pub fn add(&self, mut document: TantivyDocument) -> Result<AddOutcome> {
         let fields = self.index.fields();
         let (fingerprint, signature, version) = self.measure(&document);
-        let key = fields.key_of(&document).map(str::to_owned);
+        let key = fields.checked_key_of(&document)?.map(str::to_owned);
         let scope = fields.scope_of(&document);
         fields.set_fingerprint(&mut document, fingerprint, signature.as_ref());
         fields.set_version(&mut document, version);
