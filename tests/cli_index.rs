@@ -767,3 +767,37 @@ fn ids_that_cannot_be_kept_exactly_are_error_lines() {
         );
     }
 }
+
+/// Two files whose names differ only in bytes that are not UTF-8 used to share one lossy id
+/// (the second was `exists`, never indexed): each is an error line naming it.
+#[cfg(unix)]
+#[test]
+fn file_names_that_are_not_utf8_are_error_lines() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    let names: [&[u8]; 2] = [b"page-\xff.txt", b"page-\xfe.txt"];
+    for (name, text) in names.iter().zip(["rivers and lakes", "mountains and snow"]) {
+        let path = corpus.join(std::ffi::OsStr::from_bytes(name));
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::write(corpus.join("plain.txt"), "forests and fields").unwrap();
+    let index = dir.path().join("index");
+    let output = ingest(&index, &[corpus.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report = lines(&output);
+    let statuses: Vec<&str> = report
+        .iter()
+        .map(|l| l["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["error", "error", "added"], "{report:?}");
+    assert!(report[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("not valid UTF-8"));
+    assert_ne!(
+        report[0]["id"], report[1]["id"],
+        "each named by its own bytes"
+    );
+}

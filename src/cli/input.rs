@@ -143,6 +143,16 @@ fn read_path(path: &Path, walked: bool, lossy: bool, emit: &mut dyn FnMut(Record
         }
         return;
     }
+    // A file's path is its id (or its records' FILE:LINE): a name that is not UTF-8 would
+    // be shown with U+FFFD in place of its bytes, and two such files would share one id.
+    if path.to_str().is_none() {
+        // Named with its bytes escaped, so that each such file has its own line.
+        let escaped = format!("{path:?}");
+        return emit(Err(error(
+            escaped.trim_matches('"'),
+            "the path is not valid UTF-8, so it cannot be an exact id: rename the file".to_owned(),
+        )));
+    }
     let file = match File::open(path) {
         Ok(file) => file,
         Err(e) => return emit(Err(error(&place, format!("cannot open: {e}")))),
