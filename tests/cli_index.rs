@@ -801,3 +801,38 @@ fn file_names_that_are_not_utf8_are_error_lines() {
         "each named by its own bytes"
     );
 }
+
+/// A document that replaces several names every one it replaced (the report named only the
+/// nearest).
+#[test]
+fn a_replace_names_every_document_it_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let first = "{\"id\":\"a\",\"text\":\"rivers and lakes of the north\"}\n\
+                 {\"id\":\"b\",\"text\":\"mountains and snow in winter\"}\n";
+    let output = ingest(
+        &index,
+        &["-", "--distance", "0", "--no-verify"],
+        first.as_bytes(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    // At distance 64 every document is a near-duplicate of every other.
+    let second = "{\"id\":\"c\",\"text\":\"forests and fields in spring\"}\n";
+    let output = ingest(
+        &index,
+        &["-", "--policy", "replace", "--distance", "64"],
+        second.as_bytes(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = lines(&output);
+    assert_eq!(report[0]["action"], "replaced");
+    let mut replaced: Vec<&str> = report[0]["replaced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|id| id.as_str().unwrap())
+        .collect();
+    assert_eq!(replaced[0], report[0]["duplicate_of"], "the nearest first");
+    replaced.sort_unstable();
+    assert_eq!(replaced, ["a", "b"]);
+}

@@ -40,7 +40,9 @@ enum PolicyArg {
 /// With --report FILE, one JSON line per input record, written once its batch is committed:
 /// {"id":..,"status":"added"|"updated"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}
 /// (and "similarity", the signatures' Jaccard estimate, for a duplicate of an index with
-/// two-stage matching, the default; not of one created with --no-verify).
+/// two-stage matching, the default; not of one created with --no-verify; "action":
+/// "rejected"|"flagged"|"replaced"; and under --policy replace "replaced": every id it
+/// replaced).
 /// The exit code is 1 when some record was an error.
 #[derive(Args, Debug)]
 pub struct IngestCommand {
@@ -213,11 +215,18 @@ impl ReportLine {
             AddOutcome::Replaced { .. } => ("duplicate", Some("replaced")),
         };
         let duplicate = outcome.duplicate_of();
+        let named = |d: &tantivy_dedup::plugin::Duplicate| {
+            d.key.clone().unwrap_or_else(|| d.fingerprint.to_string())
+        };
+        let replaced = match outcome {
+            AddOutcome::Replaced { replaced, .. } => Some(replaced.iter().map(named).collect()),
+            _ => None,
+        };
         ReportLine {
             id,
             status,
-            duplicate_of: duplicate
-                .map(|d| d.key.clone().unwrap_or_else(|| d.fingerprint.to_string())),
+            duplicate_of: duplicate.map(named),
+            replaced,
             distance: duplicate.map(|d| d.distance),
             similarity: duplicate.and_then(|d| d.similarity),
             action,

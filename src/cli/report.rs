@@ -26,6 +26,10 @@ pub struct ReportLine {
     /// For a duplicate: `rejected`, `flagged` or `replaced`, as the policy says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<&'static str>,
+    /// For a duplicate that replaced documents: every one it replaced (`duplicate_of` is
+    /// the nearest), by id, or by fingerprint for one without an id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<Vec<String>>,
     /// The document's fingerprint, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fingerprint: Option<String>,
@@ -40,6 +44,7 @@ impl ReportLine {
         ReportLine {
             id,
             status: "error",
+            replaced: None,
             duplicate_of: None,
             distance: None,
             similarity: None,
