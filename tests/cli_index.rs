@@ -263,7 +263,11 @@ fn every_input_kind_and_bad_record_gets_one_report_line() {
         .iter()
         .map(|l| {
             let id = l["id"].as_str().unwrap();
-            let name = id.rsplit('/').next().unwrap().to_owned();
+            // Standard input's record has its text's digest for id.
+            let name = match id.strip_prefix("-:") {
+                Some(digest) if digest.len() == 16 => "-:digest".to_owned(),
+                _ => id.rsplit('/').next().unwrap().to_owned(),
+            };
             (name, l["status"].as_str().unwrap().to_owned())
         })
         .collect();
@@ -277,7 +281,7 @@ fn every_input_kind_and_bad_record_gets_one_report_line() {
         ("lines.jsonl:4", "error"),
         ("lines.jsonl:5", "added"),
         ("b.html", "added"),
-        ("-", "added"),
+        ("-:digest", "added"),
     ];
     let expected: Vec<(String, String)> = expected
         .iter()
@@ -835,4 +839,33 @@ fn a_replace_names_every_document_it_replaced() {
     assert_eq!(replaced[0], report[0]["duplicate_of"], "the nearest first");
     replaced.sort_unstable();
     assert_eq!(replaced, ["a", "b"]);
+}
+
+/// Records of standard input without an id are known by their text: a second piped run of
+/// other records adds them (with line numbers for ids, they replaced the first run's), and
+/// the same records again are `exists`.
+#[test]
+fn piped_records_without_ids_are_known_by_their_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let first = b"{\"text\":\"The river rose during the night and flooded the fields.\"}\n";
+    let second = b"{\"text\":\"A committee will publish the new bus timetable on Friday.\"}\n";
+    let plain = b"Plain text from a pipe, about the harvest in the valleys.";
+    for (input, status) in [
+        (&first[..], "added"),
+        (&second[..], "added"),
+        (&plain[..], "added"),
+        (&first[..], "exists"),
+        (&plain[..], "exists"),
+    ] {
+        let output = ingest(&index, &["-"], input);
+        let report = lines(&output);
+        assert_eq!(report[0]["status"], status, "{}", stderr(&output));
+        assert!(report[0]["id"].as_str().unwrap().starts_with("-:"));
+    }
+    let stats = json(&run(
+        &["stats", "--index", index.to_str().unwrap(), "--json"],
+        b"",
+    ));
+    assert_eq!(stats["num_docs"], 3, "no run lost another's records");
 }

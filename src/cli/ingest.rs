@@ -47,7 +47,9 @@ enum PolicyArg {
 #[derive(Args, Debug)]
 pub struct IngestCommand {
     /// JSON-lines files (.jsonl: "id", "text" or "body", "title", "url", "tags"), text files,
-    /// HTML files, folders of these, or - for standard input. None: the sample corpus.
+    /// HTML files, folders of these, or - for standard input. None: the sample corpus. A
+    /// record without an id is FILE:LINE (a file: its path), one of standard input "-:"
+    /// and its text's digest in hex.
     inputs: Vec<PathBuf>,
     /// Read the documents of an existing tantivy index instead (its stored fields: see
     /// --id-field, --text-field, --title-field, --url-field), to build a deduplicated index
@@ -139,18 +141,23 @@ impl IngestCommand {
                     };
                     ReportLine::error(doc.id, reason)
                 }
-                Ok(doc) => match writer.add(index.fields.document(&doc)) {
-                    Ok(outcome) => ReportLine::of_outcome(doc.id, &outcome),
-                    // This record's fault, not the writer's: an error line, and on.
-                    // Named by its place: the id itself is what is wrong.
-                    Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
-                        ReportLine::error(doc.place, format!("`id`: {e}"))
+                Ok(mut doc) => {
+                    if doc.from_stdin && doc.id == doc.place {
+                        doc.id = content_id(&doc.text);
                     }
-                    Err(e) => {
-                        failure = Err(anyhow::Error::new(e).context("the index writer failed"));
-                        return;
+                    match writer.add(index.fields.document(&doc)) {
+                        Ok(outcome) => ReportLine::of_outcome(doc.id, &outcome),
+                        // This record's fault, not the writer's: an error line, and on.
+                        // Named by its place: the id itself is what is wrong.
+                        Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
+                            ReportLine::error(doc.place, format!("`id`: {e}"))
+                        }
+                        Err(e) => {
+                            failure = Err(anyhow::Error::new(e).context("the index writer failed"));
+                            return;
+                        }
                     }
-                },
+                }
             };
             if line.is_error() {
                 progress.println(&format!("error: {}", line.describe()));
@@ -192,6 +199,13 @@ impl IngestCommand {
         }
         Ok(tally.errors == 0)
     }
+}
+
+/// The id of a record of standard input that has none: its text's digest. Every run reads
+/// another stream, so a line number would give the records of two runs one id, and the
+/// second run's would replace the first's; the same text is the same record (`exists`).
+fn content_id(text: &str) -> String {
+    format!("-:{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
 }
 
 impl ReportLine {

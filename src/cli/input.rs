@@ -27,6 +27,8 @@ pub struct Document {
     pub url: Option<String>,
     /// The `tags` of its JSON line.
     pub tags: Vec<String>,
+    /// Read from standard input (`-`).
+    pub from_stdin: bool,
 }
 
 /// A record that could not be read.
@@ -77,6 +79,12 @@ fn is_html(path: &Path) -> bool {
 pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)) {
     for input in inputs {
         if input.as_os_str() == "-" {
+            let emit = &mut |record: Record| {
+                emit(record.map(|doc| Document {
+                    from_stdin: true,
+                    ..doc
+                }))
+            };
             let mut bytes = Vec::new();
             let read = io::stdin().lock().read_to_end(&mut bytes);
             strip_bom(&mut bytes);
@@ -206,6 +214,7 @@ fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
         title: None,
         url: None,
         tags: Vec::new(),
+        from_stdin: false,
     })
 }
 
@@ -224,6 +233,7 @@ fn html_page(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
         title: page.title.clone(),
         url: None,
         tags: Vec::new(),
+        from_stdin: false,
     })
 }
 
@@ -293,6 +303,7 @@ fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String
         title: record.title,
         url: record.url,
         tags: record.tags,
+        from_stdin: false,
     })
 }
 

@@ -119,6 +119,7 @@ pub fn read_index(
                 title: first(fields.title),
                 url: first(fields.url),
                 tags: Vec::new(),
+                from_stdin: false,
             }));
         }
     }
