@@ -869,3 +869,90 @@ fn piped_records_without_ids_are_known_by_their_text() {
     ));
     assert_eq!(stats["num_docs"], 3, "no run lost another's records");
 }
+
+/// Many first runs into one new `--index` at once: each one ingests, or finds the index
+/// made and another run writing it (tantivy's writer lock, a clean error); the index opens
+/// with the records of every run that succeeded. (They shared one staging folder beside the
+/// index and removed or renamed each other's half-made index.)
+#[test]
+fn concurrent_first_runs_create_one_index() {
+    for round in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("nested").join("index");
+        let runs: Vec<std::thread::JoinHandle<std::process::Output>> = (0..8)
+            .map(|run_number| {
+                let index = index.clone();
+                std::thread::spawn(move || {
+                    let record = format!(
+                        "{{\"id\":\"r{run_number}\",\"text\":\"record {run_number} about \
+                         {} and {}\"}}\n",
+                        ["rivers", "mountains", "forests", "deserts"][run_number % 4],
+                        ["winter", "spring", "summer", "autumn"][run_number / 4 % 4],
+                    );
+                    ingest(&index, &["-", "--distance", "0"], record.as_bytes())
+                })
+            })
+            .collect();
+        let mut succeeded = 0;
+        for handle in runs {
+            let output = handle.join().unwrap();
+            if output.status.success() {
+                succeeded += 1;
+            } else {
+                let message = stderr(&output);
+                assert!(message.contains("LockBusy"), "round {round}: {message}");
+            }
+        }
+        assert!(succeeded >= 1, "round {round}");
+        let stats = json(&run(
+            &["stats", "--index", index.to_str().unwrap(), "--json"],
+            b"",
+        ));
+        assert_eq!(stats["num_docs"], succeeded, "round {round}");
+    }
+}
+
+/// A creation killed half-way (its marker still there) is finished by the next run; a
+/// folder of someone else's files is refused and left as it is; `--index .` works.
+#[test]
+fn creation_recovers_its_own_leftovers_and_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    std::fs::create_dir(&index).unwrap();
+    std::fs::write(index.join(".tantivy-dedup-creating"), b"").unwrap();
+    std::fs::write(index.join("meta.json"), b"{half written").unwrap();
+    std::fs::write(index.join("0123.idx"), b"partial segment").unwrap();
+    let output = ingest(
+        &index,
+        &["-"],
+        b"{\"id\":\"a\",\"text\":\"after the crash\"}\n",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        !index.join("0123.idx").exists(),
+        "the killed creator's file"
+    );
+    assert!(!index.join(".tantivy-dedup-creating").exists());
+
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), b"keep me").unwrap();
+    let output = ingest(&theirs, &["-"], b"{\"id\":\"a\",\"text\":\"x y z\"}\n");
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("not a tantivy index"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read(theirs.join("notes.txt")).unwrap(), b"keep me");
+
+    let here = dir.path().join("here");
+    std::fs::create_dir(&here).unwrap();
+    let output = run_in(
+        Some(&here),
+        &["ingest", "--index", ".", "-"],
+        b"{\"id\":\"a\",\"text\":\"an index in the current folder\"}\n",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(here.join("meta.json").is_file());
+}

@@ -36,7 +36,7 @@ fn text(g: u64) -> String {
     let mut words: Vec<String> = (0..50)
         .map(|_| format!("v{}", next(&mut state) % 5_000))
         .collect();
-    words.push(if g % 10 == 0 {
+    words.push(if g.is_multiple_of(10) {
         "common".into()
     } else {
         "rare".into()

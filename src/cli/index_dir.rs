@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, STORED, STRING};
 use tantivy::Index;
-use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
+use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings, SETTINGS_FILE};
 use tantivy_dedup::Error;
 
 use crate::cli::input::Document;
@@ -110,69 +110,96 @@ fn schema(settings: &DedupSettings) -> Schema {
 
 /// Opens the index in `dir`, or creates it there when the folder is missing or empty.
 /// Fingerprint options given on the command line must agree with an existing index's.
+///
+/// Creation is safe against any number of runs creating the same index at once, and
+/// against a run killed while creating: see [`create`].
 pub fn open_or_create(
     dir: &Path,
     options: &FingerprintOptions,
     distance: Option<u32>,
     verify: &VerifyOptions,
 ) -> anyhow::Result<CliIndex> {
-    let empty = match std::fs::read_dir(dir) {
-        Ok(mut entries) => entries.next().is_none(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create the index folder {}", dir.display()))?;
-            true
-        }
-        Err(e) => {
-            return Err(e)
-                .with_context(|| format!("cannot read the index folder {}", dir.display()))
-        }
-    };
-    if !empty {
-        return open_existing(dir, options, distance, verify);
+    // A whole index opens without the creation lock (which a read-only index could not
+    // take).
+    if !is_complete(dir) {
+        create(dir, || new_settings(options, distance, verify))?;
     }
-    create(dir, new_settings(options, distance, verify))?;
-    open_existing(
-        dir,
-        &FingerprintOptions::default(),
-        None,
-        &VerifyOptions::default(),
-    )
+    open_existing(dir, options, distance, verify)
 }
 
-/// Creates the index in the empty folder `dir` in one step: built in a staging folder
-/// beside it (the tantivy index, then the deduplication settings), then renamed into place.
-/// A run killed half-way leaves `dir` empty, never a tantivy index without settings, which
-/// no later run could open.
-fn create(dir: &Path, settings: DedupSettings) -> anyhow::Result<()> {
-    let dir = dir
-        .canonicalize()
-        .with_context(|| format!("cannot find the index folder {}", dir.display()))?;
-    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
-        bail!(
-            "{} cannot hold an index: choose a folder with --index",
-            dir.display()
-        );
+/// The lock creators of an index in a folder take, in the folder itself.
+const CREATION_LOCK: &str = ".tantivy-dedup-create.lock";
+
+/// Present while an index is being created in its folder: a folder holding it holds a
+/// creation that did not finish, whose files are all the creator's.
+const CREATING_MARKER: &str = ".tantivy-dedup-creating";
+
+/// True when `dir` holds an index whose creation finished.
+fn is_complete(dir: &Path) -> bool {
+    dir.join("meta.json").is_file()
+        && dir.join(SETTINGS_FILE).is_file()
+        && !dir.join(CREATING_MARKER).exists()
+}
+
+/// Creates the index in `dir` (made if missing) unless another run has, or the folder holds
+/// files of its own, under an exclusive lock on a file in `dir`: concurrent creators wait for each other, and the later ones
+/// find the index made. The index is made in place, so nothing outside `dir` is touched
+/// and `dir` keeps its owner and permissions (a mount point, `.`). A marker file says a
+/// creation is under way: a run that finds it (its creator was killed) removes what that
+/// creator left, every file of the folder but the lock, and creates again.
+fn create(dir: &Path, settings: impl FnOnce() -> DedupSettings) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the index folder {}", dir.display()))?;
+    let lock_path = dir.join(CREATION_LOCK);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("cannot create {}", lock_path.display()))?;
+    lock.lock()
+        .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+    if is_complete(dir) {
+        return Ok(());
+    }
+    let marker = dir.join(CREATING_MARKER);
+    let entries = || -> anyhow::Result<Vec<PathBuf>> {
+        let listed = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot read the index folder {}", dir.display()))?;
+        let mut paths = Vec::new();
+        for entry in listed {
+            let path = entry
+                .with_context(|| format!("cannot read the index folder {}", dir.display()))?
+                .path();
+            if path != lock_path {
+                paths.push(path);
+            }
+        }
+        Ok(paths)
     };
-    let staging = parent.join(format!(".{}.creating", name.to_string_lossy()));
-    // Left by a run killed while creating: nothing in it was ever promised.
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging)
-            .with_context(|| format!("cannot remove {}", staging.display()))?;
+    if marker.exists() {
+        // A creator killed half-way: everything here is its.
+        for path in entries()? {
+            let removed = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            removed.with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    } else if !entries()?.is_empty() {
+        // Files of someone else's (another tantivy index, documents): left as they are,
+        // for `open_existing` to say what the folder is.
+        return Ok(());
     }
-    std::fs::create_dir(&staging)
-        .with_context(|| format!("cannot create the folder {}", staging.display()))?;
+    std::fs::write(&marker, b"").with_context(|| format!("cannot write {}", marker.display()))?;
     {
-        let index = Index::create_in_dir(&staging, schema(&settings))
-            .with_context(|| format!("cannot create an index in {}", staging.display()))?;
-        DedupIndex::create(index, settings).map_err(|e| explain(e, &staging))?;
+        let settings = settings();
+        let index = Index::create_in_dir(dir, schema(&settings))
+            .with_context(|| format!("cannot create an index in {}", dir.display()))?;
+        DedupIndex::create(index, settings).map_err(|e| explain(e, dir))?;
     }
-    // rename(2) replaces an empty folder; where the platform does not, remove it first.
-    if std::fs::rename(&staging, &dir).is_err() {
-        std::fs::remove_dir(&dir)
-            .and_then(|()| std::fs::rename(&staging, &dir))
-            .with_context(|| format!("cannot move the new index into {}", dir.display()))?;
-    }
+    std::fs::remove_file(&marker).with_context(|| format!("cannot remove {}", marker.display()))?;
     Ok(())
 }
 

@@ -24,7 +24,7 @@ impl SignatureTable {
 
     /// The table of `values`, `hashes` per document.
     pub fn from_values(hashes: usize, values: Vec<u32>) -> SignatureTable {
-        debug_assert!(hashes == 0 && values.is_empty() || values.len() % hashes == 0);
+        debug_assert!(hashes == 0 && values.is_empty() || values.len().is_multiple_of(hashes));
         SignatureTable { hashes, values }
     }
 

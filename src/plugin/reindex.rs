@@ -137,7 +137,7 @@ pub fn reindex(
                 }
             }
             count(&mut report, &writer.add(copy)?);
-            if report.documents % COMMIT_EVERY == 0 {
+            if report.documents.is_multiple_of(COMMIT_EVERY) {
                 writer.commit()?;
             }
         }
