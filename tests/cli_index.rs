@@ -956,3 +956,54 @@ fn creation_recovers_its_own_leftovers_and_nothing_else() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(here.join("meta.json").is_file());
 }
+
+/// SIGTERM (a service manager stopping the run, `timeout`) is handled as Ctrl-C: the run
+/// stops before the next record, commits what it took, and exits with 130.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_like_ctrl_c() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    // The index first, so that the run below is only reading when the signal comes.
+    assert!(
+        ingest(&index, &["-"], b"{\"id\":\"a\",\"text\":\"first page\"}\n")
+            .status
+            .success()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+        .args(["ingest", "--index", index.to_str().unwrap(), "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"id\":\"b\",\"text\":\"second page\"}\n")
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stats = json(&run(
+        &["stats", "--index", index.to_str().unwrap(), "--json"],
+        b"",
+    ));
+    assert_eq!(
+        stats["num_docs"], 1,
+        "the index opens; the run took nothing after the signal"
+    );
+}
