@@ -1007,3 +1007,29 @@ fn sigterm_stops_like_ctrl_c() {
         "the index opens; the run took nothing after the signal"
     );
 }
+
+/// The metadata files tantivy renames into place at every commit (0600) get the segment
+/// files' permissions, so that whoever can read the segments can open the index.
+#[cfg(unix)]
+#[test]
+fn metadata_files_are_as_readable_as_the_segments() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    assert!(ingest(&index, &["--commit-every", "10"], b"")
+        .status
+        .success());
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();
+    let segment = std::fs::read_dir(&index)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|e| e == "idx"))
+        .unwrap();
+    for name in ["meta.json", ".managed.json", ".tantivy-dedup.json"] {
+        assert_eq!(
+            mode(&index.join(name)) & 0o777,
+            mode(&segment) & 0o777,
+            "{name}"
+        );
+    }
+}

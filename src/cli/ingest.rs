@@ -171,6 +171,7 @@ impl IngestCommand {
                 failure = writer
                     .commit()
                     .context("commit failed")
+                    .and_then(|_| share_metadata(&self.index.index))
                     .and_then(|_| report.flush());
             }
         };
@@ -183,6 +184,7 @@ impl IngestCommand {
         }
         failure?;
         writer.commit().context("commit failed")?;
+        share_metadata(&self.index.index)?;
         report.flush()?;
         progress.finish();
         let interrupted = interrupted.load(Ordering::SeqCst);
@@ -199,6 +201,35 @@ impl IngestCommand {
         }
         Ok(tally.errors == 0)
     }
+}
+
+/// Gives the index's metadata files the permissions of its segment files. tantivy writes
+/// `meta.json` and `.managed.json` (and this crate its settings) through a temporary file
+/// renamed into place, which leaves them readable by their owner alone (0600) at every
+/// commit, where the segments follow the umask: other users who can read the segments could
+/// not open the index to search it. The model is tantivy's meta lock file, created plainly.
+fn share_metadata(dir: &std::path::Path) -> anyhow::Result<()> {
+    let Ok(model) = std::fs::metadata(dir.join(".tantivy-meta.lock")) else {
+        return Ok(());
+    };
+    let files = [
+        "meta.json",
+        ".managed.json",
+        tantivy_dedup::plugin::SETTINGS_FILE,
+        tantivy_dedup::plugin::IDF_FILE,
+        tantivy_dedup::plugin::DICTIONARY_FILE,
+    ];
+    for name in files {
+        let path = dir.join(name);
+        let Ok(metadata) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if metadata.permissions() != model.permissions() {
+            std::fs::set_permissions(&path, model.permissions())
+                .with_context(|| format!("cannot set the permissions of {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// The id of a record of standard input that has none: its text's digest. Every run reads
