@@ -127,6 +127,60 @@ fn a_byte_order_mark_is_not_part_of_the_first_record() {
     }
 }
 
+/// Files saved as "Unicode" by Windows editors (UTF-16 with a byte order mark), JSON lines
+/// and plain text, from a file or standard input, read as their UTF-8 versions are.
+#[test]
+fn utf16_with_a_byte_order_mark_reads_as_utf8_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines_utf8 =
+        "{\"id\":\"a\",\"text\":\"crème brûlée 和 水\"}\n{\"id\":\"b\",\"text\":\"second\"}\n";
+    let utf16 = |text: &str, little: bool| -> Vec<u8> {
+        let bom: [u8; 2] = if little { [0xFF, 0xFE] } else { [0xFE, 0xFF] };
+        bom.into_iter()
+            .chain(text.encode_utf16().flat_map(move |unit| {
+                if little {
+                    unit.to_le_bytes()
+                } else {
+                    unit.to_be_bytes()
+                }
+            }))
+            .collect()
+    };
+    let plain = dir.path().join("utf8.jsonl");
+    std::fs::write(&plain, lines_utf8).unwrap();
+    let expected = lines(&run(&["fingerprint", plain.to_str().unwrap()], b""));
+    assert_eq!(expected.len(), 2);
+    for little in [true, false] {
+        let file = dir.path().join(format!("utf16-{little}.jsonl"));
+        std::fs::write(&file, utf16(lines_utf8, little)).unwrap();
+        let output = run(&["fingerprint", file.to_str().unwrap()], b"");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(
+            lines(&output),
+            expected,
+            "from a file, little endian {little}"
+        );
+        let output = run(&["fingerprint", "-"], &utf16(lines_utf8, little));
+        assert_eq!(
+            lines(&output),
+            expected,
+            "from standard input, little endian {little}"
+        );
+    }
+    let text = dir.path().join("note.txt");
+    std::fs::write(&text, utf16("a plain note", true)).unwrap();
+    let utf8_text = dir.path().join("note8.txt");
+    std::fs::write(&utf8_text, "a plain note").unwrap();
+    let fingerprint = |path: &std::path::Path| {
+        lines(&run(&["fingerprint", path.to_str().unwrap()], b""))[0]["fingerprint"].clone()
+    };
+    assert_eq!(fingerprint(&text), fingerprint(&utf8_text));
+}
+
 #[test]
 fn folders_skip_hidden_entries_and_index_folders() {
     let dir = tempfile::tempdir().unwrap();

@@ -87,6 +87,11 @@ pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)
             };
             let mut bytes = Vec::new();
             let read = io::stdin().lock().read_to_end(&mut bytes);
+            match utf16_to_utf8(&bytes, lossy) {
+                Some(Ok(utf8)) => bytes = utf8,
+                Some(Err(reason)) => return emit(Err(error("-", reason))),
+                None => {}
+            }
             strip_bom(&mut bytes);
             match read {
                 Ok(_) if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') => {
@@ -165,11 +170,39 @@ fn read_path(path: &Path, walked: bool, lossy: bool, emit: &mut dyn FnMut(Record
         Ok(file) => file,
         Err(e) => return emit(Err(error(&place, format!("cannot open: {e}")))),
     };
+    let mut reader = BufReader::new(file);
+    if reader
+        .fill_buf()
+        .is_ok_and(|head| utf16_order(head).is_some())
+    {
+        // Read whole and transcoded: UTF-16 lines do not end at a byte.
+        let mut bytes = Vec::new();
+        if let Err(e) = reader.read_to_end(&mut bytes) {
+            return emit(Err(error(&place, format!("cannot read: {e}"))));
+        }
+        return match utf16_to_utf8(&bytes, lossy) {
+            Some(Ok(utf8)) => read_decoded(path, io::Cursor::new(utf8), &place, lossy, emit),
+            Some(Err(reason)) => emit(Err(error(&place, reason))),
+            None => unreachable!("a UTF-16 byte order mark was seen"),
+        };
+    }
+    read_decoded(path, reader, &place, lossy, emit);
+}
+
+/// Reads the file `path` from `reader`, UTF-8 from here on.
+fn read_decoded(
+    path: &Path,
+    mut reader: impl BufRead,
+    place: &str,
+    lossy: bool,
+    emit: &mut dyn FnMut(Record),
+) {
+    let place = place.to_owned();
     if is_json_lines(path) {
-        read_json_lines(BufReader::new(file), &place, lossy, emit);
+        read_json_lines(reader, &place, lossy, emit);
     } else {
         let mut bytes = Vec::new();
-        let read = BufReader::new(file).read_to_end(&mut bytes);
+        let read = reader.read_to_end(&mut bytes);
         strip_bom(&mut bytes);
         match read {
             Ok(_) if is_html(path) => emit(html_page(bytes, &place, lossy)),
@@ -177,6 +210,53 @@ fn read_path(path: &Path, walked: bool, lossy: bool, emit: &mut dyn FnMut(Record
             Err(e) => emit(Err(error(&place, format!("cannot read: {e}")))),
         }
     }
+}
+
+/// Whether `head` starts with a UTF-16 byte order mark, and which: `Some(true)` for little
+/// endian (what Windows editors call "Unicode"), `Some(false)` for big endian.
+fn utf16_order(head: &[u8]) -> Option<bool> {
+    match head {
+        [0xFF, 0xFE, ..] => Some(true),
+        [0xFE, 0xFF, ..] => Some(false),
+        _ => None,
+    }
+}
+
+/// `bytes` as UTF-8 when they start with a UTF-16 byte order mark (which is dropped); an
+/// error naming the first unpaired surrogate, unless `lossy` replaces it with U+FFFD.
+fn utf16_to_utf8(bytes: &[u8], lossy: bool) -> Option<Result<Vec<u8>, String>> {
+    let little = utf16_order(bytes)?;
+    let body = &bytes[2..];
+    if body.len() % 2 == 1 && !lossy {
+        return Some(Err(format!(
+            "UTF-16 text of an odd number of bytes ({}): the last one is half a character",
+            bytes.len()
+        )));
+    }
+    let units = body.chunks_exact(2).map(|pair| {
+        let pair = [pair[0], pair[1]];
+        if little {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    });
+    let mut text = String::with_capacity(body.len());
+    for (at, decoded) in char::decode_utf16(units).enumerate() {
+        match decoded {
+            Ok(c) => text.push(c),
+            Err(_) if lossy => text.push(char::REPLACEMENT_CHARACTER),
+            Err(e) => {
+                return Some(Err(format!(
+                    "invalid UTF-16: unpaired surrogate {:04X} at byte {} (use --lossy-utf8 \
+                     to replace it)",
+                    e.unpaired_surrogate(),
+                    2 + 2 * at
+                )))
+            }
+        }
+    }
+    Some(Ok(text.into_bytes()))
 }
 
 /// Drops the UTF-8 byte order mark that editors on Windows put at the start of a file: it is
@@ -389,6 +469,36 @@ mod tests {
                 Ok(("7".into(), "z".into()))
             ]
         );
+    }
+
+    #[test]
+    fn utf16_with_a_byte_order_mark_is_transcoded() {
+        let text = "héllo 世界 \u{1F600}";
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        for bytes in [le, be] {
+            assert_eq!(
+                utf16_to_utf8(&bytes, false),
+                Some(Ok(text.as_bytes().to_vec()))
+            );
+        }
+        assert_eq!(utf16_to_utf8(b"plain", false), None);
+        // An unpaired surrogate: an error, or U+FFFD when lossy.
+        let broken = [0xFF, 0xFE, b'a', 0, 0x00, 0xD8, b'b', 0];
+        let error = utf16_to_utf8(&broken, false).unwrap().unwrap_err();
+        assert!(
+            error.contains("unpaired surrogate D800 at byte 4"),
+            "{error}"
+        );
+        let lossy = utf16_to_utf8(&broken, true).unwrap().unwrap();
+        assert_eq!(String::from_utf8(lossy).unwrap(), "a\u{FFFD}b");
+        assert!(utf16_to_utf8(&[0xFF, 0xFE, b'a'], false).unwrap().is_err());
     }
 
     /// Numbers beyond 64 bits go through a float in serde: 2^64 and 2^64 + 1 read the same.
