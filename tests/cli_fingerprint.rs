@@ -245,3 +245,74 @@ fn a_closed_standard_error_is_no_panic() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "bad records, no panic");
 }
+
+/// In a folder walk: a FIFO is an error line, never read (it hung the run); symbolic links
+/// are skipped with a note, or with `--follow-links` followed with every folder read once
+/// (a `self -> .` link read every file 41 times).
+#[cfg(unix)]
+#[test]
+fn walks_read_regular_files_once_and_follow_links_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::write(corpus.join("a.txt"), "a document about rivers").unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("b.txt"), "a document about mountains").unwrap();
+    std::os::unix::fs::symlink(".", corpus.join("self")).unwrap();
+    std::os::unix::fs::symlink(&outside, corpus.join("elsewhere")).unwrap();
+    let fifo = corpus.join("pipe.txt");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+
+    let output = run(&["fingerprint", corpus.to_str().unwrap()], b"");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let got = lines(&output);
+    let ids: Vec<String> = got
+        .iter()
+        .map(|line| {
+            line["id"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(ids, ["a.txt", "pipe.txt"], "{stderr}");
+    assert!(got[1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("not a regular file"));
+    assert!(stderr.contains("a symbolic link"), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "the FIFO is an error line");
+
+    let output = run(
+        &["fingerprint", "--follow-links", corpus.to_str().unwrap()],
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let mut ids: Vec<String> = lines(&output)
+        .iter()
+        .map(|line| {
+            line["id"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        ["a.txt", "b.txt", "pipe.txt"],
+        "each file once: {stderr}"
+    );
+    assert!(stderr.contains("already read"), "{stderr}");
+}

@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 use tantivy_dedup::SimHasher;
 
-use crate::cli::input::read_inputs;
+use crate::cli::input::{read_inputs, ReadOptions};
 use crate::cli::options::FingerprintOptions;
 
 /// One line of output: `fingerprint` (`null` when the text has no words) or `error`.
@@ -35,6 +35,10 @@ pub struct FingerprintCommand {
     /// Replace invalid UTF-8 with U+FFFD instead of reporting the record as an error.
     #[arg(long)]
     lossy_utf8: bool,
+    /// Follow symbolic links met in folders (each folder is read once); without it they are
+    /// skipped with a note.
+    #[arg(long)]
+    follow_links: bool,
     #[command(flatten)]
     options: FingerprintOptions,
 }
@@ -54,7 +58,11 @@ impl FingerprintCommand {
         } else {
             &self.inputs
         };
-        read_inputs(inputs, self.lossy_utf8, &mut |record| {
+        let options = ReadOptions {
+            lossy: self.lossy_utf8,
+            follow_links: self.follow_links,
+        };
+        read_inputs(inputs, options, &mut |record| {
             if result.is_err() {
                 return;
             }

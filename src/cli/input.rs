@@ -4,6 +4,7 @@
 //! Every record read ends as a document or as an error that says where it was, so that one
 //! bad line never stops a batch.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -71,12 +72,30 @@ fn is_html(path: &Path) -> bool {
     })
 }
 
+/// How inputs are read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions {
+    /// Replace invalid UTF-8 (and unpaired UTF-16 surrogates) with U+FFFD.
+    pub lossy: bool,
+    /// Follow symbolic links met in folders (each folder is read once: loops are cut).
+    pub follow_links: bool,
+}
+
 /// Calls `emit` with every record of `inputs`, in order; folders are walked recursively in
 /// name order, without hidden entries, and a tantivy index folder met there is skipped with
-/// a note (one named on the command line is an error); a byte order mark is skipped; `.html`, `.htm` and `.xhtml` files go through main-content extraction. `-` reads
+/// a note (one named on the command line is an error). A walk reads regular files only (a
+/// FIFO, socket or device met there is an error line, never read) and skips symbolic links
+/// with a note unless `follow_links`, which reads every folder once (a link back to one
+/// already read is skipped with a note). Anything named on the command line is read as it
+/// is (a pipe such as `<(zcat corpus.gz)` too); a byte order mark is skipped; `.html`, `.htm` and `.xhtml` files go through main-content extraction. `-` reads
 /// standard input as JSON lines when its first non-blank byte is `{` (after a byte order
 /// mark), else as one plain-text document.
-pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)) {
+pub fn read_inputs(inputs: &[PathBuf], options: ReadOptions, emit: &mut dyn FnMut(Record)) {
+    let lossy = options.lossy;
+    let mut walk = Walk {
+        options,
+        folders_read: HashSet::new(),
+    };
     for input in inputs {
         if input.as_os_str() == "-" {
             let emit = &mut |record: Record| {
@@ -101,7 +120,85 @@ pub fn read_inputs(inputs: &[PathBuf], lossy: bool, emit: &mut dyn FnMut(Record)
                 Err(e) => emit(Err(error("-", format!("cannot read standard input: {e}")))),
             }
         } else {
-            read_path(input, false, lossy, emit);
+            walk.read_path(input, false, emit);
+        }
+    }
+}
+
+/// A walk over the inputs: its options, and the folders read so far (canonical paths).
+struct Walk {
+    options: ReadOptions,
+    folders_read: HashSet<PathBuf>,
+}
+
+impl Walk {
+    /// Reads the file or folder `path`; `walked` when a folder walk found it rather than the
+    /// command line naming it.
+    fn read_path(&mut self, path: &Path, walked: bool, emit: &mut dyn FnMut(Record)) {
+        let place = path.display().to_string();
+        if walked {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+            if link && !self.options.follow_links {
+                note!(
+                    "skipped {place}: a symbolic link (--follow-links reads what links point to)"
+                );
+                return;
+            }
+            match std::fs::metadata(path) {
+                Ok(meta) if meta.is_dir() || meta.is_file() => {}
+                Ok(_) => {
+                    return emit(Err(error(
+                        &place,
+                        "not a regular file (a FIFO, socket or device): not read".to_owned(),
+                    )))
+                }
+                Err(e) => return emit(Err(error(&place, format!("cannot read: {e}")))),
+            }
+        }
+        if path.is_dir() {
+            // Each folder once: a link back to a folder read (or being read) would loop.
+            let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+            if !self.folders_read.insert(canonical) {
+                note!("skipped {place}: a folder already read (through a link)");
+                return;
+            }
+            return self.read_folder(path, &place, walked, emit);
+        }
+        read_file(path, &place, self.options.lossy, emit);
+    }
+
+    fn read_folder(
+        &mut self,
+        path: &Path,
+        place: &str,
+        walked: bool,
+        emit: &mut dyn FnMut(Record),
+    ) {
+        if path.join("meta.json").is_file() && path.join(".managed.json").is_file() {
+            // Named on the command line, an index is a mistake; met in a walk (the tool's
+            // own index inside the corpus folder), it is not a record at all.
+            if walked {
+                note!("skipped {place}: a tantivy index, not documents");
+                return;
+            }
+            return emit(Err(error(
+                place,
+                "a tantivy index, not documents".to_owned(),
+            )));
+        }
+        let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
+            // Hidden files and folders (`.git`, editors' backups, an index's lock files) are
+            // not documents; a file named on the command line is read all the same.
+            Ok(entries) => entries
+                .filter_map(|e| e.ok())
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| e.path())
+                .collect(),
+            Err(e) => return emit(Err(error(place, format!("cannot list folder: {e}")))),
+        };
+        entries.sort();
+        for entry in entries {
+            self.read_path(&entry, true, emit);
         }
     }
 }
@@ -123,39 +220,9 @@ pub fn read_sample(emit: &mut dyn FnMut(Record)) {
     );
 }
 
-/// Reads the file or folder `path`; `walked` when a folder walk found it rather than the
-/// command line naming it.
-fn read_path(path: &Path, walked: bool, lossy: bool, emit: &mut dyn FnMut(Record)) {
-    let place = path.display().to_string();
-    if path.is_dir() {
-        if path.join("meta.json").is_file() && path.join(".managed.json").is_file() {
-            // Named on the command line, an index is a mistake; met in a walk (the tool's
-            // own index inside the corpus folder), it is not a record at all.
-            if walked {
-                note!("skipped {place}: a tantivy index, not documents");
-                return;
-            }
-            return emit(Err(error(
-                &place,
-                "a tantivy index, not documents".to_owned(),
-            )));
-        }
-        let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
-            // Hidden files and folders (`.git`, editors' backups, an index's lock files) are
-            // not documents; a file named on the command line is read all the same.
-            Ok(entries) => entries
-                .filter_map(|e| e.ok())
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .map(|e| e.path())
-                .collect(),
-            Err(e) => return emit(Err(error(&place, format!("cannot list folder: {e}")))),
-        };
-        entries.sort();
-        for entry in entries {
-            read_path(&entry, true, lossy, emit);
-        }
-        return;
-    }
+/// Reads the file `path`.
+fn read_file(path: &Path, place: &str, lossy: bool, emit: &mut dyn FnMut(Record)) {
+    let place = place.to_owned();
     // A file's path is its id (or its records' FILE:LINE): a name that is not UTF-8 would
     // be shown with U+FFFD in place of its bytes, and two such files would share one id.
     if path.to_str().is_none() {
