@@ -244,7 +244,11 @@ fn every_input_kind_and_bad_record_gets_one_report_line() {
     )
     .unwrap();
     std::fs::write(docs.join("sub/b.html"), "<html><head><title>T</title></head><body><p>A page about tantivy and search engines in Rust.</p></body></html>").unwrap();
-    std::fs::write(docs.join("bad.txt"), b"\xff\xfe not utf-8").unwrap();
+    std::fs::write(
+        docs.join("bad.txt"),
+        b"not \xff\xfe utf-8 (a UTF-16 byte order mark only counts at the start)",
+    )
+    .unwrap();
     std::fs::write(docs.join("empty.txt"), "  \n").unwrap();
     std::fs::write(
         docs.join("lines.jsonl"),
