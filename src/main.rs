@@ -29,14 +29,14 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let outcome = match &cli.command {
+    let outcome = cli::panics::caught(|| match &cli.command {
         Command::Ingest(command) => command.run(),
         Command::Search(command) => command.run(),
         Command::Clusters(command) => command.run(),
         Command::Stats(command) => command.run(),
         Command::Fingerprint(command) => command.run(),
         Command::Eval(command) => command.run(),
-    };
+    });
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),

@@ -1037,3 +1037,45 @@ fn metadata_files_are_as_readable_as_the_segments() {
         );
     }
 }
+
+/// A damaged index file makes tantivy panic deep in its readers: each command ends with one
+/// clear error and exit code 2 instead of a panic's dump.
+#[test]
+fn a_damaged_index_file_is_a_clear_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = dir.path().join("pristine");
+    assert!(ingest(&pristine, &[], b"").status.success());
+    let mut internal_errors = 0;
+    for tenth in 50..100 {
+        let damaged = dir.path().join(format!("damaged-{tenth}"));
+        std::fs::create_dir(&damaged).unwrap();
+        for entry in std::fs::read_dir(&pristine).unwrap() {
+            let path = entry.unwrap().path();
+            let mut bytes = std::fs::read(&path).unwrap();
+            if path.extension().is_some_and(|e| e == "fast") {
+                let start = bytes.len() * tenth / 100;
+                let end = bytes.len().min(start + 64);
+                bytes[start..end].iter_mut().for_each(|b| *b ^= 0x5A);
+            }
+            std::fs::write(damaged.join(path.file_name().unwrap()), bytes).unwrap();
+        }
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+            .args(["clusters", "--index", damaged.to_str().unwrap()])
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .unwrap();
+        let message = String::from_utf8_lossy(&output.stderr);
+        assert!(!message.contains("panicked"), "{tenth}: {message}");
+        match output.status.code() {
+            Some(0) => {}
+            Some(2) if message.contains("internal error") => {
+                assert!(message.contains("damaged index file"), "{message}");
+                assert_eq!(message.lines().count(), 1, "one line: {message}");
+                internal_errors += 1;
+            }
+            Some(2) => {}
+            other => panic!("{tenth}: exit {other:?}: {message}"),
+        }
+    }
+    assert!(internal_errors > 0, "some damage reaches tantivy's panics");
+}
