@@ -159,7 +159,7 @@ impl Walk {
             // Each folder once: a link back to a folder read (or being read) would loop.
             let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
             if !self.folders_read.insert(canonical) {
-                note!("skipped {place}: a folder already read (through a link)");
+                note!("skipped {place}: a folder already read");
                 return;
             }
             return self.read_folder(path, &place, walked, emit);
