@@ -268,22 +268,24 @@ fn walks_read_regular_files_once_and_follow_links_only_when_asked() {
         .unwrap();
     assert!(made.success());
 
+    // The file names of the output's ids, in output order.
+    let names = |got: &[serde_json::Value]| -> Vec<String> {
+        got.iter()
+            .map(|line| {
+                line["id"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect()
+    };
     let output = run(&["fingerprint", corpus.to_str().unwrap()], b"");
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     let got = lines(&output);
-    let ids: Vec<String> = got
-        .iter()
-        .map(|line| {
-            line["id"]
-                .as_str()
-                .unwrap()
-                .rsplit('/')
-                .next()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
-    assert_eq!(ids, ["a.txt", "pipe.txt"], "{stderr}");
+    assert_eq!(names(&got), ["a.txt", "pipe.txt"], "{stderr}");
     assert!(got[1]["error"]
         .as_str()
         .unwrap()
@@ -296,18 +298,7 @@ fn walks_read_regular_files_once_and_follow_links_only_when_asked() {
         b"",
     );
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    let mut ids: Vec<String> = lines(&output)
-        .iter()
-        .map(|line| {
-            line["id"]
-                .as_str()
-                .unwrap()
-                .rsplit('/')
-                .next()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
+    let mut ids = names(&lines(&output));
     ids.sort();
     assert_eq!(
         ids,
