@@ -145,10 +145,7 @@ impl DedupFields {
             FieldType::U64(options) if options.is_fast() && options.is_indexed() => Ok(()),
             _ => Err("must be a u64 field, FAST and INDEXED".into()),
         })?;
-        let sequence = field(schema, SEQUENCE_FIELD, |ty| match ty {
-            FieldType::U64(options) if options.is_fast() => Ok(()),
-            _ => Err("must be a u64 field, FAST".into()),
-        })?;
+        let sequence = fast_u64_field(schema, SEQUENCE_FIELD)?;
         let key = settings
             .get_key_field()
             .map(|name| {
@@ -170,10 +167,7 @@ impl DedupFields {
                 FieldType::U64(options) if options.is_fast() && options.is_indexed() => Ok(()),
                 _ => Err("must be a u64 field, FAST and INDEXED".into()),
             })?;
-            let of = field(schema, DUPLICATE_OF_FIELD, |ty| match ty {
-                FieldType::Str(_) => Ok(()),
-                _ => Err("must be a text field".into()),
-            })?;
+            let of = text_field(schema, DUPLICATE_OF_FIELD)?;
             Some((flag, of))
         } else {
             None
@@ -190,10 +184,7 @@ impl DedupFields {
             .transpose()?;
         // Optional: indexes made before it existed tell versions apart by fingerprint.
         let content = match schema.get_field(CONTENT_FIELD) {
-            Ok(_) => Some(field(schema, CONTENT_FIELD, |ty| match ty {
-                FieldType::U64(options) if options.is_fast() => Ok(()),
-                _ => Err("must be a u64 field, FAST".into()),
-            })?),
+            Ok(_) => Some(fast_u64_field(schema, CONTENT_FIELD)?),
             Err(_) => None,
         };
         let scope = settings
@@ -203,10 +194,7 @@ impl DedupFields {
                     FieldType::Str(_) => Ok(()),
                     _ => Err("a scope field must be a text field (STRING)".into()),
                 })?;
-                let hashes = field(schema, SCOPE_FIELD, |ty| match ty {
-                    FieldType::U64(options) if options.is_fast() => Ok(()),
-                    _ => Err("must be a u64 field, FAST".into()),
-                })?;
+                let hashes = fast_u64_field(schema, SCOPE_FIELD)?;
                 Ok::<_, Error>((named, hashes))
             })
             .transpose()?;
@@ -333,6 +321,14 @@ impl DedupFields {
             None => document.add_u64(flag_field, 0),
         }
     }
+}
+
+/// The u64 FAST field `name` of `schema`.
+fn fast_u64_field(schema: &Schema, name: &str) -> Result<Field> {
+    field(schema, name, |ty| match ty {
+        FieldType::U64(options) if options.is_fast() => Ok(()),
+        _ => Err("must be a u64 field, FAST".into()),
+    })
 }
 
 /// The text field `name` of `schema`.
