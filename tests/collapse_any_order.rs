@@ -3,9 +3,13 @@
 //! point, and a ranking the application made itself (by a string field) deduped by the
 //! index's rule. From a downstream crate's point of view: public API only.
 
+mod support;
+
+use support::index::stored_str;
+
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, QueryParser};
-use tantivy::schema::{OwnedValue, Schema, Value, FAST, INDEXED, STORED, STRING};
+use tantivy::schema::{OwnedValue, Schema, FAST, INDEXED, STORED, STRING};
 use tantivy::{doc, DateTime, DocAddress, Index, Order, Searcher, TantivyDocument};
 use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings, DedupTopDocs, Policy};
 
@@ -70,10 +74,7 @@ fn index() -> DedupIndex {
 }
 
 fn url_of(searcher: &Searcher, address: DocAddress) -> String {
-    let url = searcher.schema().get_field("url").unwrap();
-    let document: TantivyDocument = searcher.doc(address).unwrap();
-    let value = document.get_first(url).and_then(|value| value.as_str());
-    value.expect("every page has a url").to_owned()
+    stored_str(searcher, address, "url")
 }
 
 /// Each shown hit's url with the urls it hid.

@@ -3,8 +3,12 @@
 //! time (across commits and reopening), at query time and in the batch helpers. From a
 //! downstream crate's point of view: public API only.
 
+mod support;
+
+use support::index::stored_str;
+
 use tantivy::query::QueryParser;
-use tantivy::schema::{Schema, Value, STORED, STRING};
+use tantivy::schema::{Schema, STORED, STRING};
 use tantivy::{doc, DocAddress, Index, Searcher, TantivyDocument};
 use tantivy_dedup::plugin::{
     text_field_options, AddOutcome, Check, DedupIndex, DedupSettings, Policy,
@@ -47,10 +51,7 @@ fn copy() -> String {
 }
 
 fn url_of(searcher: &Searcher, address: DocAddress) -> String {
-    let url = searcher.schema().get_field("url").unwrap();
-    let document: TantivyDocument = searcher.doc(address).unwrap();
-    let value = document.get_first(url).and_then(|value| value.as_str());
-    value.unwrap().to_owned()
+    stored_str(searcher, address, "url")
 }
 
 #[test]

@@ -16,3 +16,18 @@ pub fn create(dir: &Path, settings: DedupSettings) -> DedupIndex {
     let index = Index::create_in_dir(dir, schema.build()).unwrap();
     DedupIndex::create(index, settings).unwrap()
 }
+
+/// The first text value of the stored field `name` of the document at `address`.
+pub fn stored_str(
+    searcher: &tantivy::Searcher,
+    address: tantivy::DocAddress,
+    name: &str,
+) -> String {
+    use tantivy::schema::Value;
+    let field = searcher.schema().get_field(name).unwrap();
+    let document: tantivy::TantivyDocument = searcher.doc(address).unwrap();
+    let value = document.get_first(field).and_then(|value| value.as_str());
+    value
+        .unwrap_or_else(|| panic!("{address:?} has no {name}"))
+        .to_owned()
+}
