@@ -511,12 +511,16 @@ proptest! {
                     prop_assert_eq!(&got, &expected, "cached: query {} {:?}", kind, settings);
                 }
                 // tantivy's entry point: per-segment proofs only (`search` proves a verified
-                // page on the merged ranking instead).
-                let direct = searcher.search(query.as_ref(), &collector).unwrap();
-                prop_assert_eq!(&direct, &expected, "direct: query {} {:?}", kind, settings);
-                // Inside a tuple, tantivy feeds every document to the segment collector.
-                let (_, fed) = searcher.search(query.as_ref(), &(Count, collector.clone())).unwrap();
-                prop_assert_eq!(&fed, &expected, "in a tuple: query {} {:?}", kind, settings);
+                // page on the merged ranking instead). Small segments give all their hits;
+                // with that off, every segment proves its prefix by a packing.
+                for whole in [256, 0] {
+                    let collector = collector.clone().whole_segment_hits(whole);
+                    let direct = searcher.search(query.as_ref(), &collector).unwrap();
+                    prop_assert_eq!(&direct, &expected, "direct, whole {}: query {} {:?}", whole, kind, settings);
+                    // Inside a tuple, tantivy feeds every document to the segment collector.
+                    let (_, fed) = searcher.search(query.as_ref(), &(Count, collector)).unwrap();
+                    prop_assert_eq!(&fed, &expected, "in a tuple, whole {}: query {} {:?}", whole, kind, settings);
+                }
                 // A list in any order, some addresses repeated, deduped as given.
                 let list = shuffled(ranking(&searcher, query.as_ref(), settings), shuffle);
                 let given: Vec<(Score, DocAddress)> =
@@ -861,6 +865,8 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
         let collector = settings.collector();
         let got = collector.search(&searcher, query.as_ref()).unwrap();
         assert_eq!(got, expected, "limit {limit}");
+        // Every segment proves its prefix by a packing, however few its hits.
+        let collector = collector.whole_segment_hits(0);
         let direct = searcher.search(query.as_ref(), &collector).unwrap();
         assert_eq!(direct, expected, "direct: limit {limit}");
         let (_, fed) = searcher

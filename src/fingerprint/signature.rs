@@ -33,7 +33,8 @@ impl Signature {
 /// ([`MinHashSignature::jaccard`](super::MinHashSignature::jaccard)).
 pub(crate) fn equal_positions<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     debug_assert_eq!(a.len(), b.len());
-    a.iter().zip(b).filter(|(x, y)| x == y).count()
+    // Summed as 0 or 1 per position, which vectorizes (a filtered count does not).
+    a.iter().zip(b).map(|(x, y)| usize::from(x == y)).sum()
 }
 
 /// The fraction of equal positions of two signatures' values: their Jaccard estimate. 0

@@ -15,7 +15,8 @@ use super::column_cache::ColumnCache;
 use super::rank_key::RankKey;
 use super::results::DedupTopDocs;
 use super::segment_hits::{
-    finish, ranked, Need, RankedHit, Ranking, SegmentHits, StreamedHits, TopHits,
+    all_kept, finish, Gathered, Hits, Kept, Need, RankedHit, Ranking, SegmentHits, StreamedHits,
+    TopHits,
 };
 use super::suppression::{merge, walk, Page};
 use crate::error::{Error, Result};
@@ -35,6 +36,12 @@ const SHARE_FACTOR: usize = 3;
 
 /// A segment whose hits fall short of a page collects again with this many times more.
 const RETRY_FACTOR: usize = 4;
+
+/// Under [`Searcher::search`] and in a tuple, a segment with at most this many matches
+/// gives all of them, complete, instead of a ranking prefix proved by a packing: carrying a
+/// hit through the merge costs a few nanoseconds, a packing's signature reads and
+/// comparisons a few microseconds a segment.
+const WHOLE_SEGMENT_HITS: usize = 256;
 
 /// Deduplicated top documents, by score or by a fast field: one page of the shown hits of
 /// the greedy walk described in [`DedupTopDocs`].
@@ -56,7 +63,8 @@ const RETRY_FACTOR: usize = 4;
 ///
 /// **Exact, without collecting every match.** Each segment keeps only its best hits, with
 /// block-WAND pruning as `TopDocs` does, and collects again with more when they may not
-/// hold the page. Both [`search`](Self::search) and [`Searcher::search`]
+/// hold the page; a segment with at most 256 matches gives them all, which costs less than
+/// proving that a prefix is enough. Both [`search`](Self::search) and [`Searcher::search`]
 /// return the exact page; `search` is the faster (it checks the page on the merged ranking,
 /// where tantivy's entry point needs each segment to prove it alone). Inside a tuple or
 /// [`MultiCollector`](tantivy::collector::MultiCollector), tantivy feeds every matching
@@ -100,6 +108,8 @@ pub struct DedupCollector {
     sort: Option<(String, Order)>,
     /// The u64 fast field of scopes: only hits of one scope hide each other.
     scope: Option<String>,
+    /// Segments with at most this many matches give all of them ([`WHOLE_SEGMENT_HITS`]).
+    whole_segment_hits: usize,
 }
 
 impl DedupCollector {
@@ -118,7 +128,18 @@ impl DedupCollector {
             require_signatures: false,
             sort: None,
             scope: None,
+            whole_segment_hits: WHOLE_SEGMENT_HITS,
         }
+    }
+
+    /// Under [`Searcher::search`] and in a tuple, segments with at most `hits` matches give
+    /// all of them instead of a prefix proved by a packing (default 256). Changes the cost
+    /// of a search, never its page: tests set 0 to run the packing on small indexes.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn whole_segment_hits(mut self, hits: usize) -> DedupCollector {
+        self.whole_segment_hits = hits;
+        self
     }
 
     /// Hides a hit only under a shown hit of the same scope: the value of the u64 fast
@@ -296,11 +317,13 @@ impl DedupCollector {
                 if segments.get(ord).is_some_and(SegmentHits::is_complete) {
                     continue;
                 }
-                let (hits, truncated) =
-                    top_hits(weight.as_ref(), reader, columns, capacity, ranking)?;
+                let top = TopHits::new(capacity, reader.max_doc());
+                let top = top_hits(weight.as_ref(), reader, columns, top, ranking)?;
+                let truncated = top.is_full();
+                let hits = top.into_hits();
                 let segment_ord =
                     SegmentOrdinal::try_from(ord).expect("segment ordinals fit in u32");
-                let collected = ranked(segment_ord, hits, truncated, columns, ranking);
+                let collected = all_kept(segment_ord, hits, truncated, columns);
                 match segments.get_mut(ord) {
                     Some(segment) => *segment = collected,
                     None => segments.push(collected),
@@ -511,47 +534,57 @@ impl DedupCollector {
         let columns = self.open_columns(reader).map_err(tantivy_error)?;
         let need = self.need();
         let mut capacity = need.needed.saturating_mul(CANDIDATE_FACTOR);
+        let mut whole = self.whole_segment_hits;
         loop {
-            let (hits, truncated) = top_hits(weight, reader, &columns, capacity, need.ranking)?;
+            let gathered = top_hits(
+                weight,
+                reader,
+                &columns,
+                Gathered::new(capacity, whole, reader.max_doc()),
+                need.ranking,
+            )?;
+            let (hits, truncated) = match gathered.into_hits() {
+                Kept::All(hits) => return Ok(all_kept(segment_ord, hits, false, &columns)),
+                Kept::Best { hits, truncated } => (hits, truncated),
+            };
             if let Some(candidates) = finish(segment_ord, hits, truncated, &columns, need) {
                 return Ok(candidates);
             }
+            // Known now to have more than `whole` hits.
+            whole = 0;
             capacity = capacity.saturating_mul(RETRY_FACTOR);
         }
     }
 }
 
-/// The segment's best `capacity` hits (alive, not skipped as flagged), unordered, by score
-/// with block-WAND pruning or by the sort column over every match; and whether there may be
-/// more (the heap filled).
-fn top_hits(
+/// Offers `into` the segment's hits (alive, not skipped as flagged) and returns it: by score
+/// with block-WAND pruning at the threshold it sets, or by the sort column, every match.
+fn top_hits<H: Hits>(
     weight: &dyn Weight,
     reader: &SegmentReader,
     columns: &SegmentColumns,
-    capacity: usize,
+    mut into: H,
     ranking: Ranking,
-) -> tantivy::Result<(Vec<(RankKey, DocId)>, bool)> {
+) -> tantivy::Result<H> {
     let alive = reader.alive_bitset();
     let skipped =
         |doc| alive.is_some_and(|bitset| bitset.is_deleted(doc)) || columns.is_flagged(doc);
-    let mut top = TopHits::new(capacity, reader.max_doc());
     match ranking {
         Ranking::Score => weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
             if !skipped(doc) {
-                top.push(RankKey::of_score(score), doc);
+                into.push(RankKey::of_score(score), doc);
             }
-            top.score_threshold()
+            into.score_threshold()
         })?,
         Ranking::Field(order) => weight.for_each_no_score(reader, &mut |docs| {
             for &doc in docs {
                 if !skipped(doc) {
-                    top.push(RankKey::of_value(columns.sort_value(doc), order), doc);
+                    into.push(RankKey::of_value(columns.sort_value(doc), order), doc);
                 }
             }
         })?,
     }
-    let truncated = top.is_full();
-    Ok((top.into_hits(), truncated))
+    Ok(into)
 }
 
 /// The error of an address that is not a document of the searcher.
@@ -643,7 +676,7 @@ impl Collector for DedupCollector {
             segment_ord,
             columns: self.open_columns(reader).map_err(tantivy_error)?,
             need: self.need(),
-            hits: StreamedHits::new(self.need()),
+            hits: StreamedHits::new(self.need(), self.whole_segment_hits),
         })
     }
 

@@ -22,9 +22,11 @@
 //!   it.
 //!
 //! So a segment keeps its hits up to the one that completes a packing of `needed` (the
-//! page's end plus one), or all of them. The merge walks the hits ranked at or above the
-//! highest-ranked last hit of any cut segment: that prefix is exact, and the cut segment it
-//! ends at brings its whole packing, so the walk reaches the page's end.
+//! page's end plus one), or all of them. A segment with few matches gives all of them
+//! ([`Gathered`]): no packing, no signature read, and the merge ranks only the hits the walk
+//! reaches. The merge walks the hits ranked at or above the highest-ranked last hit of any
+//! cut segment: that prefix is exact, and the cut segment it ends at brings its whole
+//! packing, so the walk reaches the page's end.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -50,11 +52,6 @@ pub(crate) struct RankedHit {
     pub(crate) scope: Option<u64>,
 }
 
-/// The ranking order: rank key descending, then address ascending.
-pub(crate) fn rank_cmp(a: &RankedHit, b: &RankedHit) -> Ordering {
-    b.key.cmp(&a.key).then_with(|| a.address.cmp(&b.address))
-}
-
 /// How a segment's hits are ranked: by score, or by the sort column's values in an order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ranking {
@@ -65,21 +62,25 @@ pub(crate) enum Ranking {
 /// What one segment contributes to the merge (the segment collector's fruit).
 ///
 /// Holds a prefix of the segment's ranking of hits (matching, alive, not skipped as
-/// flagged), best first. Unless [`is_complete`](Self::is_complete), every hit ranked at or
-/// above the last one kept is there, and the kept ones hold a 2k-packing large enough for the
-/// page (see the module docs of `segment_hits`).
+/// flagged) as `(key, doc)`, in no particular order: the merge ranks them, and reads a hit's
+/// fingerprint and scope only when the walk reaches it. Unless
+/// [`is_complete`](Self::is_complete), every hit ranked at or above the last one kept is
+/// there, and the kept ones hold a 2k-packing large enough for the page (see the module docs
+/// of `segment_hits`).
 #[derive(Clone, Default)]
 pub struct SegmentHits {
-    pub(crate) hits: Vec<RankedHit>,
+    pub(crate) hits: Vec<(RankKey, DocId)>,
+    pub(crate) segment_ord: SegmentOrdinal,
     pub(crate) complete: bool,
-    /// The segment's columns, where the walk reads the signatures it needs.
+    /// The segment's columns, where the merge reads fingerprints, scopes and signatures.
     pub(crate) columns: SegmentColumns,
 }
 
 impl std::fmt::Debug for SegmentHits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SegmentHits")
-            .field("hits", &self.hits)
+            .field("segment_ord", &self.segment_ord)
+            .field("hits", &self.hits.len())
             .field("complete", &self.complete)
             .finish_non_exhaustive()
     }
@@ -102,11 +103,6 @@ impl SegmentHits {
     #[must_use]
     pub fn is_complete(&self) -> bool {
         self.complete
-    }
-
-    /// The segment's ordinal in its searcher, when it has a hit.
-    pub(crate) fn segment_ord(&self) -> Option<SegmentOrdinal> {
-        self.hits.first().map(|hit| hit.address.segment_ord)
     }
 }
 
@@ -229,7 +225,7 @@ pub(crate) fn finish(
         None if truncated => return None,
         None => true,
     };
-    Some(kept(segment_ord, hits, complete, columns, need.ranking))
+    Some(kept(segment_ord, hits, complete, columns))
 }
 
 /// The length of the shortest prefix of `hits` (sorted by rank) that holds a packing of
@@ -266,28 +262,16 @@ fn packing_end(
     None
 }
 
-/// `hits` (sorted by rank) as a segment's fruit.
+/// `hits` as a segment's fruit.
 fn kept(
     segment_ord: SegmentOrdinal,
     hits: Vec<(RankKey, DocId)>,
     complete: bool,
     columns: &SegmentColumns,
-    ranking: Ranking,
 ) -> SegmentHits {
     SegmentHits {
-        hits: hits
-            .into_iter()
-            .map(|(key, doc)| RankedHit {
-                key,
-                score: match ranking {
-                    Ranking::Score => key.score(),
-                    Ranking::Field(_) => 0.0,
-                },
-                address: DocAddress::new(segment_ord, doc),
-                fingerprint: columns.fingerprint(doc),
-                scope: columns.scope(doc),
-            })
-            .collect(),
+        hits,
+        segment_ord,
         complete,
         columns: columns.clone(),
     }
@@ -307,16 +291,20 @@ pub(crate) struct StreamedHits {
     /// The buffer is sorted and is its own shortest prefix holding a packing: no hit came
     /// since it was cut to one.
     settled: bool,
+    /// A segment with at most this many hits gives them all, uncut.
+    whole: usize,
 }
 
 impl StreamedHits {
-    /// An empty buffer for a page of `need`.
-    pub(crate) fn new(need: Need) -> StreamedHits {
+    /// An empty buffer for a page of `need`; a segment with at most `whole` hits gives
+    /// them all.
+    pub(crate) fn new(need: Need, whole: usize) -> StreamedHits {
         StreamedHits {
             hits: Vec::new(),
             floor: None,
-            cap: need.needed.saturating_mul(4),
+            cap: need.needed.saturating_mul(4).max(whole.saturating_add(1)),
             settled: false,
+            whole,
         }
     }
 
@@ -361,6 +349,9 @@ impl StreamedHits {
         columns: &SegmentColumns,
         need: Need,
     ) -> SegmentHits {
+        if self.floor.is_none() && self.hits.len() <= self.whole {
+            return kept(segment_ord, self.hits, true, columns);
+        }
         if self.floor.is_none() {
             return finish(segment_ord, self.hits, false, columns, need)
                 .expect("a segment seen whole is never short");
@@ -369,7 +360,7 @@ impl StreamedHits {
         // may too. (The greedy packing of the whole prefix can be smaller than the one that
         // set the floor: then all are kept, sorted.)
         self.settle(columns, need);
-        kept(segment_ord, self.hits, false, columns, need.ranking)
+        kept(segment_ord, self.hits, false, columns)
     }
 }
 
@@ -378,17 +369,101 @@ fn sort_by_rank(hits: &mut [(RankKey, DocId)]) {
     hits.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
 }
 
-/// Sorts one segment's hits, all of them kept: complete unless `truncated`. (The search
-/// that proves its page on the merged ranking needs no packing per segment.)
-pub(crate) fn ranked(
+/// One segment's hits, all of them kept (in any order: the merge ranks them): complete
+/// unless `truncated`. (The search that proves its page on the merged ranking, and a
+/// segment that gave every hit, need no packing.)
+pub(crate) fn all_kept(
     segment_ord: SegmentOrdinal,
-    mut hits: Vec<(RankKey, DocId)>,
+    hits: Vec<(RankKey, DocId)>,
     truncated: bool,
     columns: &SegmentColumns,
-    ranking: Ranking,
 ) -> SegmentHits {
-    sort_by_rank(&mut hits);
-    kept(segment_ord, hits, !truncated, columns, ranking)
+    kept(segment_ord, hits, !truncated, columns)
+}
+
+/// Where a segment's hits are offered, in increasing doc id.
+pub(crate) trait Hits {
+    /// Offers a hit.
+    fn push(&mut self, key: RankKey, doc: DocId);
+
+    /// The score a hit must exceed to be offered, when hits rank by score.
+    fn score_threshold(&self) -> Score;
+}
+
+/// A segment's hits as [`Gathered`] kept them.
+pub(crate) enum Kept {
+    /// All of them: the segment had at most the whole-segment number.
+    All(Vec<(RankKey, DocId)>),
+    /// The best of them, as [`TopHits`] keeps them; `truncated` when others may have been
+    /// dropped.
+    Best {
+        hits: Vec<(RankKey, DocId)>,
+        truncated: bool,
+    },
+}
+
+/// Every hit of a segment while they number at most `whole`, then the best `capacity` of
+/// them: a small segment gives all its hits without pruning (and needs no packing), a
+/// large one is pruned as `TopDocs` prunes, once past its first `whole` hits.
+pub(crate) struct Gathered {
+    all: Vec<(RankKey, DocId)>,
+    whole: usize,
+    /// Once more than `whole` came: the best `capacity`.
+    top: Option<TopHits>,
+    capacity: usize,
+    max_doc: u32,
+}
+
+impl Gathered {
+    /// Keeps every hit up to `whole`, then the best `capacity`; `max_doc` bounds the
+    /// allocation.
+    pub(crate) fn new(capacity: usize, whole: usize, max_doc: u32) -> Gathered {
+        Gathered {
+            all: Vec::new(),
+            whole,
+            top: (whole == 0).then(|| TopHits::new(capacity, max_doc)),
+            capacity,
+            max_doc,
+        }
+    }
+
+    /// What was kept.
+    pub(crate) fn into_hits(self) -> Kept {
+        match self.top {
+            None => Kept::All(self.all),
+            Some(top) => Kept::Best {
+                truncated: top.is_full(),
+                hits: top.into_hits(),
+            },
+        }
+    }
+}
+
+impl Hits for Gathered {
+    #[inline]
+    fn push(&mut self, key: RankKey, doc: DocId) {
+        if let Some(top) = &mut self.top {
+            top.push(key, doc);
+            return;
+        }
+        self.all.push((key, doc));
+        if self.all.len() > self.whole {
+            // Past the whole-segment number: the best `capacity` from here on, fed the hits
+            // so far in the order they came.
+            let mut top = TopHits::new(self.capacity, self.max_doc);
+            for (key, doc) in self.all.drain(..) {
+                top.push(key, doc);
+            }
+            self.top = Some(top);
+        }
+    }
+
+    #[inline]
+    fn score_threshold(&self) -> Score {
+        self.top
+            .as_ref()
+            .map_or(Score::MIN, TopHits::score_threshold)
+    }
 }
 
 /// The best `capacity` hits of a segment by (key descending, doc ascending), for docs
@@ -417,6 +492,18 @@ impl Ord for Worst {
 impl PartialOrd for Worst {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
+    }
+}
+
+impl Hits for TopHits {
+    #[inline]
+    fn push(&mut self, key: RankKey, doc: DocId) {
+        TopHits::push(self, key, doc);
+    }
+
+    #[inline]
+    fn score_threshold(&self) -> Score {
+        TopHits::score_threshold(self)
     }
 }
 
@@ -529,10 +616,10 @@ mod tests {
         // Without a fingerprint column every hit is its own packing member.
         let hits = vec![(1.0, 5), (3.0, 1), (2.0, 2), (2.0, 0)];
         let out = finish(7, hits, false, need(2, 3)).unwrap();
-        let docs: Vec<DocId> = out.hits.iter().map(|c| c.address.doc_id).collect();
+        let docs: Vec<DocId> = out.hits.iter().map(|&(_, doc)| doc).collect();
         assert_eq!(docs, [1, 0], "score descending, then doc ascending");
         assert!(!out.is_complete());
-        assert_eq!(out.hits[0].address.segment_ord, 7);
+        assert_eq!(out.segment_ord, 7);
     }
 
     #[test]

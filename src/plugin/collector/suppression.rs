@@ -3,14 +3,16 @@
 //! [`Matcher`]), and shown otherwise — the "similar results omitted" of web
 //! search engines, or field collapsing keyed by fingerprint distance instead of equal values.
 
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use tantivy::columnar::ColumnType;
 use tantivy::{DocAddress, Order};
 
-use super::rank_key::owned_value;
+use super::rank_key::{owned_value, RankKey};
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
-use super::segment_hits::{rank_cmp, RankedHit, SegmentHits};
+use super::segment_hits::{RankedHit, SegmentHits};
 use crate::error::Result;
 use crate::fingerprint::jaccard;
 use crate::matching::Matcher;
@@ -30,7 +32,12 @@ pub(crate) struct Page {
 pub(crate) type ReadSignature<'a> = dyn Fn(DocAddress) -> Result<Option<Arc<[u32]>>> + 'a;
 
 /// Merges the segments' hits and walks the exact prefix of the global ranking they cover
-/// (see the module docs of `segment_hits`), reading signatures from the segments' columns.
+/// (see the module docs of `segment_hits`), reading fingerprints, scopes and signatures from
+/// the segments' columns.
+///
+/// The kept hits go into one heap (built in linear time) and are popped as the walk takes
+/// them: the walk stops at the page's end, so most hits of a segment that gave all of its
+/// hits are never ranked nor read.
 ///
 /// # Errors
 /// As [`SegmentColumns::signature`](crate::plugin::columns::segment::SegmentColumns).
@@ -40,28 +47,40 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
             .iter()
             .find_map(|segment| segment.columns.sort_type());
     }
-    // The highest-ranked last hit of a cut segment: candidates ranked below it may be
-    // missing from other segments, so the walk must not go past it. Under `Searcher::search`
-    // it stops above it anyway (the packing of that segment guarantees enough shown hits);
-    // under `DedupCollector::search` a walk that reaches it without ending the page makes
-    // the cut segments collect again.
+    // The highest-ranked of the cut segments' lowest-ranked kept hits: hits ranked below
+    // it may be missing from that segment, so the walk must not go past it. Under
+    // `Searcher::search` it stops above it anyway (the packing of that segment guarantees
+    // enough shown hits); under `DedupCollector::search` a walk that reaches it without
+    // ending the page makes the cut segments collect again.
     let boundary = segments
         .iter()
-        .filter(|segment| !segment.complete)
-        .filter_map(|segment| segment.hits.last().cloned())
-        .min_by(rank_cmp);
-    let mut ranked: Vec<RankedHit> = segments
+        .enumerate()
+        .filter(|(_, segment)| !segment.complete)
+        .filter_map(|segment| Entry::all(segment).min())
+        .max();
+    let mut heap: BinaryHeap<Entry> = segments
         .iter()
-        .flat_map(|segment| &segment.hits)
-        .filter(|hit| boundary.as_ref().is_none_or(|b| rank_cmp(hit, b).is_le()))
-        .cloned()
+        .enumerate()
+        .flat_map(Entry::all)
+        .filter(|entry| boundary.is_none_or(|boundary| *entry >= boundary))
         .collect();
-    ranked.sort_unstable_by(rank_cmp);
+    let by_score = page.sort.is_none();
+    let ranked = std::iter::from_fn(move || heap.pop()).map(|entry| {
+        let columns = &segments[entry.segment].columns;
+        let doc = entry.address.doc_id;
+        RankedHit {
+            key: entry.key,
+            score: if by_score { entry.key.score() } else { 0.0 },
+            address: entry.address,
+            fingerprint: columns.fingerprint(doc),
+            scope: columns.scope(doc),
+        }
+    });
     // Segments arrive in any order: find each hit's columns by its segment ordinal.
     let read = |address: DocAddress| {
         let segment = segments
             .iter()
-            .find(|segment| segment.segment_ord() == Some(address.segment_ord));
+            .find(|segment| segment.segment_ord == address.segment_ord);
         match segment {
             Some(segment) => segment.columns.signature(address.doc_id),
             None => Ok(None),
@@ -69,6 +88,49 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
     };
     walk(ranked, page, &read)
 }
+
+/// A kept hit in the merge's heap: a greater entry ranks first (key descending, then
+/// address ascending).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: RankKey,
+    address: DocAddress,
+    /// Its segment's place in the merged slice.
+    segment: usize,
+}
+
+impl Entry {
+    /// The entries of the segment at `at` of the merged slice.
+    fn all((at, segment): (usize, &SegmentHits)) -> impl Iterator<Item = Entry> + '_ {
+        segment.hits.iter().map(move |&(key, doc)| Entry {
+            key,
+            address: DocAddress::new(segment.segment_ord, doc),
+            segment: at,
+        })
+    }
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key
+            .cmp(&other.key)
+            .then_with(|| other.address.cmp(&self.address))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Entry {}
 
 /// A shown hit as the walk compares later hits with it.
 struct Shown {
@@ -298,26 +360,46 @@ mod tests {
 
     #[test]
     fn merge_walks_only_the_exact_prefix() {
+        let scored = |hits: &[(f32, u32)]| -> Vec<(RankKey, u32)> {
+            hits.iter()
+                .map(|&(score, doc)| (RankKey::of_score(score), doc))
+                .collect()
+        };
         let cut = SegmentHits {
-            hits: vec![hit(5.0, 0, Some(0)), hit(3.0, 1, Some(u64::MAX))],
+            hits: scored(&[(3.0, 1), (5.0, 0)]),
+            segment_ord: 0,
             complete: false,
             columns: Default::default(),
         };
-        let mut other = hit(4.0, 0, Some(0xFF00));
-        other.address.segment_ord = 1;
-        let mut below = hit(2.0, 1, Some(0x00FF_0000));
-        below.address.segment_ord = 1;
         let whole = SegmentHits {
-            hits: vec![other, below],
+            hits: scored(&[(2.0, 1), (4.0, 0)]),
+            segment_ord: 1,
             complete: true,
             columns: Default::default(),
         };
-        let top = merge(&[whole, cut], page(0, 2)).unwrap();
+        let top = merge(&[whole.clone(), cut.clone()], page(0, 2)).unwrap();
         let scores: Vec<f32> = top.hits.iter().map(|h| h.score).collect();
         assert_eq!(scores, [5.0, 4.0]);
         assert!(
             top.has_more,
             "the hit at 3.0 ends the page; 2.0 is below the boundary"
         );
+        // A page past the boundary ends there: the hit at 2.0, which a cut segment may
+        // rank below a missing hit, is not walked.
+        let top = merge(&[whole.clone(), cut.clone()], page(2, 5)).unwrap();
+        let scores: Vec<f32> = top.hits.iter().map(|h| h.score).collect();
+        assert_eq!(scores, [3.0]);
+        assert!(!top.has_more);
+        // Two cut segments: the walk stops at the higher of their lowest kept hits (3.0),
+        // not at the lowest of all (1.0).
+        let lower = SegmentHits {
+            hits: scored(&[(1.0, 0), (4.5, 1)]),
+            segment_ord: 2,
+            complete: false,
+            columns: Default::default(),
+        };
+        let top = merge(&[lower, whole, cut], page(0, 10)).unwrap();
+        let scores: Vec<f32> = top.hits.iter().map(|h| h.score).collect();
+        assert_eq!(scores, [5.0, 4.5, 4.0, 3.0]);
     }
 }

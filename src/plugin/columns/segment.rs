@@ -140,9 +140,11 @@ impl SegmentColumns {
         let Some((column, hashes)) = self.signature.as_ref() else {
             return Ok(None);
         };
-        let mut values = Vec::with_capacity(*hashes);
-        match column.read_into(doc, *hashes, &mut values) {
-            Ok(true) => Ok(Some(Arc::from(values))),
+        // Built in place: one allocation a read, no copy.
+        let mut values: Arc<[u32]> = (0..*hashes).map(|_| 0).collect();
+        let slots = Arc::get_mut(&mut values).expect("a new Arc has no other owner");
+        match column.read_slice(doc, slots) {
+            Ok(true) => Ok(Some(values)),
             Ok(false) | Err(Error::Decode { .. }) => Ok(None),
             Err(error) => Err(error),
         }

@@ -112,6 +112,21 @@ impl SignatureColumn {
     /// another signature length).
     pub(crate) fn read_into(&self, doc: DocId, hashes: usize, out: &mut Vec<u32>) -> Result<bool> {
         out.clear();
+        out.resize(hashes, 0);
+        let found = self.read_slice(doc, out)?;
+        if !found {
+            out.clear();
+        }
+        Ok(found)
+    }
+
+    /// Reads `doc`'s signature into `out`, whose length is the number of values a
+    /// signature has; false when it has none (`out` is then unspecified).
+    ///
+    /// # Errors
+    /// As [`read_into`](Self::read_into).
+    pub(crate) fn read_slice(&self, doc: DocId, out: &mut [u32]) -> Result<bool> {
+        let hashes = out.len();
         match self {
             Self::Values(column) => {
                 let rows = column.index.value_row_ids(doc);
@@ -125,20 +140,24 @@ impl SignatureColumn {
                         format!("{hashes}"),
                     ));
                 }
-                out.reserve(hashes);
+                // The column's maximum, kept by tantivy, says once for all its values
+                // whether each fits a u32: the loop below then only narrows.
+                let fits = column.values.max_value() <= u64::from(u32::MAX);
                 // In chunks through `get_range`, which unpacks runs of bits at once.
-                let mut chunk = [0u64; 32];
-                for start in rows.clone().step_by(chunk.len()) {
-                    let len = chunk.len().min((rows.end - start) as usize);
-                    column.values.get_range(u64::from(start), &mut chunk[..len]);
-                    for &value in &chunk[..len] {
-                        let value = u32::try_from(value).map_err(|_| {
-                            decode_error(
+                let mut chunk = [0u64; 64];
+                for (slots, start) in out.chunks_mut(chunk.len()).zip(rows.step_by(chunk.len())) {
+                    let values = &mut chunk[..slots.len()];
+                    column.values.get_range(u64::from(start), values);
+                    if !fits {
+                        if let Some(value) = values.iter().find(|&&v| v > u64::from(u32::MAX)) {
+                            return Err(decode_error(
                                 format!("value {value} in {SIGNATURE_FIELD}"),
                                 "a u32".into(),
-                            )
-                        })?;
-                        out.push(value);
+                            ));
+                        }
+                    }
+                    for (slot, &value) in slots.iter_mut().zip(values.iter()) {
+                        *slot = value as u32;
                     }
                 }
                 Ok(true)
@@ -151,7 +170,10 @@ impl SignatureColumn {
                 column
                     .ord_to_bytes(ord, &mut bytes)
                     .map_err(tantivy::TantivyError::from)?;
-                decode_bytes(&bytes, hashes, out)?;
+                check_bytes(&bytes, hashes)?;
+                for (slot, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *slot = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                }
                 Ok(true)
             }
         }
@@ -174,17 +196,26 @@ impl SignatureColumn {
 /// # Errors
 /// [`Error::Decode`] when `bytes` is not `4 * hashes` long.
 pub(crate) fn decode_bytes(bytes: &[u8], hashes: usize, out: &mut Vec<u32>) -> Result<()> {
+    check_bytes(bytes, hashes)?;
+    out.extend(
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+    );
+    Ok(())
+}
+
+/// Checks that `bytes` is the stored form of `hashes` values.
+///
+/// # Errors
+/// [`Error::Decode`] when `bytes` is not `4 * hashes` long.
+fn check_bytes(bytes: &[u8], hashes: usize) -> Result<()> {
     if bytes.len() != 4 * hashes {
         return Err(decode_error(
             format!("{} bytes in {SIGNATURE_FIELD}", bytes.len()),
             format!("the {} of {hashes} values", 4 * hashes),
         ));
     }
-    out.extend(
-        bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-    );
     Ok(())
 }
 
