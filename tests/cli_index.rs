@@ -961,55 +961,130 @@ fn creation_recovers_its_own_leftovers_and_nothing_else() {
     assert!(here.join("meta.json").is_file());
 }
 
-/// SIGTERM (a service manager stopping the run, `timeout`) is handled as Ctrl-C: the run
-/// stops before the next record, commits what it took, and exits with 130.
+/// Standard input is streamed: records are indexed and committed as they come, while the
+/// pipe stays open. SIGTERM (a service manager stopping the run, `timeout`) is handled as
+/// Ctrl-C, and ends the run even while the pipe is open and idle: it commits what it took
+/// and exits with 130.
 #[cfg(unix)]
 #[test]
-fn sigterm_stops_like_ctrl_c() {
+fn standard_input_is_streamed_and_a_stop_ends_an_idle_pipe() {
     use std::io::Write;
     use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    // The index first, so that the run below is only reading when the signal comes.
-    assert!(
-        ingest(&index, &["-"], b"{\"id\":\"a\",\"text\":\"first page\"}\n")
-            .status
-            .success()
-    );
+    let report = dir.path().join("report.jsonl");
     let mut child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
-        .args(["ingest", "--index", index.to_str().unwrap(), "-"])
+        .args([
+            "ingest",
+            "--index",
+            index.to_str().unwrap(),
+            "--commit-every",
+            "1",
+        ])
+        .args(["--report", report.to_str().unwrap(), "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(b"{\"id\":\"b\",\"text\":\"second page\"}\n")
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    let reported = |count: usize| {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            let lines = std::fs::read_to_string(&report).unwrap_or_default();
+            if lines.lines().count() >= count {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    for (at, record) in [
+        "{\"id\":\"a\",\"text\":\"first page about rivers\"}\n",
+        "{\"id\":\"b\",\"text\":\"second page about mountains\"}\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        stdin.write_all(record.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        assert!(
+            reported(at + 1),
+            "record {at} committed while the pipe is open"
+        );
+    }
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    // The pipe stays open: the run must end on its own.
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the run still waits on the idle pipe"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
     drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_eq!(status.code(), Some(130));
     let stats = json(&run(
         &["stats", "--index", index.to_str().unwrap(), "--json"],
         b"",
     ));
     assert_eq!(
-        stats["num_docs"], 1,
-        "the index opens; the run took nothing after the signal"
+        stats["num_docs"], 2,
+        "both records read before the signal are kept"
     );
+}
+
+/// A record beyond --max-record-mb is an error line, and the records around it are read:
+/// one JSON line of 2 MiB in a file, a plain-text file of 2 MiB, under a limit of 1 MiB.
+#[test]
+fn records_beyond_the_size_limit_are_error_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let big = "word ".repeat(2 << 18);
+    let records = format!(
+        "{{\"id\":\"a\",\"text\":\"small page one\"}}\n{{\"id\":\"b\",\"text\":\"{big}\"}}\n\
+         {{\"id\":\"c\",\"text\":\"small page three about other things\"}}\n"
+    );
+    let jsonl = dir.path().join("pages.jsonl");
+    std::fs::write(&jsonl, records).unwrap();
+    let text = dir.path().join("big.txt");
+    std::fs::write(&text, &big).unwrap();
+    let output = ingest(
+        &index,
+        &[
+            "--max-record-mb",
+            "1",
+            jsonl.to_str().unwrap(),
+            text.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report = by_id(&lines(&output));
+    assert_eq!(report["a"]["status"], "added");
+    assert_eq!(report["c"]["status"], "added");
+    let jsonl_place = format!("{}:2", jsonl.display());
+    assert_eq!(report[&jsonl_place]["status"], "error");
+    let reason = report[&jsonl_place]["error"].as_str().unwrap();
+    assert!(
+        reason.contains("more than a record may have (1 MiB)"),
+        "{reason}"
+    );
+    let text_place = text.display().to_string();
+    assert_eq!(report[&text_place]["status"], "error");
+    assert!(report[&text_place]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with(&format!("{} bytes", big.len())));
 }
 
 /// The metadata files tantivy renames into place at every commit (0600) get the segment

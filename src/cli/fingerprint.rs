@@ -8,8 +8,8 @@ use clap::Args;
 use serde::Serialize;
 use tantivy_dedup::SimHasher;
 
-use crate::cli::input::{read_inputs, ReadOptions};
-use crate::cli::options::FingerprintOptions;
+use crate::cli::input::read_inputs;
+use crate::cli::options::{FingerprintOptions, InputOptions};
 
 /// One line of output: `fingerprint` (`null` when the text has no words) or `error`.
 #[derive(Serialize)]
@@ -32,13 +32,8 @@ pub struct FingerprintCommand {
     /// .htm, .xhtml: title and main text, menus and footers removed), plain-text files,
     /// folders of these (recursively), or - for standard input. None: standard input.
     inputs: Vec<PathBuf>,
-    /// Replace invalid UTF-8 with U+FFFD instead of reporting the record as an error.
-    #[arg(long)]
-    lossy_utf8: bool,
-    /// Follow symbolic links met in folders (each folder is read once); without it they are
-    /// skipped with a note.
-    #[arg(long)]
-    follow_links: bool,
+    #[command(flatten)]
+    input: InputOptions,
     #[command(flatten)]
     options: FingerprintOptions,
 }
@@ -58,11 +53,7 @@ impl FingerprintCommand {
         } else {
             &self.inputs
         };
-        let options = ReadOptions {
-            lossy: self.lossy_utf8,
-            follow_links: self.follow_links,
-        };
-        read_inputs(inputs, options, &mut |record| {
+        read_inputs(inputs, &self.input.read_options(None), &mut |record| {
             if result.is_err() {
                 return;
             }

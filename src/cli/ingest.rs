@@ -11,8 +11,8 @@ use clap::{Args, ValueEnum};
 use tantivy_dedup::plugin::{AddOutcome, Policy};
 
 use crate::cli::index_dir::{open_or_create, IndexArg};
-use crate::cli::input::{read_inputs, read_sample, ReadOptions, Record};
-use crate::cli::options::{FingerprintOptions, VerifyOptions};
+use crate::cli::input::{read_inputs, read_sample, Record};
+use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, ReportLine, Tally};
 use crate::cli::source_index::{read_index, SourceFields};
@@ -73,13 +73,8 @@ pub struct IngestCommand {
     /// Commit every N documents.
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     commit_every: u64,
-    /// Replace invalid UTF-8 with U+FFFD instead of reporting the record as an error.
-    #[arg(long)]
-    lossy_utf8: bool,
-    /// Follow symbolic links met in folders (each folder is read once); without it they are
-    /// skipped with a note.
-    #[arg(long)]
-    follow_links: bool,
+    #[command(flatten)]
+    input: InputOptions,
     /// Memory for tantivy's indexing, in megabytes.
     #[arg(long, value_name = "MB", default_value_t = 200, value_parser = clap::value_parser!(u64).range(20..=4000))]
     memory_mb: u64,
@@ -184,11 +179,8 @@ impl IngestCommand {
         } else if self.inputs.is_empty() {
             read_sample(&mut handle);
         } else {
-            let options = ReadOptions {
-                lossy: self.lossy_utf8,
-                follow_links: self.follow_links,
-            };
-            read_inputs(&self.inputs, options, &mut handle);
+            let options = self.input.read_options(Some(Arc::clone(&interrupted)));
+            read_inputs(&self.inputs, &options, &mut handle);
         }
         failure?;
         writer.commit().context("commit failed")?;

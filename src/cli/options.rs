@@ -1,9 +1,65 @@
 //! Feature, weighting and tokenizer options shared by every command.
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use clap::{Args, ValueEnum};
 use tantivy_dedup::plugin::{CandidateStage, DedupSettings, Verification};
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::FingerprintConfig;
+
+use crate::cli::input::{ReadOptions, StreamFormat, DEFAULT_MAX_RECORD_BYTES};
+
+/// How standard input is read.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+pub enum StdinFormat {
+    /// JSON lines when the first non-blank byte is `{`, else one plain-text document.
+    #[default]
+    Auto,
+    /// JSON lines: every line a record, or an error line.
+    Jsonl,
+    /// One plain-text document.
+    Text,
+}
+
+/// How inputs are read, shared by the commands that read documents.
+#[derive(Args, Debug, Clone)]
+pub struct InputOptions {
+    /// Replace invalid UTF-8 with U+FFFD instead of reporting the record as an error.
+    #[arg(long, help_heading = "Input")]
+    lossy_utf8: bool,
+    /// Follow symbolic links met in folders (each folder is read once); without it they are
+    /// skipped with a note.
+    #[arg(long, help_heading = "Input")]
+    follow_links: bool,
+    /// The largest record, in MiB: a larger JSON line, file or standard input document is
+    /// an error line, not read.
+    #[arg(long, value_name = "MB", default_value_t = (DEFAULT_MAX_RECORD_BYTES >> 20) as u64,
+          value_parser = clap::value_parser!(u64).range(1..=4096), help_heading = "Input")]
+    max_record_mb: u64,
+    /// How standard input (and a pipe named without an extension) is read: auto (JSON lines
+    /// when its first non-blank byte is `{`, else one plain-text document, refused when a
+    /// later line is a JSON record), jsonl or text.
+    #[arg(long, value_enum, default_value_t = StdinFormat::Auto, help_heading = "Input")]
+    stdin_format: StdinFormat,
+}
+
+impl InputOptions {
+    /// The reading options; reading stops early once `stop` is set.
+    pub fn read_options(&self, stop: Option<Arc<AtomicBool>>) -> ReadOptions {
+        ReadOptions {
+            lossy: self.lossy_utf8,
+            follow_links: self.follow_links,
+            max_record_bytes: usize::try_from(self.max_record_mb << 20).unwrap_or(usize::MAX),
+            stream_format: match self.stdin_format {
+                StdinFormat::Auto => StreamFormat::Auto,
+                StdinFormat::Jsonl => StreamFormat::JsonLines,
+                StdinFormat::Text => StreamFormat::Text,
+            },
+            stop,
+        }
+    }
+}
 
 /// What the features of a text are (see docs/PARAMETERS.md).
 #[derive(Clone, Copy, Debug, ValueEnum)]
