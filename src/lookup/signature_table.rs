@@ -1,9 +1,6 @@
-//! `SignatureTable`: the MinHash signatures of numbered documents, one flat array, and the
-//! [`BandIndex`] over them.
+//! `SignatureTable`: the MinHash signatures of numbered documents, one flat array.
 
-use super::BandIndex;
-use crate::error::Result;
-use crate::fingerprint::{is_empty_set, Signature, EMPTY};
+use crate::fingerprint::{Signature, EMPTY};
 
 /// The signatures of numbered documents, one after the other: `hashes` values each, none
 /// when the index does not verify.
@@ -39,21 +36,6 @@ impl SignatureTable {
         }
     }
 
-    /// A [`BandIndex`] of `bands` bands of `rows` values over every document's signature,
-    /// those of empty sets left out (they match nothing).
-    ///
-    /// # Errors
-    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) when `bands` or `rows` is 0.
-    pub fn band_index(&self, bands: usize, rows: usize) -> Result<BandIndex> {
-        let mut index = BandIndex::new(bands, rows)?;
-        let documents = self.values.len().checked_div(self.hashes).unwrap_or(0) as u32;
-        index.extend((0..documents).filter_map(|i| {
-            let values = self.get(i)?;
-            (!is_empty_set(values)).then_some((i, values))
-        }));
-        Ok(index)
-    }
-
     /// The signature of document `i`; `None` when the table holds none.
     #[inline]
     pub fn get(&self, i: u32) -> Option<&[u32]> {
@@ -69,17 +51,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn documents_without_a_signature_are_in_no_band() {
+    fn documents_without_a_signature_read_as_the_empty_set() {
         let mut table = SignatureTable::new(4);
         table.push(Some(&Signature::from_values(vec![1, 2, 3, 4])));
         table.push(None);
-        table.push(Some(&Signature::from_values(vec![1, 2, 8, 9])));
+        assert_eq!(table.get(0), Some(&[1, 2, 3, 4][..]));
         assert_eq!(table.get(1), Some(&[EMPTY; 4][..]));
-        let bands = table.band_index(2, 2).unwrap();
-        let mut hits = Vec::new();
-        bands.candidates_into(&[1, 2, 0, 0], &mut hits);
-        hits.sort_unstable();
-        assert_eq!(hits, [0, 2]);
         assert_eq!(SignatureTable::new(0).get(0), None);
     }
 }

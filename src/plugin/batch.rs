@@ -7,12 +7,13 @@ use tantivy::{DocAddress, Searcher};
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
 use crate::fingerprint::Signature;
-use crate::lookup::SignatureTable;
-use crate::lookup::{LookupOptions, Pair, MAX_TABLE_DISTANCE};
+use std::collections::HashMap;
+
+use crate::fingerprint::is_empty_set;
+use crate::lookup::{BandIndex, FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
 use crate::matching::Matcher;
 use crate::plugin::columns::stored::{
-    fingerprint_at, scope_at, signature_at, stored_fingerprints, stored_signatures,
-    StoredFingerprint,
+    fingerprint_at, scope_at, segment_signatures, signature_at, stored_fingerprints,
 };
 use crate::plugin::DedupIndex;
 
@@ -156,9 +157,14 @@ impl DedupIndex {
     /// Every group of two or more near-duplicates among the alive documents of `searcher`,
     /// by the writer's rule: documents are taken in the order the writer added them
     /// ([`SEQUENCE_FIELD`](super::SEQUENCE_FIELD); documents added without it come last, in
-    /// index order); a document within `k` bits of an earlier leader joins the nearest such leader (the
-    /// earliest among equals), and any other becomes a leader. Documents without a
-    /// fingerprint belong to no group. The pairs within `k` are found in parallel (rayon).
+    /// index order); a document within `k` bits of an earlier leader (or verified near it)
+    /// joins the nearest such leader (the earliest among equals), and any other becomes a
+    /// leader. Documents without a fingerprint belong to no group.
+    ///
+    /// Each document is looked up among the leaders so far, as the writer looks up what it
+    /// kept: memory is linear in the documents (under 1 KiB each, whatever the number of
+    /// near pairs; signatures are read from the index as pairs need them), and time is one
+    /// lookup a document.
     ///
     /// On an index written with [`Policy::Reject`](super::Policy::Reject) there are no
     /// groups; with [`Policy::Flag`](super::Policy::Flag) the groups are the originals and
@@ -169,17 +175,28 @@ impl DedupIndex {
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
     pub fn duplicate_groups(&self, searcher: &Searcher, k: u32) -> Result<Vec<DuplicateGroup>> {
         let docs = stored_fingerprints(searcher, self.settings())?;
-        let signatures = stored_signatures(searcher, &docs, self.settings())?;
-        let matcher = self.matcher(k);
-        // Documents of two scopes are never near-duplicates (all share one without scopes).
-        let matches = |a: u32, b: u32, distance: u32| {
-            docs[a as usize].scope == docs[b as usize].scope
-                && matcher
-                    .judge(distance, signatures.get(a), signatures.get(b))
-                    .is_some()
+        let hashes = self
+            .settings()
+            .get_verification()
+            .map_or(0, |verification| verification.get_hashes());
+        let signatures = if hashes == 0 {
+            Vec::new()
+        } else {
+            (searcher.segment_readers().iter())
+                .map(|reader| segment_signatures(reader, hashes))
+                .collect::<Result<Vec<_>>>()?
         };
-        let pairs = candidate_pairs(&docs, &signatures, &matcher)?;
-        Ok(leader_groups(docs.len(), pairs, matches)
+        let mut read = |at: usize, buffer: &mut Vec<u32>| -> Result<bool> {
+            let address = docs[at].address;
+            match signatures.get(address.segment_ord as usize) {
+                Some(segment) => segment.read(address.doc_id, hashes, buffer),
+                None => Ok(false),
+            }
+        };
+        let matcher = self.matcher(k);
+        let scopes: Vec<Option<u64>> = docs.iter().map(|doc| doc.scope).collect();
+        let fingerprints: Vec<Fingerprint> = docs.iter().map(|doc| doc.fingerprint).collect();
+        Ok(leader_groups(&fingerprints, &scopes, &mut read, &matcher)?
             .into_iter()
             .map(|(leader, members)| DuplicateGroup {
                 leader: docs[leader].address,
@@ -189,79 +206,94 @@ impl DedupIndex {
     }
 }
 
-/// The pairs of `docs` (by position) that `matcher` may judge near-duplicates: those within
-/// its reach, or, when its candidates come from bands, those within its distance and those
-/// within its reach that share a band. Each pair once, `a < b`.
-fn candidate_pairs(
-    docs: &[StoredFingerprint],
-    signatures: &SignatureTable,
-    matcher: &Matcher,
-) -> Result<Vec<Pair>> {
-    let table_distance = matcher.table_distance();
-    let lookup = LookupOptions::new()
-        .max_distance(table_distance.min(MAX_TABLE_DISTANCE))
-        .build_from(
-            docs.iter()
-                .enumerate()
-                .map(|(i, doc)| (i as u32, doc.fingerprint)),
-        )?;
-    let mut pairs = lookup.all_pairs(table_distance);
-    if let Some((bands, rows)) = matcher.bands() {
-        let index = signatures.band_index(bands, rows)?;
-        let distance = |a: u32, b: u32| {
-            docs[a as usize]
-                .fingerprint
-                .distance(docs[b as usize].fingerprint)
-        };
-        // Near-identical documents share every band, and the tables paired them already.
-        let beyond = |a, b| (table_distance + 1..=matcher.reach()).contains(&distance(a, b));
-        for (a, b) in index.pairs_where(beyond) {
-            pairs.push(Pair {
-                a,
-                b,
-                distance: distance(a, b),
-            });
-        }
-    }
-    Ok(pairs)
-}
-
-/// Leader clustering of `len` documents (in their order): the `pairs` for which
-/// `matches(a, b, distance)` holds are near-duplicates. `(leader, members)` by position, for
-/// leaders with members.
+/// Leader clustering of documents in their order, by `matcher`: a document that is a
+/// near-duplicate of an earlier leader of its scope joins the nearest such leader (the
+/// earliest among equals), and any other becomes a leader, as the writer keeps or rejects
+/// them. `read(at, buffer)` reads the signature of the document at `at` into `buffer` (false
+/// when it has none). `(leader, members)` by position, for leaders with members.
+///
+/// Each document is looked up among the leaders only, in block tables and band tables that
+/// grow as leaders come: memory is linear in the documents (their fingerprints and scopes,
+/// the leaders' table entries, the members' positions), whatever the number of near pairs
+/// (20,000 copies of one page make one leader and one lookup hit a copy, where a list of
+/// pairs would hold 200 million).
 fn leader_groups(
-    len: usize,
-    pairs: Vec<Pair>,
-    matches: impl Fn(u32, u32, u32) -> bool,
-) -> Vec<(usize, Vec<usize>)> {
-    // For each document, its nearest earlier neighbour of each distance comes first.
-    let mut earlier: Vec<Vec<(u32, u32)>> = vec![Vec::new(); len];
-    for pair in pairs {
-        if matches(pair.a, pair.b, pair.distance) {
-            earlier[pair.b as usize].push((pair.distance, pair.a));
+    fingerprints: &[Fingerprint],
+    scopes: &[Option<u64>],
+    read: &mut dyn FnMut(usize, &mut Vec<u32>) -> Result<bool>,
+    matcher: &Matcher,
+) -> Result<Vec<(usize, Vec<usize>)>> {
+    let table_distance = matcher.table_distance();
+    let mut leaders = FingerprintIndex::with_options(
+        LookupOptions::new().max_distance(table_distance.min(MAX_TABLE_DISTANCE)),
+    )?;
+    let mut bands = match matcher.bands() {
+        Some((bands, rows)) => Some(BandIndex::new(bands, rows)?),
+        None => None,
+    };
+    let mut members: Vec<(usize, Vec<usize>)> = Vec::new();
+    // A leader's place in `members`, by position.
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let mut found: Vec<Match> = Vec::new();
+    let mut band_hits: Vec<u32> = Vec::new();
+    for (at, &fingerprint) in fingerprints.iter().enumerate() {
+        let has_signature = matcher.verifies() && read(at, &mut ours)?;
+        let signature = has_signature.then_some(ours.as_slice());
+        leaders.query_into(fingerprint, table_distance, &mut found);
+        if let (Some(bands), Some(signature)) = (&bands, signature) {
+            if !is_empty_set(signature) {
+                bands.candidates_into(signature, &mut band_hits);
+                for &id in &band_hits {
+                    let distance = fingerprints[id as usize].distance(fingerprint);
+                    if distance > table_distance && distance <= matcher.reach() {
+                        found.push(Match { id, distance });
+                    }
+                }
+                band_hits.clear();
+            }
         }
-    }
-    let mut leader_of: Vec<Option<usize>> = vec![None; len];
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); len];
-    for (i, neighbours) in earlier.iter_mut().enumerate() {
-        neighbours.sort_unstable();
-        let leader = neighbours
-            .iter()
-            .map(|&(_, a)| a as usize)
-            .find(|&a| leader_of[a] == Some(a));
+        found.sort_unstable_by_key(|found| (found.distance, found.id));
+        let mut leader = None;
+        for candidate in &found {
+            let other = candidate.id as usize;
+            if scopes[other] != scopes[at] {
+                continue;
+            }
+            let their_signature = if matcher.needs_signatures(candidate.distance) {
+                read(other, &mut theirs)?.then_some(theirs.as_slice())
+            } else {
+                None
+            };
+            if matcher
+                .judge(candidate.distance, signature, their_signature)
+                .is_some()
+            {
+                leader = Some(other);
+                break;
+            }
+        }
         match leader {
             Some(leader) => {
-                leader_of[i] = Some(leader);
-                members[leader].push(i);
+                let group = *group_of.entry(leader).or_insert_with(|| {
+                    members.push((leader, Vec::new()));
+                    members.len() - 1
+                });
+                members[group].1.push(at);
             }
-            None => leader_of[i] = Some(i),
+            None => {
+                let id = u32::try_from(at).expect("document positions fit in u32");
+                leaders.insert(id, fingerprint);
+                if let (Some(bands), Some(signature)) = (&mut bands, signature) {
+                    if !is_empty_set(signature) {
+                        bands.insert(id, signature);
+                    }
+                }
+            }
         }
     }
-    members
-        .into_iter()
-        .enumerate()
-        .filter(|(_, members)| !members.is_empty())
-        .collect()
+    members.sort_unstable_by_key(|(leader, _)| *leader);
+    Ok(members)
 }
 
 #[cfg(test)]
@@ -270,21 +302,11 @@ mod tests {
 
     /// Leader groups of `fingerprints`, every pair within `k` matching.
     fn groups(fingerprints: &[u64], k: u32) -> Vec<(usize, Vec<usize>)> {
-        let docs: Vec<StoredFingerprint> = fingerprints
-            .iter()
-            .enumerate()
-            .map(|(i, &fp)| StoredFingerprint {
-                address: DocAddress::new(0, i as u32),
-                fingerprint: Fingerprint(fp),
-                key_hash: 0,
-                flagged: false,
-                scope: None,
-                sequence: i as u64,
-            })
-            .collect();
+        let fingerprints: Vec<Fingerprint> =
+            fingerprints.iter().map(|&fp| Fingerprint(fp)).collect();
+        let scopes = vec![None; fingerprints.len()];
         let matcher = Matcher::new(k, None);
-        let pairs = candidate_pairs(&docs, &SignatureTable::new(0), &matcher).unwrap();
-        leader_groups(docs.len(), pairs, |_, _, _| true)
+        leader_groups(&fingerprints, &scopes, &mut |_, _| Ok(false), &matcher).unwrap()
     }
 
     #[test]
@@ -293,6 +315,93 @@ mod tests {
         // as the writer would have kept it after rejecting 1.
         let groups = groups(&[0b0000, 0b0011, 0b1111, 0b1110], 2);
         assert_eq!(groups, [(0, vec![1]), (2, vec![3])]);
+    }
+
+    /// The reference: every earlier leader judged by the rule, the nearest (then the
+    /// earliest) taken.
+    fn brute_force(
+        fingerprints: &[Fingerprint],
+        scopes: &[Option<u64>],
+        signatures: &[Vec<u32>],
+        matcher: &Matcher,
+    ) -> Vec<(usize, Vec<usize>)> {
+        let mut leaders: Vec<usize> = Vec::new();
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        for at in 0..fingerprints.len() {
+            let nearest = leaders
+                .iter()
+                .filter(|&&leader| scopes[leader] == scopes[at])
+                .map(|&leader| (fingerprints[leader].distance(fingerprints[at]), leader))
+                .filter(|&(distance, leader)| {
+                    let (ours, theirs) = (&signatures[at], &signatures[leader]);
+                    matcher.judge(distance, Some(ours), Some(theirs)).is_some()
+                })
+                .min();
+            match nearest {
+                Some((_, leader)) => match groups.iter_mut().find(|(l, _)| *l == leader) {
+                    Some((_, members)) => members.push(at),
+                    None => groups.push((leader, vec![at])),
+                },
+                None => leaders.push(at),
+            }
+        }
+        groups.sort_unstable();
+        groups
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// The lookup among leaders (block tables within the distance, band tables beyond)
+        /// finds the leader the brute force finds, on clustered fingerprints and signatures.
+        #[test]
+        fn leader_lookup_matches_the_brute_force(
+            docs in proptest::collection::vec(
+                (0usize..4, any_bits(), 0u8..3, proptest::collection::vec(0u32..3, 8)),
+                1..80,
+            ),
+            k in 0u32..5,
+            candidate_distance in 5u32..24,
+            threshold in 0.2f64..0.9,
+            bands in proptest::bool::ANY,
+        ) {
+            let centers = [0u64, u64::MAX, 0x0F0F_0F0F_0F0F_0F0F, 0x1234_5678_9ABC_DEF0];
+            let fingerprints: Vec<Fingerprint> = docs
+                .iter()
+                .map(|&(center, flips, _, _)| Fingerprint(centers[center] ^ flips))
+                .collect();
+            let scopes: Vec<Option<u64>> =
+                docs.iter().map(|&(_, _, scope, _)| (scope > 0).then_some(u64::from(scope))).collect();
+            let signatures: Vec<Vec<u32>> = docs.iter().map(|(_, _, _, s)| s.clone()).collect();
+            let verification = crate::matching::Verification::default()
+                .hashes(8)
+                .candidate_distance(candidate_distance)
+                .threshold(threshold)
+                .candidates(if bands {
+                    crate::matching::CandidateStage::Bands { rows: 2 }
+                } else {
+                    crate::matching::CandidateStage::Scan
+                });
+            let matcher = Matcher::new(k, Some(&verification));
+            let mut read = |at: usize, buffer: &mut Vec<u32>| {
+                buffer.clear();
+                buffer.extend_from_slice(&signatures[at]);
+                Ok(true)
+            };
+            let got = leader_groups(&fingerprints, &scopes, &mut read, &matcher).unwrap();
+            let expected = brute_force(&fingerprints, &scopes, &signatures, &matcher);
+            proptest::prop_assert_eq!(got, expected);
+        }
+    }
+
+    /// A few bits flipped, most of the time; any bits now and then.
+    fn any_bits() -> impl proptest::strategy::Strategy<Value = u64> {
+        use proptest::prelude::*;
+        prop_oneof![
+            4 => proptest::collection::vec(0u32..64, 0..14)
+                .prop_map(|bits| bits.into_iter().fold(0u64, |acc, bit| acc ^ (1 << bit))),
+            1 => any::<u64>(),
+        ]
     }
 
     #[test]

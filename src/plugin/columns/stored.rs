@@ -260,7 +260,7 @@ pub(crate) fn stored_band_index(
 }
 
 /// A segment's signatures as [`segment_signatures`] reads them.
-enum SegmentSignatures {
+pub(crate) enum SegmentSignatures {
     /// None in the segment.
     None,
     /// The values layout, read document by document.
@@ -270,6 +270,23 @@ enum SegmentSignatures {
 }
 
 impl SegmentSignatures {
+    /// Reads the signature of `doc` into `buffer` (cleared first); false when it has none.
+    ///
+    /// # Errors
+    /// As [`SignatureColumn::read_into`].
+    pub(crate) fn read(&self, doc: DocId, hashes: usize, buffer: &mut Vec<u32>) -> Result<bool> {
+        match self {
+            SegmentSignatures::Values(column) => column.read_into(doc, hashes, buffer),
+            SegmentSignatures::None | SegmentSignatures::Bytes(..) => {
+                let mut scratch = Vec::new();
+                let found = self.get(doc, hashes, &mut scratch)?;
+                buffer.clear();
+                buffer.extend_from_slice(found.unwrap_or_default());
+                Ok(found.is_some())
+            }
+        }
+    }
+
     /// The signature of `doc`, if it has one (in `buffer` when it is read there).
     fn get<'a>(
         &'a self,
@@ -291,7 +308,10 @@ impl SegmentSignatures {
 }
 
 /// A segment's signatures, ready to be looked up by document.
-fn segment_signatures(reader: &SegmentReader, hashes: usize) -> Result<SegmentSignatures> {
+pub(crate) fn segment_signatures(
+    reader: &SegmentReader,
+    hashes: usize,
+) -> Result<SegmentSignatures> {
     let column = match SignatureColumn::open(reader, SIGNATURE_FIELD)? {
         None => return Ok(SegmentSignatures::None),
         Some(SignatureColumn::Bytes(column)) => column,
