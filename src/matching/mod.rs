@@ -15,11 +15,13 @@
 //! score of their signatures reaches its threshold and (with the default
 //! [`CandidateStage::Bands`]) their signatures agree on a whole band.
 
+mod candidates;
 mod judgement;
 mod matcher;
 mod rule;
 mod verification;
 
+pub(crate) use candidates::find_candidates;
 pub use judgement::{Judgement, Reason};
 pub(crate) use matcher::{Matcher, Separation};
 pub use rule::{

@@ -1,17 +1,15 @@
 //! Batch work over an existing index: the near-duplicates of one text or document, and every
 //! group of near-duplicates, by the rule [`DedupWriter`](super::DedupWriter) applies.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use tantivy::{DocAddress, Searcher};
 
 use crate::error::Result;
-use crate::fingerprint::Fingerprint;
-use crate::fingerprint::Signature;
-use std::collections::HashMap;
-
-use crate::fingerprint::is_empty_set;
+use crate::fingerprint::{is_empty_set, Fingerprint, Signature};
 use crate::lookup::{BandIndex, FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
-use crate::matching::Matcher;
+use crate::matching::{find_candidates, Matcher};
 use crate::plugin::columns::stored::{
     fingerprint_at, scope_at, segment_signatures, signature_at, stored_fingerprints,
 };
@@ -240,20 +238,13 @@ fn leader_groups(
     for (at, &fingerprint) in fingerprints.iter().enumerate() {
         let has_signature = matcher.verifies() && read(at, &mut ours)?;
         let signature = has_signature.then_some(ours.as_slice());
-        leaders.query_into(fingerprint, table_distance, &mut found);
-        if let (Some(bands), Some(signature)) = (&bands, signature) {
-            if !is_empty_set(signature) {
-                bands.candidates_into(signature, &mut band_hits);
-                for &id in &band_hits {
-                    let distance = fingerprints[id as usize].distance(fingerprint);
-                    if distance > table_distance && distance <= matcher.reach() {
-                        found.push(Match { id, distance });
-                    }
-                }
-                band_hits.clear();
-            }
-        }
-        found.sort_unstable_by_key(|found| (found.distance, found.id));
+        find_candidates(
+            (&leaders, bands.as_ref()),
+            (fingerprint, signature),
+            |id| fingerprints[id as usize],
+            matcher,
+            (&mut band_hits, &mut found),
+        );
         let mut leader = None;
         for candidate in &found {
             let other = candidate.id as usize;

@@ -16,7 +16,7 @@ use super::Duplicate;
 use crate::error::Result;
 use crate::fingerprint::{is_empty_set, Fingerprint, Signature};
 use crate::lookup::{BandIndex, FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};
-use crate::matching::Matcher;
+use crate::matching::{find_candidates, Matcher};
 use crate::plugin::columns::stored::{
     fingerprint_at, key_hash, stored_band_index, stored_fingerprints, stored_signatures, NO_KEY,
 };
@@ -184,7 +184,14 @@ impl WriterView {
         judged: &mut Vec<Judged>,
     ) -> Result<()> {
         judged.clear();
-        self.candidates(fingerprint, signature, matcher);
+        let fingerprints = &self.fingerprints;
+        find_candidates(
+            (&self.lookup, self.bands.as_ref()),
+            (fingerprint, signature.map(Signature::values)),
+            |id| fingerprints[id as usize],
+            matcher,
+            (&mut self.band_hits, &mut self.matches),
+        );
         let ours = signature.map(Signature::values);
         for found in &self.matches {
             let slot = found.id as usize;
@@ -211,40 +218,6 @@ impl WriterView {
             }
         }
         Ok(())
-    }
-
-    /// The references `matcher` may judge near-duplicates of a document, into `matches`,
-    /// nearest first: within the distance from the block tables and beyond it, when
-    /// candidates come from bands, those sharing a band; else every one within the reach.
-    fn candidates(
-        &mut self,
-        fingerprint: Fingerprint,
-        signature: Option<&Signature>,
-        matcher: &Matcher,
-    ) {
-        let bands = self.bands.as_ref().filter(|_| matcher.bands().is_some());
-        let Some(bands) = bands else {
-            self.lookup
-                .query_into(fingerprint, matcher.reach(), &mut self.matches);
-            return;
-        };
-        self.lookup
-            .query_into(fingerprint, matcher.distance(), &mut self.matches);
-        let Some(signature) = signature.filter(|s| !is_empty_set(s.values())) else {
-            return;
-        };
-        bands.candidates_into(signature.values(), &mut self.band_hits);
-        for &id in &self.band_hits {
-            if !self.lookup.contains(id) {
-                continue;
-            }
-            let distance = self.fingerprints[id as usize].distance(fingerprint);
-            if distance > matcher.distance() && distance <= matcher.reach() {
-                self.matches.push(Match { id, distance });
-            }
-        }
-        self.band_hits.clear();
-        self.matches.sort_unstable_by_key(|m| (m.distance, m.id));
     }
 
     /// Adds a reference document, added since the last commit.
