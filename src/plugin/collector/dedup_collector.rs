@@ -15,7 +15,7 @@ use super::column_cache::ColumnCache;
 use super::rank_key::RankKey;
 use super::results::DedupTopDocs;
 use super::segment_hits::{
-    all_kept, finish, Gathered, Hits, Kept, Need, RankedHit, Ranking, SegmentHits, StreamedHits,
+    finish, kept, Gathered, Hits, Kept, Need, RankedHit, Ranking, SegmentHits, StreamedHits,
     TopHits,
 };
 use super::suppression::{merge, walk, Page};
@@ -323,7 +323,7 @@ impl DedupCollector {
                 let hits = top.into_hits();
                 let segment_ord =
                     SegmentOrdinal::try_from(ord).expect("segment ordinals fit in u32");
-                let collected = all_kept(segment_ord, hits, truncated, columns);
+                let collected = kept(segment_ord, hits, !truncated, columns);
                 match segments.get_mut(ord) {
                     Some(segment) => *segment = collected,
                     None => segments.push(collected),
@@ -544,7 +544,7 @@ impl DedupCollector {
                 need.ranking,
             )?;
             let (hits, truncated) = match gathered.into_hits() {
-                Kept::All(hits) => return Ok(all_kept(segment_ord, hits, false, &columns)),
+                Kept::All(hits) => return Ok(kept(segment_ord, hits, true, &columns)),
                 Kept::Best { hits, truncated } => (hits, truncated),
             };
             if let Some(candidates) = finish(segment_ord, hits, truncated, &columns, need) {

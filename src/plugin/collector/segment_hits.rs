@@ -262,8 +262,10 @@ fn packing_end(
     None
 }
 
-/// `hits` as a segment's fruit.
-fn kept(
+/// `hits` (in any order: the merge ranks them) as a segment's fruit; `complete` when they
+/// are all of its hits. (The search that proves its page on the merged ranking, and a
+/// segment that gave every hit, need no packing.)
+pub(crate) fn kept(
     segment_ord: SegmentOrdinal,
     hits: Vec<(RankKey, DocId)>,
     complete: bool,
@@ -367,18 +369,6 @@ impl StreamedHits {
 /// Sorts one segment's `(key, doc)` hits as [`rank_cmp`] ranks them.
 fn sort_by_rank(hits: &mut [(RankKey, DocId)]) {
     hits.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-}
-
-/// One segment's hits, all of them kept (in any order: the merge ranks them): complete
-/// unless `truncated`. (The search that proves its page on the merged ranking, and a
-/// segment that gave every hit, need no packing.)
-pub(crate) fn all_kept(
-    segment_ord: SegmentOrdinal,
-    hits: Vec<(RankKey, DocId)>,
-    truncated: bool,
-    columns: &SegmentColumns,
-) -> SegmentHits {
-    kept(segment_ord, hits, !truncated, columns)
 }
 
 /// Where a segment's hits are offered, in increasing doc id.
