@@ -19,7 +19,12 @@ pub fn run_in(dir: Option<&Path>, args: &[&str], stdin: &[u8]) -> Output {
         command.current_dir(dir);
     }
     let mut child = command.spawn().expect("the binary starts");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A run refused before it reads its input (an unusable index, a bad option) closes
+    // standard input unread: the write then fails with a broken pipe, which is the run's
+    // answer, not the test's failure.
+    if let Err(error) = child.stdin.take().unwrap().write_all(stdin) {
+        assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
+    }
     child.wait_with_output().unwrap()
 }
 
