@@ -16,9 +16,9 @@ use super::rank_key::RankKey;
 use super::results::DedupTopDocs;
 use super::segment_hits::{
     finish, kept, Gathered, Hits, Kept, Need, RankedHit, Ranking, SegmentHits, StreamedHits,
-    TopHits,
 };
 use super::suppression::{merge, walk, Page};
+use super::top_hits::TopHits;
 use crate::error::{Error, Result};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{check_distance, Matcher, Verification};
@@ -319,8 +319,7 @@ impl DedupCollector {
                 }
                 let top = TopHits::new(capacity, reader.max_doc());
                 let top = top_hits(weight.as_ref(), reader, columns, top, ranking)?;
-                let truncated = top.is_full();
-                let hits = top.into_hits();
+                let (hits, truncated) = top.into_hits();
                 let segment_ord =
                     SegmentOrdinal::try_from(ord).expect("segment ordinals fit in u32");
                 let collected = kept(segment_ord, hits, !truncated, columns);

@@ -18,6 +18,7 @@ mod rank_key;
 mod results;
 mod segment_hits;
 mod suppression;
+mod top_hits;
 
 pub use column_cache::ColumnCache;
 pub use dedup_collector::{DedupCollector, DedupSegmentCollector};

@@ -58,12 +58,15 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
         .filter(|(_, segment)| !segment.complete)
         .filter_map(|segment| Entry::all(segment).min())
         .max();
-    let mut heap: BinaryHeap<Entry> = segments
-        .iter()
-        .enumerate()
-        .flat_map(Entry::all)
-        .filter(|entry| boundary.is_none_or(|boundary| *entry >= boundary))
-        .collect();
+    let mut entries = Vec::with_capacity(segments.iter().map(SegmentHits::len).sum());
+    entries.extend(
+        segments
+            .iter()
+            .enumerate()
+            .flat_map(Entry::all)
+            .filter(|entry| boundary.is_none_or(|boundary| *entry >= boundary)),
+    );
+    let mut heap = BinaryHeap::from(entries);
     let by_score = page.sort.is_none();
     let ranked = std::iter::from_fn(move || heap.pop()).map(|entry| {
         let columns = &segments[entry.segment].columns;
