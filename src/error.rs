@@ -74,6 +74,18 @@ pub enum Error {
     #[error(transparent)]
     Tantivy(#[from] tantivy::TantivyError),
 
+    /// A writer cannot be opened because its lock file cannot be created: the index is on
+    /// read-only storage, or this process may not write in its folder. (Another writer
+    /// holding the lock is [`Error::Tantivy`] with tantivy's `LockFailure`.) Searching works
+    /// without write access through
+    /// [`ReadOnlyTolerantDirectory`](crate::plugin::ReadOnlyTolerantDirectory).
+    #[error("the index cannot be written from here: its writer lock cannot be created")]
+    NotWritable {
+        /// Why the lock file could not be created.
+        #[source]
+        source: std::sync::Arc<std::io::Error>,
+    },
+
     /// The index was opened with deduplication settings other than the ones it was created
     /// with: its fingerprints would not be comparable with new ones. Open it with
     /// [`DedupIndex::open`](crate::plugin::DedupIndex::open) to use the stored settings, or

@@ -7,7 +7,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, STORED, STRING};
 use tantivy::Index;
-use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings, SETTINGS_FILE};
+use tantivy_dedup::plugin::{
+    text_field_options, DedupIndex, DedupSettings, ReadOnlyTolerantDirectory, SETTINGS_FILE,
+};
 use tantivy_dedup::Error;
 
 use crate::cli::input::Document;
@@ -225,7 +227,9 @@ pub fn open_existing(
             dir.display()
         );
     }
-    let index = Index::open_in_dir(dir)
+    let directory = ReadOnlyTolerantDirectory::open(dir)
+        .with_context(|| format!("cannot open the folder {}", dir.display()))?;
+    let index = Index::open(directory)
         .with_context(|| format!("cannot open the index in {}", dir.display()))?;
     let fields = CliFields::of(&index.schema())?;
     let stored = DedupIndex::open(index.clone()).map_err(|e| explain(e, dir))?;

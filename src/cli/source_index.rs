@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, Value};
 use tantivy::{DocAddress, Index};
+use tantivy_dedup::plugin::ReadOnlyTolerantDirectory;
 
 use crate::cli::input::{Document, Record};
 
@@ -87,7 +88,9 @@ pub fn read_index(
     fields: &SourceFields,
     emit: &mut dyn FnMut(Record),
 ) -> anyhow::Result<()> {
-    let index = Index::open_in_dir(dir)
+    let directory = ReadOnlyTolerantDirectory::open(dir)
+        .with_context(|| format!("cannot open the folder {}", dir.display()))?;
+    let index = Index::open(directory)
         .with_context(|| format!("cannot open the tantivy index in {}", dir.display()))?;
     let fields = fields.resolve(&index.schema())?;
     let searcher = index

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use tantivy::directory::error::LockError;
 use tantivy::schema::TantivyDocument;
-use tantivy::{Index, IndexWriter};
+use tantivy::{Index, IndexWriter, TantivyError};
 
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
@@ -12,6 +13,7 @@ use crate::matching::{Judgement, MatchRule, Matcher};
 use crate::plugin::columns::{
     DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SIGNATURE_FIELD,
 };
+use crate::plugin::read_only::lacks_write_access;
 use crate::plugin::{
     settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
 };
@@ -294,10 +296,15 @@ impl DedupIndex {
     /// threads and a memory budget of `memory_budget_bytes`.
     ///
     /// # Errors
-    /// As [`Index::writer`] (another writer holds the lock, the budget is too small) and
-    /// [`DedupWriter::new`].
+    /// [`Error::NotWritable`] when the writer's lock file cannot be created (read-only
+    /// storage, no write permission); otherwise as [`Index::writer`] (another writer holds
+    /// the lock, the budget is too small) and [`DedupWriter::new`].
     pub fn writer(&self, policy: Policy, memory_budget_bytes: usize) -> Result<DedupWriter> {
-        let writer: IndexWriter = self.inner.index.writer(memory_budget_bytes)?;
+        let writer: IndexWriter = self
+            .inner
+            .index
+            .writer(memory_budget_bytes)
+            .map_err(not_writable)?;
         DedupWriter::new(self.clone(), writer, policy)
     }
 }
@@ -330,5 +337,16 @@ fn dictionary(settings: &DedupSettings) -> Result<ChineseDictionary> {
     match settings.get_user_dictionary() {
         Some(words) => ChineseDictionary::with_user_words(words),
         None => Ok(ChineseDictionary::default()),
+    }
+}
+
+/// tantivy's error for a writer lock file that cannot be created for want of write access
+/// as [`Error::NotWritable`] (tantivy's message blames another writer); others as they are.
+fn not_writable(error: TantivyError) -> Error {
+    match error {
+        TantivyError::LockFailure(LockError::IoError(source), _) if lacks_write_access(&source) => {
+            Error::NotWritable { source }
+        }
+        other => Error::Tantivy(other),
     }
 }

@@ -62,6 +62,7 @@ mod batch;
 mod collector;
 mod columns;
 mod index;
+mod read_only;
 mod reindex;
 mod settings;
 mod settings_file;
@@ -77,6 +78,7 @@ pub use columns::{
     SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
 pub use index::{register_tokenizer, DedupIndex};
+pub use read_only::ReadOnlyTolerantDirectory;
 pub use reindex::{reindex, ReindexReport};
 pub use settings::{text_field_options, DedupSettings, SETTINGS_VERSION};
 pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
