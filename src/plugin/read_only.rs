@@ -22,8 +22,15 @@ use tantivy::directory::{
 };
 
 /// An [`MmapDirectory`] whose readers open without the meta lock where its file cannot be
-/// created for want of write access (see the [module docs](self)); everything else is the
-/// `MmapDirectory`'s own. Writers still need the writer's lock, and fail without it.
+/// created for want of write access; everything else is the `MmapDirectory`'s own.
+///
+/// tantivy's reader takes the meta lock while it opens the segments, so that a writer's
+/// garbage collection does not delete them halfway; taking it creates a file in the index
+/// folder, which fails on read-only storage. Nothing can write the index through that
+/// storage, so there is no garbage collection to guard against. Writers still need the
+/// writer's lock, and fail without it
+/// ([`DedupIndex::writer`](crate::plugin::DedupIndex::writer) with
+/// [`Error::NotWritable`](crate::Error::NotWritable)).
 ///
 /// ```no_run
 /// use tantivy::Index;
