@@ -99,11 +99,18 @@ fn indexed(dir: &Path) {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-#[test]
-fn an_unwritable_index_is_read_and_refuses_writes_for_what_they_are() {
+/// An index of three documents in a folder this process cannot write (the temporary folder
+/// holding it must outlive the view), or `None` where no such folder can be made.
+fn unwritable_index() -> Option<(tempfile::TempDir, Unwritable)> {
     let dir = tempfile::tempdir().unwrap();
     indexed(dir.path());
-    let Some(view) = Unwritable::of(dir.path()) else {
+    let view = Unwritable::of(dir.path())?;
+    Some((dir, view))
+}
+
+#[test]
+fn an_unwritable_index_is_read_and_refuses_writes_for_what_they_are() {
+    let Some((_dir, view)) = unwritable_index() else {
         eprintln!("no unwritable folder can be made here: test skipped");
         return;
     };
@@ -132,9 +139,7 @@ fn an_unwritable_index_is_read_and_refuses_writes_for_what_they_are() {
 
 #[test]
 fn the_library_opens_it_and_types_the_writer_error() {
-    let dir = tempfile::tempdir().unwrap();
-    indexed(dir.path());
-    let Some(view) = Unwritable::of(dir.path()) else {
+    let Some((_dir, view)) = unwritable_index() else {
         eprintln!("no unwritable folder can be made here: test skipped");
         return;
     };

@@ -227,10 +227,7 @@ pub fn open_existing(
             dir.display()
         );
     }
-    let directory = ReadOnlyTolerantDirectory::open(dir)
-        .with_context(|| format!("cannot open the folder {}", dir.display()))?;
-    let index = Index::open(directory)
-        .with_context(|| format!("cannot open the index in {}", dir.display()))?;
+    let index = open_tantivy(dir)?;
     let fields = CliFields::of(&index.schema())?;
     let stored = DedupIndex::open(index.clone()).map_err(|e| explain(e, dir))?;
     if options.is_empty() && distance.is_none() && verify.is_empty() {
@@ -250,6 +247,15 @@ pub fn open_existing(
     wanted = verify.apply(wanted);
     let dedup = DedupIndex::open_with(index, &wanted).map_err(|e| explain(e, dir))?;
     Ok(CliIndex { dedup, fields })
+}
+
+/// The tantivy index in `dir`, also on storage this process cannot write (see
+/// [`ReadOnlyTolerantDirectory`]).
+pub fn open_tantivy(dir: &Path) -> anyhow::Result<Index> {
+    let directory = ReadOnlyTolerantDirectory::open(dir)
+        .with_context(|| format!("cannot open the folder {}", dir.display()))?;
+    Index::open(directory)
+        .with_context(|| format!("cannot open the tantivy index in {}", dir.display()))
 }
 
 /// The library error, with what to do about it in the tool's terms.

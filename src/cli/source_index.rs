@@ -7,9 +7,9 @@ use std::path::Path;
 use anyhow::Context;
 use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, Value};
-use tantivy::{DocAddress, Index};
-use tantivy_dedup::plugin::ReadOnlyTolerantDirectory;
+use tantivy::DocAddress;
 
+use crate::cli::index_dir::open_tantivy;
 use crate::cli::input::{Document, Record};
 
 /// Where the tool's fields are in a source index's schema.
@@ -88,10 +88,7 @@ pub fn read_index(
     fields: &SourceFields,
     emit: &mut dyn FnMut(Record),
 ) -> anyhow::Result<()> {
-    let directory = ReadOnlyTolerantDirectory::open(dir)
-        .with_context(|| format!("cannot open the folder {}", dir.display()))?;
-    let index = Index::open(directory)
-        .with_context(|| format!("cannot open the tantivy index in {}", dir.display()))?;
+    let index = open_tantivy(dir)?;
     let fields = fields.resolve(&index.schema())?;
     let searcher = index
         .reader()
