@@ -28,6 +28,13 @@ fn json(output: &std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("JSON on standard output")
 }
 
+/// `search --index INDEX --json ARGS...`: the page, of a run that must succeed.
+fn search_json(index: &str, args: &[&str]) -> Value {
+    let mut all = vec!["search", "--index", index, "--json"];
+    all.extend_from_slice(args);
+    json(&run(&all, b""))
+}
+
 #[test]
 fn the_sample_corpus_twice_adds_nothing_the_second_time() {
     let dir = tempfile::tempdir().unwrap();
@@ -116,23 +123,8 @@ fn flagged_documents_form_the_clusters_and_search_hides_them() {
     assert_eq!(stats["flagged"].as_u64().unwrap() as usize, flagged.len());
     assert_eq!(stats["num_docs"], 65);
 
-    let deduped = json(&run(
-        &["search", "--index", index, "--json", "warranty"],
-        b"",
-    ));
-    let all = json(&run(
-        &[
-            "search",
-            "--index",
-            index,
-            "--json",
-            "--no-dedup",
-            "--limit",
-            "100",
-            "warranty",
-        ],
-        b"",
-    ));
+    let deduped = search_json(index, &["warranty"]);
+    let all = search_json(index, &["--no-dedup", "--limit", "100", "warranty"]);
     let shown: Vec<&str> = deduped["hits"]
         .as_array()
         .unwrap()
@@ -148,17 +140,7 @@ fn flagged_documents_form_the_clusters_and_search_hides_them() {
         );
     }
     assert!(deduped["hidden_total"].as_u64().unwrap() > 0, "{deduped}");
-    let skipping = json(&run(
-        &[
-            "search",
-            "--index",
-            index,
-            "--json",
-            "--skip-flagged",
-            "warranty",
-        ],
-        b"",
-    ));
+    let skipping = search_json(index, &["--skip-flagged", "warranty"]);
     let flagged_ids: Vec<&str> = flagged.iter().map(|(_, id)| id.as_str()).collect();
     let hits = skipping["hits"].as_array().unwrap();
     assert!(
@@ -191,12 +173,8 @@ fn search_hides_near_duplicates_and_pages_are_stable() {
     let output = ingest(&index, &["--distance", "0", "--no-verify"], b"");
     assert!(output.status.success(), "{}", stderr(&output));
     let index = index.to_str().unwrap();
-    let page = |extra: &[&str]| {
-        let mut args = vec!["search", "--index", index, "--json", "--distance", "8"];
-        args.extend_from_slice(extra);
-        args.push("license");
-        json(&run(&args, b""))
-    };
+    let page =
+        |extra: &[&str]| search_json(index, &[&["--distance", "8"], extra, &["license"]].concat());
     let first = page(&["--limit", "4"]);
     let hidden: usize = first["hits"]
         .as_array()
@@ -506,27 +484,9 @@ fn a_record_with_a_known_id_and_new_text_updates_it() {
     assert_eq!(report[0]["status"], "updated", "{}", stderr(&output));
     assert!(stderr(&output).contains("1 updated"), "{}", stderr(&output));
     assert!(output.status.success());
-    let found = json(&run(
-        &[
-            "search",
-            "--index",
-            index.to_str().unwrap(),
-            "--json",
-            "timetable",
-        ],
-        b"",
-    ));
+    let found = search_json(index.to_str().unwrap(), &["timetable"]);
     assert_eq!(found["hits"][0]["id"], "page");
-    let gone = json(&run(
-        &[
-            "search",
-            "--index",
-            index.to_str().unwrap(),
-            "--json",
-            "river",
-        ],
-        b"",
-    ));
+    let gone = search_json(index.to_str().unwrap(), &["river"]);
     assert_eq!(
         gone["hits"].as_array().unwrap().len(),
         0,
@@ -601,16 +561,7 @@ fn an_existing_tantivy_index_is_ingested_from_its_stored_fields() {
         meta,
         "the source is only read"
     );
-    let found = json(&run(
-        &[
-            "search",
-            "--index",
-            dir.path().join("taken").to_str().unwrap(),
-            "--json",
-            "warranty",
-        ],
-        b"",
-    ));
+    let found = search_json(dir.path().join("taken").to_str().unwrap(), &["warranty"]);
     assert!(found["hits"][0]["title"]
         .as_str()
         .unwrap()
@@ -726,10 +677,10 @@ fn search_past_the_end_is_an_empty_page() {
     let index = index.to_str().unwrap();
     for offset in ["10000000000", "9223372036854775807", "18446744073709551615"] {
         for extra in [&["--no-dedup"][..], &[][..]] {
-            let mut args = vec!["search", "--index", index, "--json", "--offset", offset];
-            args.extend_from_slice(extra);
-            args.push("license");
-            let page = json(&run(&args, b""));
+            let page = search_json(
+                index,
+                &[&["--offset", offset], extra, &["license"]].concat(),
+            );
             assert_eq!(
                 page["hits"].as_array().unwrap().len(),
                 0,
