@@ -265,12 +265,7 @@ mod tests {
             io::Cursor::new(input.to_vec()),
             "f.jsonl",
             &options,
-            &mut |r| {
-                out.push(
-                    r.map(|d| (d.id, d.text))
-                        .map_err(|e| format!("{}: {}", e.place, e.reason)),
-                );
-            },
+            &mut |r| out.push(crate::cli::input::outline(r)),
         );
         out
     }

@@ -53,6 +53,14 @@ pub struct RecordError {
 /// What reading one record gives.
 pub type Record = Result<Document, RecordError>;
 
+/// A record as the readers' tests compare it: `(id, text)`, or `"place: reason"`.
+#[cfg(test)]
+fn outline(record: Record) -> Result<(String, String), String> {
+    record
+        .map(|d| (d.id, d.text))
+        .map_err(|e| format!("{}: {}", e.place, e.reason))
+}
+
 /// How standard input (and a pipe named without an extension) is read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum StreamFormat {

@@ -164,10 +164,7 @@ mod tests {
         };
         let mut out = Vec::new();
         read_stream(io::Cursor::new(input.to_vec()), "-", &options, &mut |r| {
-            out.push(
-                r.map(|d| (d.id, d.text))
-                    .map_err(|e| format!("{}: {}", e.place, e.reason)),
-            );
+            out.push(crate::cli::input::outline(r));
         });
         out
     }
