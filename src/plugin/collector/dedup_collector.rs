@@ -676,6 +676,7 @@ impl Collector for DedupCollector {
             columns: self.open_columns(reader).map_err(tantivy_error)?,
             need: self.need(),
             hits: StreamedHits::new(self.need(), self.whole_segment_hits),
+            score_floor: Score::NEG_INFINITY,
         })
     }
 
@@ -705,6 +706,27 @@ pub struct DedupSegmentCollector {
     columns: SegmentColumns,
     need: Need,
     hits: StreamedHits,
+    /// The score of the buffer's floor when hits rank by score (negative infinity before
+    /// there is one): a hit scoring below it is dropped by one float comparison, before its
+    /// flag or key is looked at.
+    score_floor: Score,
+}
+
+impl DedupSegmentCollector {
+    /// Offers a hit not ruled out by the score floor.
+    fn offer(&mut self, doc: DocId, score: Score) {
+        if self.columns.is_flagged(doc) {
+            return;
+        }
+        let key = match self.need.ranking {
+            Ranking::Score => RankKey::of_score(score),
+            Ranking::Field(order) => RankKey::of_value(self.columns.sort_value(doc), order),
+        };
+        self.hits.push(key, doc, &self.columns, self.need);
+        if let (Ranking::Score, Some((floor, _))) = (self.need.ranking, self.hits.floor()) {
+            self.score_floor = floor.score();
+        }
+    }
 }
 
 impl std::fmt::Debug for DedupSegmentCollector {
@@ -718,15 +740,14 @@ impl std::fmt::Debug for DedupSegmentCollector {
 impl SegmentCollector for DedupSegmentCollector {
     type Fruit = SegmentHits;
 
+    #[inline]
     fn collect(&mut self, doc: DocId, score: Score) {
-        if self.columns.is_flagged(doc) {
+        // Inside a tuple tantivy calls this for every match, and most of a large segment's
+        // rank below the floor. (A score equal to the floor's goes on: ties rank by doc.)
+        if score < self.score_floor {
             return;
         }
-        let key = match self.need.ranking {
-            Ranking::Score => RankKey::of_score(score),
-            Ranking::Field(order) => RankKey::of_value(self.columns.sort_value(doc), order),
-        };
-        self.hits.push(key, doc, &self.columns, self.need);
+        self.offer(doc, score);
     }
 
     fn harvest(self) -> SegmentHits {

@@ -328,24 +328,43 @@ impl StreamedHits {
         }
     }
 
-    /// Sorts the buffer and cuts it to its shortest prefix holding a packing; false when
-    /// none does (the buffer is then only sorted).
+    /// The last hit of a prefix known to hold a packing: hits ranked below it are dropped.
+    pub(crate) fn floor(&self) -> Option<(RankKey, DocId)> {
+        self.floor
+    }
+
+    /// Cuts the buffer to its shortest ranking prefix holding a packing, sorted; false when
+    /// none does (the buffer is then sorted, whole).
     fn settle(&mut self, columns: &SegmentColumns, need: Need) -> bool {
         if self.settled {
             return true;
         }
-        sort_by_rank(&mut self.hits);
-        let Some(end) = packing_end(&self.hits, columns, need, usize::MAX) else {
-            return false;
-        };
-        self.hits.truncate(end);
-        self.settled = true;
-        true
+        // Most of a full buffer ranks far below the packing's end: select the best few, sort
+        // only those, and look further only when they hold no packing.
+        let mut head = need.needed.saturating_mul(2);
+        loop {
+            if head < self.hits.len() {
+                self.hits.select_nth_unstable_by(head, rank_order);
+                sort_by_rank(&mut self.hits[..head]);
+            } else {
+                head = self.hits.len();
+                sort_by_rank(&mut self.hits);
+            }
+            if let Some(end) = packing_end(&self.hits[..head], columns, need, usize::MAX) {
+                self.hits.truncate(end);
+                self.settled = true;
+                return true;
+            }
+            if head == self.hits.len() {
+                return false;
+            }
+            head = head.saturating_mul(4);
+        }
     }
 
     /// The segment's fruit: complete when no hit was dropped.
     pub(crate) fn finish(
-        mut self,
+        self,
         segment_ord: SegmentOrdinal,
         columns: &SegmentColumns,
         need: Need,
@@ -357,10 +376,8 @@ impl StreamedHits {
             return finish(segment_ord, self.hits, false, columns, need)
                 .expect("a segment seen whole is never short");
         }
-        // The hits ranked at or above the floor, which hold a packing; a shorter prefix
-        // may too. (The greedy packing of the whole prefix can be smaller than the one that
-        // set the floor: then all are kept, sorted.)
-        self.settle(columns, need);
+        // The hits ranked at or above the floor, which hold a packing. A shorter prefix may
+        // too, but finding it costs more than the merge pays for carrying the rest.
         kept(segment_ord, self.hits, false, columns)
     }
 }
