@@ -107,3 +107,40 @@ fn broken_and_empty_html_files_do_not_stop_the_batch() {
         .contains("invalid UTF-8"));
     assert!(lines[4]["fingerprint"].is_string());
 }
+
+/// Pages the HTML parser is quadratic on (39 s for 100,000 nested `<div>`s, 21 s for one tag
+/// with 200,000 attributes) are read by the tokenizer alone, and standard error says so.
+/// Their fingerprint is that of their text.
+#[test]
+fn pages_over_the_parser_bounds_are_stripped_of_their_tags_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = "words of a page that hides its text very deep down inside a crawled tree";
+    let deep = format!(
+        "<title>Hidden</title>{}<p>{words}</p>",
+        "<div>".repeat(150_000)
+    );
+    let attributes: String = (0..200_000).map(|i| format!(" data-{i}=x")).collect();
+    let wide = format!("<title>Hidden</title><p{attributes}>{words}</p>");
+    let plain = format!("Hidden\n\n{words}");
+    let write = |name: &str, content: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let deep = write("deep.html", &deep);
+    let wide = write("wide.html", &wide);
+    let plain = write("plain.txt", &plain);
+    let output = fingerprint(&[&deep, &wide, &plain]);
+    assert!(output.status.success(), "{}", support::cli::stderr(&output));
+    let lines = lines(&output);
+    for page in &lines[..2] {
+        assert_eq!(fingerprint_of(page), fingerprint_of(&lines[2]), "{page}");
+    }
+    let stderr = support::cli::stderr(&output);
+    for page in [&deep, &wide] {
+        assert!(
+            stderr.contains(&format!("{page}: nested too deep or too many attributes")),
+            "{stderr}"
+        );
+    }
+}

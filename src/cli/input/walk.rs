@@ -6,6 +6,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+use tantivy_dedup::html::ExtractionMethod;
+
 use super::bounded::{read_whole, size, Piped, Whole};
 use super::encoding::{decode, strip_bom, utf16_order, utf16_to_utf8};
 use super::json_lines::read_json_lines;
@@ -246,6 +248,12 @@ pub(super) fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
 fn html_page(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
     let html = decode(bytes, lossy).map_err(|reason| error(place, reason))?;
     let page = tantivy_dedup::html::extract(&html).map_err(|e| error(place, e.to_string()))?;
+    if page.method == ExtractionMethod::TagsStripped {
+        note!(
+            "{place}: nested too deep or too many attributes for the HTML parser's bounds: \
+             its text read with the tags stripped (no main-content extraction)"
+        );
+    }
     Ok(Document {
         id: place.to_owned(),
         place: place.to_owned(),

@@ -38,11 +38,16 @@
 //!
 //! [dom_smoothie]: https://docs.rs/dom_smoothie
 
+mod survey;
+mod tag_strip;
+
 use std::any::Any;
 use std::panic;
 
 use dom_query::Document;
 use dom_smoothie::{Config, Readability, TextMode};
+use html5gum::emitters::callback::{CallbackEmitter, CallbackEvent};
+use html5gum::{Span, Tokenizer};
 
 use crate::error::{Error, Result};
 
@@ -80,6 +85,12 @@ pub enum ExtractionMethod {
     /// the elements marked (by tag or ARIA role) as navigation, header, footer or aside.
     /// Other boilerplate stays.
     FullText,
+    /// The page would cost the HTML parser more than its bounds allow: nested too deep for
+    /// its size, or tags with thousands of attributes (the bounds are in
+    /// `docs/RELIABILITY.md`). Its text is read without building a tree: the tags stripped,
+    /// the contents of scripts, styles and templates left out, block elements separating
+    /// paragraphs; navigation, headers and footers stay.
+    TagsStripped,
 }
 
 impl ExtractedPage {
@@ -109,11 +120,21 @@ impl ExtractedPage {
 /// and a page without any text gives an empty [`text`](ExtractedPage::text). The input is
 /// already decoded: a page's `<meta charset>` is not looked at.
 ///
+/// The work is linear in the page: one pass of a tokenizer first estimates what the parser
+/// would spend, and a page over its bounds (thousands of nested elements, thousands of
+/// attributes on a tag, on which the parser is quadratic) is read by the tokenizer alone
+/// ([`ExtractionMethod::TagsStripped`]).
+///
 /// # Errors
 /// [`Error::HtmlExtraction`] only if the HTML parser itself fails (panics) on the page, in
 /// both the readability pass and the full-text fallback. No such page is known; the panic
 /// is caught so that one page cannot abort a batch.
 pub fn extract(html: &str) -> Result<ExtractedPage> {
+    // html5ever is quadratic in the nesting depth and in a tag's attributes: such a page is
+    // read by the tokenizer alone.
+    if survey::excess(html).is_some() {
+        return Ok(tag_strip::stripped(html));
+    }
     // Nothing outlives a panic: the parsed document is dropped with the closure.
     let article = match panic::catch_unwind(|| readability_pass(html)) {
         Ok(Pass::Article(article)) if article.readable => return Ok(article.page),
@@ -229,6 +250,20 @@ fn deeper_than(document: &Document, limit: usize) -> bool {
         }
     }
     false
+}
+
+/// Feeds `on` the events of html5gum's tokenizer on `html`, in one linear pass. The
+/// contents of `<script>`, `<style>`... are text, not tags, as in a browser.
+fn each_token(html: &str, mut on: impl FnMut(&CallbackEvent<'_>)) {
+    let mut emitter = CallbackEmitter::new(|event: CallbackEvent<'_>, _: Span<()>| {
+        on(&event);
+        None::<()>
+    });
+    emitter.naively_switch_states(true);
+    for token in Tokenizer::new_with_emitter(html, emitter) {
+        // Reading a `&str` cannot fail; the callback yields nothing.
+        let Ok(()) = token;
+    }
 }
 
 /// The message of a caught panic, for [`Error::HtmlExtraction`].
