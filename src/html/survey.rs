@@ -50,11 +50,24 @@ pub(super) enum Excess {
 struct Work {
     tree: u64,
     attributes: u64,
-    /// Open elements, as hashes of their names.
-    open: Vec<u64>,
+    /// Open elements.
+    open: Vec<Open>,
     /// The start or end tag being read: its name and attributes so far.
     tag: Vec<u8>,
     tag_attributes: u64,
+}
+
+/// An open element: its name's hash, and what it stops when the parser looks for another.
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    name: u64,
+    /// Of HTML's "special" category: an end tag of another category never closes what is
+    /// below it, nor does a start tag that closes a sibling (`div` and `p` aside).
+    special: bool,
+    /// A scope boundary (`table`, `td`, `html`...): nothing below it is closed.
+    boundary: bool,
+    /// `div`, `p` or `address`, which a start tag closing a sibling looks past.
+    transparent: bool,
 }
 
 impl Work {
@@ -69,30 +82,53 @@ impl Work {
             CallbackEvent::CloseStartTag { .. } => {
                 self.close_tag();
                 self.tree += self.open.len() as u64;
-                if VOID.contains(&self.tag.as_slice()) {
+                let name = self.tag.as_slice();
+                if VOID.contains(&name) || ROOTS.contains(&name) {
                     return;
                 }
-                let tag = name_hash(&self.tag);
-                if SELF_CLOSING_SIBLINGS.contains(&self.tag.as_slice()) {
-                    self.close(tag);
+                let open = Open {
+                    name: name_hash(name),
+                    special: SPECIAL.contains(&name),
+                    boundary: BOUNDARIES.contains(&name),
+                    transparent: TRANSPARENT.contains(&name),
+                };
+                if SELF_CLOSING_SIBLINGS.contains(&name) {
+                    self.close(open.name, |open| open.special && !open.transparent);
                 }
-                self.open.push(tag);
+                self.open.push(open);
             }
             CallbackEvent::EndTag { name } => {
                 // Attributes on an end tag are read (and compared) all the same.
                 self.close_tag();
-                self.close(name_hash(name));
+                if ROOTS.contains(&name) {
+                    // The parser keeps them open to the end, whatever their end tags.
+                    return;
+                }
+                if SPECIAL.contains(&name) {
+                    self.close(name_hash(name), |_| false);
+                } else {
+                    self.close(name_hash(name), |open| open.special);
+                }
             }
             _ => {}
         }
     }
 
     /// Closes the element `tag` names, with those opened after it, when it is among the
-    /// most recently opened.
-    fn close(&mut self, tag: u64) {
+    /// most recently opened and neither a scope boundary nor an element `stops` lies above
+    /// it. Where the parser would close less, this closes less too: the depth is never
+    /// underestimated for that.
+    fn close(&mut self, tag: u64, stops: impl Fn(&Open) -> bool) {
         let reach = self.open.len().saturating_sub(END_TAG_REACH);
-        if let Some(at) = self.open[reach..].iter().rposition(|&open| open == tag) {
-            self.open.truncate(reach + at);
+        for at in (reach..self.open.len()).rev() {
+            let open = self.open[at];
+            if open.name == tag {
+                self.open.truncate(at);
+                return;
+            }
+            if open.boundary || stops(&open) {
+                return;
+            }
         }
     }
 
@@ -113,6 +149,10 @@ impl Work {
     }
 }
 
+/// The document's root elements: opened once by the parser (later start tags only add
+/// their attributes) and never closed, so left out of the depth.
+const ROOTS: [&[u8]; 3] = [b"html", b"head", b"body"];
+
 /// Elements that never hold others (HTML's void elements).
 const VOID: [&[u8]; 14] = [
     b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta", b"param",
@@ -124,6 +164,93 @@ const VOID: [&[u8]; 14] = [
 const SELF_CLOSING_SIBLINGS: [&[u8]; 9] = [
     b"p", b"li", b"dt", b"dd", b"option", b"tr", b"td", b"th", b"rt",
 ];
+
+/// HTML's "special" elements (the parsing algorithm's category; the void ones left out).
+const SPECIAL: [&[u8]; 66] = [
+    b"address",
+    b"applet",
+    b"article",
+    b"aside",
+    b"basefont",
+    b"bgsound",
+    b"blockquote",
+    b"body",
+    b"button",
+    b"caption",
+    b"center",
+    b"colgroup",
+    b"dd",
+    b"details",
+    b"dir",
+    b"div",
+    b"dl",
+    b"dt",
+    b"fieldset",
+    b"figcaption",
+    b"figure",
+    b"footer",
+    b"form",
+    b"frame",
+    b"frameset",
+    b"h1",
+    b"h2",
+    b"h3",
+    b"h4",
+    b"h5",
+    b"h6",
+    b"head",
+    b"header",
+    b"hgroup",
+    b"html",
+    b"iframe",
+    b"keygen",
+    b"li",
+    b"listing",
+    b"main",
+    b"marquee",
+    b"menu",
+    b"nav",
+    b"noembed",
+    b"noframes",
+    b"noscript",
+    b"object",
+    b"ol",
+    b"p",
+    b"plaintext",
+    b"pre",
+    b"script",
+    b"search",
+    b"section",
+    b"select",
+    b"style",
+    b"summary",
+    b"table",
+    b"tbody",
+    b"td",
+    b"template",
+    b"textarea",
+    b"tfoot",
+    b"th",
+    b"thead",
+    b"title",
+];
+
+/// Scope boundaries: the parser looks for an element to close no further down than these.
+const BOUNDARIES: [&[u8]; 10] = [
+    b"applet",
+    b"button",
+    b"caption",
+    b"html",
+    b"marquee",
+    b"object",
+    b"table",
+    b"td",
+    b"template",
+    b"th",
+];
+
+/// Special elements that a start tag closing a sibling looks past.
+const TRANSPARENT: [&[u8]; 3] = [b"address", b"div", b"p"];
 
 fn name_hash(name: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(name)
@@ -164,6 +291,18 @@ mod tests {
         // Raw text is not tags.
         let script = "<script>".to_owned() + &"<div>".repeat(10_000) + "</script>";
         assert_eq!(excess(&script), None);
+    }
+
+    #[test]
+    fn whole_pages_repeated_leave_their_unclosed_elements_open() {
+        // A page that leaves a `<div>` open, repeated (a fuzzing find): `</body>` and
+        // `</html>` close nothing, and later `<body>` tags open nothing.
+        let page = "<!DOCTYPE html><html><head><title>t</title></head><body>\
+                    <div class=banner><p>text</p></body></html>";
+        assert_eq!(excess(page), None);
+        assert_eq!(excess(&page.repeat(5_000)), Some(Excess::Nesting));
+        let closed = page.replace("</body>", "</div></body>");
+        assert_eq!(excess(&closed.repeat(5_000)), None);
     }
 
     #[test]
