@@ -11,13 +11,15 @@
 //!   it, so a tag costs the square of its attribute count: one tag with 200,000 attributes
 //!   took 21 s.
 //!
-//! The depth is followed the way a browser would build the tree, loosely: void elements
-//! never open, an end tag closes the element it names when that is among the few most
-//! recently opened, and a `<p>`, `<li>`, `<td>`... closes an open element of its own name
-//! among those too (as the parser does for these elements, whose end tag may be left out). A page that
-//! leaves many elements unclosed in other ways is counted deeper than it parses: it may be
-//! stripped of its tags where the parser would have been fast enough, never the reverse
-//! for the two shapes above.
+//! The depth is followed the way the parser builds the tree, loosely, and so that it never
+//! closes more than the parser does: void elements never open; `html`, `head` and `body`
+//! are opened once and never closed; an end tag closes the element it names when that is
+//! among the few most recently opened, with no scope boundary (`table`, `td`...) above it
+//! and, for an element outside HTML's "special" category, no special element above it; and
+//! a `<p>`, `<li>`, `<td>`... closes an open element of its own name the same way (their end
+//! tag may be left out). A page that leaves elements unclosed in other ways is counted
+//! deeper than it parses: it may be stripped of its tags where the parser would have been
+//! fast enough, never the reverse for the two shapes above.
 
 use html5gum::emitters::callback::CallbackEvent;
 
@@ -81,7 +83,7 @@ impl Work {
             CallbackEvent::AttributeName { .. } => self.tag_attributes += 1,
             CallbackEvent::CloseStartTag { .. } => {
                 self.close_tag();
-                self.tree += self.open.len() as u64;
+                self.tree = self.tree.saturating_add(self.open.len() as u64);
                 let name = self.tag.as_slice();
                 if VOID.contains(&name) || ROOTS.contains(&name) {
                     return;
@@ -133,8 +135,10 @@ impl Work {
     }
 
     fn close_tag(&mut self) {
+        // Saturating: a page of gigabytes must not wrap the sums around.
         let n = self.tag_attributes;
-        self.attributes += n * n.saturating_sub(1) / 2;
+        let work = n.saturating_mul(n.saturating_sub(1)) / 2;
+        self.attributes = self.attributes.saturating_add(work);
         self.tag_attributes = 0;
     }
 
