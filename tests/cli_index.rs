@@ -796,6 +796,45 @@ fn a_replace_names_every_document_it_replaced() {
     assert_eq!(replaced, ["a", "b"]);
 }
 
+/// A finished replace job run again reports every record `exists` and changes nothing
+/// (it deleted and added the replaced records again, each run).
+#[test]
+fn a_replace_job_run_again_is_exists_throughout() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let page = "The council met on Tuesday to discuss the new bridge over the river, the budget \
+                for the schools and the timetable of the buses that serve the valley towns.";
+    let input: String = ["a", "b", "c"]
+        .iter()
+        .map(|id| format!("{{\"id\":\"{id}\",\"text\":\"{page}\"}}\n"))
+        .collect();
+    let replace = ["-", "--policy", "replace"];
+    let first = lines(&ingest(&index, &replace, input.as_bytes()));
+    let actions: Vec<&str> = first
+        .iter()
+        .map(|l| l["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["added", "duplicate", "duplicate"], "{first:?}");
+    let again = lines(&ingest(&index, &replace, input.as_bytes()));
+    let statuses: Vec<&str> = again
+        .iter()
+        .map(|l| l["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["exists", "exists", "exists"], "{again:?}");
+    let search = run(
+        &[
+            "search",
+            "--index",
+            index.to_str().unwrap(),
+            "--json",
+            "bridge",
+        ],
+        b"",
+    );
+    let hits = json(&search);
+    assert_eq!(hits["hits"][0]["id"], "c", "the last copy stays: {hits}");
+}
+
 /// Records of standard input without an id are known by their text: a second piped run of
 /// other records adds them (with line numbers for ids, they replaced the first run's), and
 /// the same records again are `exists`.

@@ -7,31 +7,14 @@ mod support;
 
 use std::sync::Arc;
 
-use support::index::create;
-use support::rng::Rng;
+use support::index::{create, page, random_text};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, TermQuery};
 use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{doc, Index, Searcher, TantivyDocument, Term};
+use tantivy::{Index, Searcher, TantivyDocument, Term};
 use tantivy_dedup::plugin::{AddOutcome, DedupIndex, DedupSettings, Policy};
 
 const MEMORY: usize = 15_000_000;
-
-/// A text of `n` random words: unrelated to every other seed's.
-fn text(seed: u64, n: usize) -> String {
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|_| format!("w{}", rng.next() % 50_000))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn page(index: &DedupIndex, url: &str, body: &str) -> TantivyDocument {
-    let schema = index.index().schema();
-    let url_field = schema.get_field("url").unwrap();
-    let body_field = schema.get_field("body").unwrap();
-    doc!(url_field => url, body_field => body)
-}
 
 /// The bodies of the alive documents with key `url`.
 fn bodies(index: &DedupIndex, searcher: &Searcher, url: &str) -> Vec<String> {
@@ -66,7 +49,7 @@ fn a_page_crawled_again_replaces_its_old_text() {
     let dir = tempfile::tempdir().unwrap();
     let index = create(dir.path(), settings());
     let writer = index.writer(Policy::Reject, MEMORY).unwrap();
-    let (v1, v2, v3) = (text(1, 80), text(2, 80), text(3, 80));
+    let (v1, v2, v3) = (random_text(1, 80), random_text(2, 80), random_text(3, 80));
     assert!(matches!(
         writer.add(page(&index, "a", &v1)).unwrap(),
         AddOutcome::Added { .. }
@@ -100,7 +83,7 @@ fn a_small_edit_of_a_page_is_an_update_not_a_duplicate_of_itself() {
     let dir = tempfile::tempdir().unwrap();
     let index = create(dir.path(), settings());
     let writer = index.writer(Policy::Reject, MEMORY).unwrap();
-    let v1 = text(7, 200);
+    let v1 = random_text(7, 200);
     let v2 = format!("{v1} updated");
     writer.add(page(&index, "a", &v1)).unwrap();
     writer.commit().unwrap();
@@ -115,7 +98,7 @@ fn a_new_version_is_checked_against_the_others_by_the_policy() {
     let dir = tempfile::tempdir().unwrap();
     let index = create(dir.path(), settings().flagging(true));
     let writer = index.writer(Policy::Reject, MEMORY).unwrap();
-    let (original, other) = (text(11, 120), text(12, 120));
+    let (original, other) = (random_text(11, 120), random_text(12, 120));
     writer.add(page(&index, "original", &original)).unwrap();
     writer.add(page(&index, "b", &other)).unwrap();
     writer.commit().unwrap();
@@ -139,7 +122,7 @@ fn a_new_version_is_checked_against_the_others_by_the_policy() {
 fn an_update_lost_before_its_commit_leaves_the_old_version() {
     let dir = tempfile::tempdir().unwrap();
     let index = create(dir.path(), settings());
-    let (v1, v2) = (text(21, 80), text(22, 80));
+    let (v1, v2) = (random_text(21, 80), random_text(22, 80));
     {
         let writer = index.writer(Policy::Reject, MEMORY).unwrap();
         writer.add(page(&index, "a", &v1)).unwrap();
@@ -165,7 +148,8 @@ fn concurrent_updates_and_adds_lose_nothing_and_let_no_duplicate_in() {
     let dir = tempfile::tempdir().unwrap();
     let index = create(dir.path(), settings());
     let writer = Arc::new(index.writer(Policy::Reject, MEMORY).unwrap());
-    let version = |thread: u64, page: u64, v: u64| text(1000 + thread * 100 + page * 10 + v, 60);
+    let version =
+        |thread: u64, page: u64, v: u64| random_text(1000 + thread * 100 + page * 10 + v, 60);
     std::thread::scope(|scope| {
         for thread in 0..THREADS {
             let writer = Arc::clone(&writer);
@@ -227,17 +211,17 @@ fn a_key_tantivy_cannot_index_whole_is_refused() {
     let index = create(dir.path(), settings());
     let writer = index.writer(Policy::Reject, MEMORY).unwrap();
     let too_long = "u".repeat(MAX_TOKEN_LEN + 1);
-    let refused = writer.add(page(&index, &too_long, &text(31, 80)));
+    let refused = writer.add(page(&index, &too_long, &random_text(31, 80)));
     assert!(
         matches!(refused, Err(tantivy_dedup::Error::KeyTooLong { length, max })
             if length == MAX_TOKEN_LEN + 1 && max == MAX_TOKEN_LEN),
         "{refused:?}"
     );
     assert!(writer
-        .check(&page(&index, &too_long, &text(31, 80)))
+        .check(&page(&index, &too_long, &random_text(31, 80)))
         .is_err());
     let longest = "u".repeat(MAX_TOKEN_LEN);
-    let body = text(32, 80);
+    let body = random_text(32, 80);
     assert!(writer
         .add(page(&index, &longest, &body))
         .unwrap()
@@ -245,7 +229,9 @@ fn a_key_tantivy_cannot_index_whole_is_refused() {
     writer.commit().unwrap();
     let again = writer.add(page(&index, &longest, &body)).unwrap();
     assert!(matches!(again, AddOutcome::Exists { .. }), "{again:?}");
-    let update = writer.add(page(&index, &longest, &text(33, 80))).unwrap();
+    let update = writer
+        .add(page(&index, &longest, &random_text(33, 80)))
+        .unwrap();
     assert!(matches!(update, AddOutcome::Updated { .. }), "{update:?}");
     writer.commit().unwrap();
     assert_eq!(

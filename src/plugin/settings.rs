@@ -14,8 +14,8 @@ use crate::matching::{check_distance, MatchRule, Verification, VerifyRule};
 use crate::plugin::columns::DedupFields;
 #[cfg(doc)]
 use crate::plugin::columns::{
-    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SEQUENCE_FIELD,
-    SIGNATURE_FIELD,
+    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, REPLACED_FIELD, SCOPE_FIELD,
+    SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 
@@ -223,7 +223,7 @@ impl DedupSettings {
     }
 
     /// Adds the plugin's fields to a schema: [`FINGERPRINT_FIELD`], [`SEQUENCE_FIELD`], the
-    /// key field and [`CONTENT_FIELD`] if a key field is set, [`FLAG_FIELD`] and
+    /// key field, [`CONTENT_FIELD`] and [`REPLACED_FIELD`] if a key field is set, [`FLAG_FIELD`] and
     /// [`DUPLICATE_OF_FIELD`] if flagging is on, and [`SIGNATURE_FIELD`] with a
     /// verification. The text fields are the caller's own (see [`text_field_options`]), added
     /// before or after.

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use tantivy::schema::Schema;
-use tantivy::Index;
+use tantivy::{doc, Index, TantivyDocument};
+
+use super::rng::Rng;
 use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
 
 /// A new index in `dir` whose schema has `body` and the fields `settings` add.
@@ -30,4 +32,21 @@ pub fn stored_str(
     value
         .unwrap_or_else(|| panic!("{address:?} has no {name}"))
         .to_owned()
+}
+
+/// A text of `n` random words: unrelated to every other seed's.
+pub fn random_text(seed: u64, n: usize) -> String {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|_| format!("w{}", rng.next() % 50_000))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A document of `index` (fields `url` and `body`) with that key and text.
+pub fn page(index: &DedupIndex, url: &str, body: &str) -> TantivyDocument {
+    let schema = index.index().schema();
+    let url_field = schema.get_field("url").unwrap();
+    let body_field = schema.get_field("body").unwrap();
+    doc!(url_field => url, body_field => body)
 }

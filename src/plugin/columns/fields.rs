@@ -4,7 +4,8 @@
 use std::borrow::Cow;
 
 use tantivy::schema::{
-    Field, FieldType, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED, STRING,
+    Field, FieldType, NumericOptions, Schema, SchemaBuilder, TextOptions, FAST, INDEXED, STORED,
+    STRING,
 };
 use tantivy::schema::{TantivyDocument, Value};
 use tantivy::tokenizer::MAX_TOKEN_LEN;
@@ -12,8 +13,8 @@ use tantivy::tokenizer::MAX_TOKEN_LEN;
 use super::signature::{self, SignatureLayout};
 use super::stored::key_hash;
 use super::{
-    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SEQUENCE_FIELD,
-    SIGNATURE_FIELD,
+    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, REPLACED_FIELD, SCOPE_FIELD,
+    SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
@@ -39,6 +40,9 @@ pub struct DedupFields {
     /// [`CONTENT_FIELD`], if the schema has it (indexes with a key field made by this
     /// version of the crate).
     pub content: Option<Field>,
+    /// [`REPLACED_FIELD`], if the schema has it (indexes with a key field made by this
+    /// version of the crate).
+    pub replaced: Option<Field>,
     /// The scope field the settings name and [`SCOPE_FIELD`], if they name one.
     pub scope: Option<(Field, Field)>,
 }
@@ -55,6 +59,7 @@ impl DedupFields {
         if let Some(key) = settings.get_key_field() {
             schema.add_text_field(key, STRING | STORED | FAST);
             schema.add_u64_field(CONTENT_FIELD, FAST);
+            schema.add_text_field(REPLACED_FIELD, STRING | STORED);
         }
         if settings.get_flagging() {
             schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
@@ -87,10 +92,7 @@ impl DedupFields {
             let entry = match (key, entry.field_type()) {
                 // A raw string key gains what the writer needs of it: FAST and STORED.
                 (Some(key), FieldType::Str(options)) if entry.name() == key => {
-                    let raw = options
-                        .get_indexing_options()
-                        .is_some_and(|indexing| indexing.tokenizer() == "raw");
-                    if !raw {
+                    if !is_raw(options) {
                         return Err(Error::Schema {
                             field: key.to_owned(),
                             reason: "a key field must be a raw string field (STRING), not \
@@ -150,14 +152,7 @@ impl DedupFields {
             .get_key_field()
             .map(|name| {
                 field(schema, name, |ty| match ty {
-                    FieldType::Str(options)
-                        if options.is_fast()
-                            && options
-                                .get_indexing_options()
-                                .is_some_and(|indexing| indexing.tokenizer() == "raw") =>
-                    {
-                        Ok(())
-                    }
+                    FieldType::Str(options) if options.is_fast() && is_raw(options) => Ok(()),
                     _ => Err("a key field must be a raw string field, STRING and FAST".into()),
                 })
             })
@@ -187,6 +182,14 @@ impl DedupFields {
             Ok(_) => Some(fast_u64_field(schema, CONTENT_FIELD)?),
             Err(_) => None,
         };
+        // Optional too: indexes made before it existed replace again on a re-run.
+        let replaced = match schema.get_field(REPLACED_FIELD) {
+            Ok(_) => Some(field(schema, REPLACED_FIELD, |ty| match ty {
+                FieldType::Str(options) if options.is_stored() && is_raw(options) => Ok(()),
+                _ => Err("must be a raw string field, STRING and STORED".into()),
+            })?),
+            Err(_) => None,
+        };
         let scope = settings
             .get_scope_field()
             .map(|name| {
@@ -210,6 +213,7 @@ impl DedupFields {
                 .and_then(|field| SignatureLayout::of(schema, field))
                 .unwrap_or(SignatureLayout::Values),
             content,
+            replaced,
         })
     }
 
@@ -280,6 +284,35 @@ impl DedupFields {
         }
     }
 
+    /// The [`REPLACED_FIELD`] value recording a document of `key` and `version` (its text
+    /// digest) as replaced: `None` when the index has no such field, or for a key so long
+    /// that the value would exceed what tantivy indexes whole (such a record is not kept).
+    pub(crate) fn record_of(&self, key: &str, version: u64) -> Option<String> {
+        self.replaced?;
+        let record = format!("{version:016x}{key}");
+        (record.len() <= MAX_TOKEN_LEN).then_some(record)
+    }
+
+    /// The [`REPLACED_FIELD`] values `document` holds already (a copy's, in a reindex).
+    pub(crate) fn records_in(&self, document: &TantivyDocument) -> Vec<String> {
+        let Some(field) = self.replaced else {
+            return Vec::new();
+        };
+        document
+            .get_all(field)
+            .filter_map(|value| value.as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// Adds `records` to a document's [`REPLACED_FIELD`], when the index has it.
+    pub(crate) fn add_records(&self, document: &mut TantivyDocument, records: &[String]) {
+        if let Some(field) = self.replaced {
+            for record in records {
+                document.add_text(field, record);
+            }
+        }
+    }
+
     /// The hash of a document's scope, when the settings name a scope field: of its first
     /// value there, or of the empty scope (`None`) when it has none.
     pub(crate) fn scope_of(&self, document: &TantivyDocument) -> Option<u64> {
@@ -321,6 +354,13 @@ impl DedupFields {
             None => document.add_u64(flag_field, 0),
         }
     }
+}
+
+/// Whether a text field is indexed whole, as one term (`STRING`, the raw tokenizer).
+fn is_raw(options: &TextOptions) -> bool {
+    options
+        .get_indexing_options()
+        .is_some_and(|indexing| indexing.tokenizer() == "raw")
 }
 
 /// The u64 FAST field `name` of `schema`.

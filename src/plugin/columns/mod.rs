@@ -53,6 +53,21 @@ pub const SIGNATURE_FIELD: &str = "dedup_signature";
 /// apart by fingerprint, and take a new text of the same fingerprint for the same text.
 pub const CONTENT_FIELD: &str = "dedup_content";
 
+/// The raw string field (STRING and STORED, multi-valued) where a document indexed under
+/// [`Policy::Replace`](crate::plugin::Policy::Replace) records what it stands for: one value
+/// per document it replaced, the replaced document's text digest ([`CONTENT_FIELD`]) in 16
+/// hex digits followed by its key, and the records of those documents in turn (up to
+/// [`MAX_REPLACED_RECORDS`]). A record added again with that key and text, while its key
+/// has no document of its own, is [`Exists`](crate::plugin::AddOutcome::Exists): a finished
+/// replace job run again changes nothing. In indexes with a key field; indexes made before
+/// it existed replace again on such a run.
+pub const REPLACED_FIELD: &str = "dedup_replaced";
+
+/// The most records of [`REPLACED_FIELD`] one document keeps: the documents it replaced
+/// itself first, then theirs, nearest first. A cluster of more near-duplicates replaced one
+/// after another is replaced again, in part, when its records are added again.
+pub const MAX_REPLACED_RECORDS: usize = 256;
+
 /// The u64 field holding a hash of each document's scope (FAST), in indexes whose settings
 /// name a [scope field](crate::plugin::DedupSettings::scope_field): documents are
 /// near-duplicates only when their values here are equal (or both absent).

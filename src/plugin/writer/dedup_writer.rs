@@ -1,6 +1,7 @@
 //! `DedupWriter`: an [`IndexWriter`] that fingerprints each document and rejects, flags or
 //! replaces near-duplicates before they are indexed.
 
+use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tantivy::index::SegmentId;
@@ -14,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
 use crate::matching::{check_distance, Matcher};
 use crate::plugin::columns::stored::next_sequence;
-use crate::plugin::DedupIndex;
+use crate::plugin::{DedupIndex, MAX_REPLACED_RECORDS};
 
 /// Wraps an [`IndexWriter`]: [`add`](Self::add) computes the document's fingerprint from the
 /// settings' text fields, looks for a near-duplicate among every alive document of the index
@@ -39,7 +40,10 @@ use crate::plugin::DedupIndex;
 ///   threads and against a crash ([`AddOutcome::Updated`]; the new text is checked
 ///   against every other document as any addition is). "The same text" is the same digest
 ///   of the fingerprinted text ([`CONTENT_FIELD`](crate::plugin::CONTENT_FIELD)); an index
-///   made before that field existed compares fingerprints instead.
+///   made before that field existed compares fingerprints instead. A document a
+///   near-duplicate replaced under [`Policy::Replace`] is `Exists` too when added again
+///   with its key and text, while its replacement is indexed and its key has no document
+///   of its own ([`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD)).
 ///
 /// ```
 /// use tantivy::schema::Schema;
@@ -260,6 +264,11 @@ impl DedupWriter {
             }
             if !versions.is_empty() {
                 update = Some(key);
+            } else if let Some(version) = version {
+                // Replaced by a near-duplicate that is still indexed: already accounted for.
+                if view.was_replaced(key, version)? {
+                    return Ok(Lookup::Exists(key));
+                }
             }
         }
         judged.clear();
@@ -289,6 +298,8 @@ impl DedupWriter {
         fields.set_fingerprint(&mut document, fingerprint, signature.as_ref());
         fields.set_version(&mut document, version);
         fields.set_scope(&mut document, scope);
+        // Records of replaced documents the document brings along (a copy, in a reindex).
+        let mut records = fields.records_in(&document);
         let mut state = self.lock();
         let State {
             writer,
@@ -326,6 +337,7 @@ impl DedupWriter {
             replace_old_version(writer, view)?;
             fields.set_flag(&mut document, None);
             view.note_added_key(key.as_deref(), version);
+            view.note_records(key.as_deref(), records);
             let opstamp = writer.add_document(document)?;
             return Ok(added(update, None, opstamp));
         };
@@ -336,6 +348,7 @@ impl DedupWriter {
                 (fingerprint, signature.as_ref(), scope),
                 (key.as_deref(), version),
             );
+            view.note_records(key.as_deref(), records);
             let opstamp = writer.add_document(document)?;
             return Ok(added(update, Some(fingerprint), opstamp));
         };
@@ -354,6 +367,7 @@ impl DedupWriter {
                 replace_old_version(writer, view)?;
                 fields.set_flag(&mut document, Some((duplicate_of.distance, &of)));
                 view.note_added_key(key.as_deref(), version);
+                view.note_records(key.as_deref(), records);
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Flagged {
                     fingerprint,
@@ -364,21 +378,28 @@ impl DedupWriter {
             Policy::Replace => {
                 let key_field = key_field.expect("checked in DedupWriter::new");
                 let mut replaced = Vec::with_capacity(judged.len());
+                // What each replaced document stood for: itself, then its own records.
+                let mut taken_over = Vec::with_capacity(judged.len());
                 for &found in judged.iter() {
                     let duplicate = view.describe(found)?;
                     // A reference without a key cannot be deleted by key: it stays.
                     if let Some(old_key) = &duplicate.key {
+                        taken_over.push(view.records_of(&duplicate)?);
                         writer.delete_term(Term::from_field_text(key_field, old_key));
                         view.delete_key(old_key)?;
                     }
                     replaced.push(duplicate);
                 }
+                let carried = records.len();
+                take_over(&mut records, taken_over);
+                fields.add_records(&mut document, &records[carried..]);
                 replace_old_version(writer, view)?;
                 fields.set_flag(&mut document, None);
                 view.insert(
                     (fingerprint, signature.as_ref(), scope),
                     (key.as_deref(), version),
                 );
+                view.note_records(key.as_deref(), records);
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Replaced {
                     fingerprint,
@@ -502,5 +523,22 @@ fn added(update: Option<&str>, fingerprint: Option<Fingerprint>, opstamp: Opstam
             fingerprint,
             opstamp,
         },
+    }
+}
+
+/// Appends to `records` what a replacing document takes over from the documents it
+/// replaced (`taken_over`, nearest first: each one's own record and the ones it held): their
+/// own records first, then theirs in order, each once, up to [`MAX_REPLACED_RECORDS`].
+fn take_over(records: &mut Vec<String>, taken_over: Vec<(Option<String>, Vec<String>)>) {
+    let mut seen: HashSet<String> = records.iter().cloned().collect();
+    let (own, held): (Vec<_>, Vec<_>) = taken_over.into_iter().unzip();
+    let candidates = own.into_iter().flatten().chain(held.into_iter().flatten());
+    for record in candidates {
+        if records.len() >= MAX_REPLACED_RECORDS {
+            break;
+        }
+        if seen.insert(record.clone()) {
+            records.push(record);
+        }
     }
 }

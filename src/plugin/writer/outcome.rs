@@ -121,7 +121,9 @@ pub enum AddOutcome {
         opstamp: Opstamp,
     },
     /// Not indexed: a document with the same key and the same text is in the index already
-    /// (or was added since the last commit), as when an interrupted ingestion is run again.
+    /// (or was added since the last commit), as when an interrupted ingestion is run again;
+    /// or one was, and a near-duplicate that is still indexed replaced it under
+    /// [`Policy::Replace`] (see [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD)).
     Exists {
         /// The key.
         key: String,

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
-use tantivy::schema::IndexRecordOption;
+use tantivy::schema::{IndexRecordOption, TantivyDocument};
 use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
 
 use crate::error::Result;
@@ -28,15 +28,20 @@ pub(super) struct Committed {
     /// Committed slots already found in the searcher: a popular reference (the original of
     /// a campaign) is described on every add that duplicates it.
     addresses: HashMap<u32, Option<DocAddress>>,
+    /// Whether some segment has terms in [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD):
+    /// an index never written under `Policy::Replace` pays no lookup for them.
+    holds_records: bool,
 }
 
 impl Committed {
     /// The commit `searcher` shows, of `index`.
     pub fn new(index: DedupIndex, searcher: Searcher) -> Committed {
+        let holds_records = holds_records(&index, &searcher);
         Committed {
             index,
             searcher,
             addresses: HashMap::new(),
+            holds_records,
         }
     }
 
@@ -52,6 +57,7 @@ impl Committed {
 
     /// Moves to the commit `searcher` shows, where merges may have moved documents.
     pub fn reload(&mut self, searcher: Searcher) {
+        self.holds_records = holds_records(&self.index, &searcher);
         self.searcher = searcher;
         self.addresses.clear();
     }
@@ -68,10 +74,25 @@ impl Committed {
 
     /// The alive documents with `key`, in address order.
     pub fn with_key(&self, key: &str) -> Result<Vec<DocAddress>> {
-        let Some(field) = self.index.fields().key else {
-            return Ok(Vec::new());
-        };
-        let query = TermQuery::new(Term::from_field_text(field, key), IndexRecordOption::Basic);
+        match self.index.fields().key {
+            Some(field) => self.with_term(Term::from_field_text(field, key)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The alive documents holding `record` in
+    /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD), in address order.
+    pub fn with_record(&self, record: &str) -> Result<Vec<DocAddress>> {
+        match self.index.fields().replaced {
+            Some(field) if self.holds_records => {
+                self.with_term(Term::from_field_text(field, record))
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    fn with_term(&self, term: Term) -> Result<Vec<DocAddress>> {
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
         let mut found: Vec<DocAddress> = self
             .searcher
             .search(&query, &DocSetCollector)?
@@ -79,6 +100,27 @@ impl Committed {
             .collect();
         found.sort();
         Ok(found)
+    }
+
+    /// The records of [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) the document at
+    /// `address` holds, read from the document store (the whole document: tantivy reads no
+    /// less; only a replace reads it).
+    pub fn records_at(&self, address: DocAddress) -> Result<Vec<String>> {
+        let fields = self.index.fields();
+        if fields.replaced.is_none() {
+            return Ok(Vec::new());
+        }
+        let document: TantivyDocument = self.searcher.doc(address)?;
+        Ok(fields.records_in(&document))
+    }
+
+    /// The version (text digest, or fingerprint) of the committed document at `address`.
+    pub fn version_at(&self, address: DocAddress) -> Result<Option<u64>> {
+        version_at(
+            &self.searcher,
+            address,
+            self.index.fields().content.is_some(),
+        )
     }
 
     /// The key of the document at `address`, if the index has keys and it has one.
@@ -143,6 +185,20 @@ impl Committed {
         }
         Ok(None)
     }
+}
+
+/// Whether a segment of `searcher` has terms in `index`'s
+/// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) (true when one cannot be read: the
+/// lookup then reports the error).
+fn holds_records(index: &DedupIndex, searcher: &Searcher) -> bool {
+    let Some(field) = index.fields().replaced else {
+        return false;
+    };
+    searcher.segment_readers().iter().any(|reader| {
+        reader
+            .inverted_index(field)
+            .map_or(true, |inverted| inverted.terms().num_terms() > 0)
+    })
 }
 
 /// Where the writer's view finds the signature of a slot.

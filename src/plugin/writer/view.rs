@@ -67,6 +67,11 @@ struct Pending {
     added: HashMap<String, Option<u64>>,
     /// Keys deleted since the last commit: their committed documents no longer count.
     deleted: HashSet<String>,
+    /// Records of [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) held by documents added
+    /// since the last commit, with their holder's key.
+    records: HashMap<String, Option<String>>,
+    /// The records of each keyed holder added since the last commit, forgotten with it.
+    holdings: HashMap<String, Vec<String>>,
 }
 
 impl WriterView {
@@ -166,6 +171,63 @@ impl WriterView {
         self.committed.versions_of(key)
     }
 
+    /// Whether a document of `key` and `version` was replaced by a document the writer
+    /// sees alive (one holding its record in
+    /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD)).
+    pub fn was_replaced(&self, key: &str, version: u64) -> Result<bool> {
+        let Some(record) = self.committed.index().fields().record_of(key, version) else {
+            return Ok(false);
+        };
+        if self.pending.records.contains_key(&record) {
+            return Ok(true);
+        }
+        for address in self.committed.with_record(&record)? {
+            // A holder deleted by key since the last commit no longer counts.
+            match self.committed.key_at(address)? {
+                Some(holder) if self.pending.deleted.contains(&holder) => {}
+                _ => return Ok(true),
+            }
+        }
+        Ok(false)
+    }
+
+    /// The records a document replacing `duplicate` (a reference with a key) takes over:
+    /// its own (none when the index keeps none), and the ones it holds.
+    pub fn records_of(&self, duplicate: &Duplicate) -> Result<(Option<String>, Vec<String>)> {
+        let Some(key) = duplicate.key.as_deref() else {
+            return Ok((None, Vec::new()));
+        };
+        let (version, held) = match duplicate.address {
+            Some(address) => (
+                self.committed.version_at(address)?,
+                self.committed.records_at(address)?,
+            ),
+            None => (
+                self.pending.added.get(key).copied().flatten(),
+                self.pending.holdings.get(key).cloned().unwrap_or_default(),
+            ),
+        };
+        let fields = self.committed.index().fields();
+        let own = version.and_then(|version| fields.record_of(key, version));
+        Ok((own, held))
+    }
+
+    /// Records the [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) values of a document
+    /// added since the last commit, whose key is `holder`.
+    pub fn note_records(&mut self, holder: Option<&str>, records: Vec<String>) {
+        if records.is_empty() {
+            return;
+        }
+        for record in &records {
+            self.pending
+                .records
+                .insert(record.clone(), holder.map(str::to_owned));
+        }
+        if let Some(holder) = holder {
+            self.pending.holdings.insert(holder.to_owned(), records);
+        }
+    }
+
     /// Whether the reference `judged` is a document with `key` (by key hash).
     pub fn has_key(&self, judged: &Judged, key: &str) -> bool {
         self.slot_keys[judged.id as usize] == key_hash(key.as_bytes())
@@ -262,6 +324,16 @@ impl WriterView {
     pub fn delete_key(&mut self, key: &str) -> Result<()> {
         let hash = key_hash(key.as_bytes());
         self.pending.added.remove(key);
+        for record in self.pending.holdings.remove(key).unwrap_or_default() {
+            if self
+                .pending
+                .records
+                .get(&record)
+                .is_some_and(|holder| holder.as_deref() == Some(key))
+            {
+                self.pending.records.remove(&record);
+            }
+        }
         let pending: Vec<u32> = self
             .pending
             .slots
