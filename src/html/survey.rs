@@ -15,9 +15,12 @@
 //! closes more than the parser does: void elements never open; `html`, `head` and `body`
 //! are opened once and never closed; an end tag closes the element it names when that is
 //! among the few most recently opened, with no scope boundary (`table`, `td`...) above it
-//! and, for an element outside HTML's "special" category, no special element above it; and
-//! a `<p>`, `<li>`, `<td>`... closes an open element of its own name the same way (their end
-//! tag may be left out). A page that leaves elements unclosed in other ways is counted
+//! and, for an element outside HTML's "special" category, no special element above it; a
+//! `<p>`, `<li>`, `<td>`... closes an open element of its own name the same way (their end
+//! tag may be left out); and formatting elements (`b`, `i`, `font`...) closed by the end
+//! tag of an element below them open again at the next text or non-special start tag, at
+//! most three of a name, as the parser reconstructs them. End tags cost the depth too (the
+//! parser walks the open elements for one it does not match at once). A page that leaves elements unclosed in other ways is counted
 //! deeper than it parses: it may be stripped of its tags where the parser would have been
 //! fast enough, never the reverse for the two shapes above.
 
@@ -35,8 +38,9 @@ pub(super) const MAX_ATTRIBUTE_WORK: u64 = 10_000_000;
 
 /// An end tag (or a start tag of [`SELF_CLOSING_SIBLINGS`]) closes an element it names
 /// among this many most recently opened; further down the stack it is taken as a stray end
-/// tag, which the parser mostly ignores too.
-const END_TAG_REACH: usize = 8;
+/// tag, which the parser mostly ignores too. Above 42: formatting elements opened again
+/// (three of each of 14 names) may lie above the element an end tag closes.
+const END_TAG_REACH: usize = 48;
 
 /// Which bound a page is over.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +58,10 @@ struct Work {
     attributes: u64,
     /// Open elements.
     open: Vec<Open>,
+    /// Formatting elements (`b`, `i`, `font`...) closed by an end tag of an element below
+    /// them: the parser opens them again at the next text or phrasing start tag
+    /// ("reconstructs the active formatting elements"), at most three of a name.
+    reopen: Vec<Open>,
     /// The start or end tag being read: its name and attributes so far.
     tag: Vec<u8>,
     tag_attributes: u64,
@@ -70,6 +78,9 @@ struct Open {
     boundary: bool,
     /// `div`, `p` or `address`, which a start tag closing a sibling looks past.
     transparent: bool,
+    /// Of HTML's formatting elements, which the parser opens again when they are closed
+    /// out of order.
+    formatting: bool,
 }
 
 impl Work {
@@ -83,6 +94,10 @@ impl Work {
             CallbackEvent::AttributeName { .. } => self.tag_attributes += 1,
             CallbackEvent::CloseStartTag { .. } => {
                 self.close_tag();
+                let special = SPECIAL.contains(&self.tag.as_slice());
+                if !special {
+                    self.reconstruct();
+                }
                 self.tree = self.tree.saturating_add(self.open.len() as u64);
                 let name = self.tag.as_slice();
                 if VOID.contains(&name) || ROOTS.contains(&name) {
@@ -90,9 +105,10 @@ impl Work {
                 }
                 let open = Open {
                     name: name_hash(name),
-                    special: SPECIAL.contains(&name),
+                    special,
                     boundary: BOUNDARIES.contains(&name),
                     transparent: TRANSPARENT.contains(&name),
+                    formatting: FORMATTING.contains(&name),
                 };
                 if SELF_CLOSING_SIBLINGS.contains(&name) {
                     self.close(open.name, |open| open.special && !open.transparent);
@@ -102,16 +118,26 @@ impl Work {
             CallbackEvent::EndTag { name } => {
                 // Attributes on an end tag are read (and compared) all the same.
                 self.close_tag();
+                // An end tag the parser does not match at once walks the open elements.
+                self.tree = self.tree.saturating_add(self.open.len() as u64);
                 if ROOTS.contains(&name) {
                     // The parser keeps them open to the end, whatever their end tags.
                     return;
                 }
-                if SPECIAL.contains(&name) {
-                    self.close(name_hash(name), |_| false);
+                let tag = name_hash(name);
+                let closed = if SPECIAL.contains(&name) {
+                    self.close(tag, |_| false)
                 } else {
-                    self.close(name_hash(name), |open| open.special);
+                    self.close(tag, |open| open.special)
+                };
+                if !closed {
+                    // The end tag of a formatting element waiting to be opened again ends it.
+                    if let Some(at) = self.reopen.iter().rposition(|open| open.name == tag) {
+                        self.reopen.remove(at);
+                    }
                 }
             }
+            CallbackEvent::String { .. } => self.reconstruct(),
             _ => {}
         }
     }
@@ -120,17 +146,35 @@ impl Work {
     /// most recently opened and neither a scope boundary nor an element `stops` lies above
     /// it. Where the parser would close less, this closes less too: the depth is never
     /// underestimated for that.
-    fn close(&mut self, tag: u64, stops: impl Fn(&Open) -> bool) {
+    /// Formatting elements it closes above the one named wait to be opened again. Returns
+    /// whether it closed one.
+    fn close(&mut self, tag: u64, stops: impl Fn(&Open) -> bool) -> bool {
         let reach = self.open.len().saturating_sub(END_TAG_REACH);
         for at in (reach..self.open.len()).rev() {
             let open = self.open[at];
             if open.name == tag {
-                self.open.truncate(at);
-                return;
+                for above in self.open.drain(at..).skip(1) {
+                    let same = self.reopen.iter().filter(|o| o.name == above.name).count();
+                    // The parser's "Noah's Ark": at most three of a name wait.
+                    if above.formatting && same < 3 {
+                        self.reopen.push(above);
+                    }
+                }
+                return true;
             }
             if open.boundary || stops(&open) {
-                return;
+                return false;
             }
+        }
+        false
+    }
+
+    /// Opens again the formatting elements closed out of order (at text, and at start tags
+    /// other than special ones, as the parser does).
+    fn reconstruct(&mut self) {
+        for open in self.reopen.drain(..) {
+            self.tree = self.tree.saturating_add(self.open.len() as u64);
+            self.open.push(open);
         }
     }
 
@@ -161,6 +205,12 @@ const ROOTS: [&[u8]; 3] = [b"html", b"head", b"body"];
 const VOID: [&[u8]; 14] = [
     b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta", b"param",
     b"source", b"track", b"wbr",
+];
+
+/// HTML's formatting elements: closed out of order, the parser opens them again.
+const FORMATTING: [&[u8]; 14] = [
+    b"a", b"b", b"big", b"code", b"em", b"font", b"i", b"nobr", b"s", b"small", b"strike",
+    b"strong", b"tt", b"u",
 ];
 
 /// Elements whose start tag closes an open element of the same name (their end tag may be
@@ -307,6 +357,24 @@ mod tests {
         assert_eq!(excess(&page.repeat(5_000)), Some(Excess::Nesting));
         let closed = page.replace("</body>", "</div></body>");
         assert_eq!(excess(&closed.repeat(5_000)), None);
+    }
+
+    #[test]
+    fn formatting_elements_closed_out_of_order_are_opened_again() {
+        // A fuzzing find: `</b>` closes the `<i>` opened inside it, which the parser opens
+        // again at the next text, and the stray `</i?>` closes nothing: one `<i>` more a
+        // copy, and every end tag walks them all.
+        let misnested = "#d<b><i>x</b>\u{97}\n</i\u{97}?>L";
+        assert_eq!(excess(misnested), None);
+        assert_eq!(excess(&misnested.repeat(12_000)), Some(Excess::Nesting));
+        // Closed in order, or left open inside paragraphs (old pages' `<font>`s, which the
+        // parser reopens at most three of), they stay shallow.
+        let nested = "<b><i>x</i></b>".repeat(50_000);
+        assert_eq!(excess(&nested), None);
+        let sloppy = "<p><font>text <b>bold</p>".repeat(50_000);
+        assert_eq!(excess(&sloppy), None);
+        let crossed = "<b><i>x</b></i>".repeat(50_000);
+        assert_eq!(excess(&crossed), None);
     }
 
     #[test]
