@@ -617,6 +617,66 @@ fn segments_full_of_duplicates_collect_again() {
     }
 }
 
+/// Under `Searcher::search` a segment cut at a packing sets a score floor for the segments
+/// collected after it in the same search: one collector reused for several queries, on the
+/// default executor and on a thread pool (where segments run in any order), gives the
+/// reference's page every time.
+#[test]
+fn floors_carried_between_segments_hold_on_every_executor() {
+    let docs: Vec<Doc> = (0..600u64)
+        .map(|i| Doc {
+            alpha: 1 + (i % 4) as usize,
+            beta: (i % 3) as usize,
+            filler: (i % 5) as usize,
+            // A third of the corpus in small clusters, the rest far apart.
+            fingerprint: Some(if i % 3 == 0 {
+                i % 12
+            } else {
+                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            }),
+            flag: None,
+            signature: None,
+            date: None,
+            scope: None,
+        })
+        .collect();
+    let corpus = Corpus {
+        u64_signatures: true,
+        deleted: (0..docs.len()).map(|i| i % 11 == 0).collect(),
+        docs,
+        segment_sizes: vec![100; 6],
+    };
+    let (mut index, fields) = build(&corpus);
+    for threads in [None, Some(2)] {
+        if let Some(threads) = threads {
+            index.set_multithread_executor(threads).unwrap();
+        }
+        let searcher = index.reader().unwrap().searcher();
+        for (limit, offset, k) in [(10, 0, 3), (3, 7, 3), (5, 0, 64)] {
+            let settings = Settings {
+                limit,
+                offset,
+                k,
+                skip_flagged: false,
+                verify: None,
+                sort: None,
+                scoped: false,
+            };
+            // Segments cut however few their hits, so that floors are set.
+            let collector = settings.collector().whole_segment_hits(0);
+            for kind in 0..4 {
+                let query = query(kind, &fields);
+                let expected = reference(&searcher, query.as_ref(), &settings);
+                let got = searcher.search(query.as_ref(), &collector).unwrap();
+                assert_eq!(
+                    got, expected,
+                    "{threads:?} threads, query {kind} {settings:?}"
+                );
+            }
+        }
+    }
+}
+
 fn tiny_index() -> (Index, Fields) {
     let docs = vec![
         Doc {

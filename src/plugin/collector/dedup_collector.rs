@@ -11,6 +11,7 @@ use tantivy::{
     DocAddress, DocId, Order, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError,
 };
 
+use super::carried_floor::Search;
 use super::column_cache::ColumnCache;
 use super::rank_key::RankKey;
 use super::results::DedupTopDocs;
@@ -280,9 +281,10 @@ impl DedupCollector {
     /// ones), walks their merged ranking, and collects the segments that were cut again,
     /// with more, when the part of the ranking they cover exactly ends before the page does.
     /// [`Searcher::search`] cannot collect again after the merge, so
-    /// there each segment must prove on its own that it kept enough, with a packing of the
-    /// whole page (see [`DedupCollector`]): more hits per segment, a lower block-WAND
-    /// threshold, and, with [verification](Self::verification), signatures read for it.
+    /// there each segment must prove that it kept enough, with a packing of the whole page
+    /// or under the floor an earlier segment's packing set (see [`DedupCollector`]): more
+    /// hits per segment, a lower block-WAND threshold, and, with
+    /// [verification](Self::verification), signatures read for it.
     ///
     /// # Errors
     /// [`Error::InvalidSetting`] for invalid settings; [`Error::Tantivy`] when a field is
@@ -532,27 +534,45 @@ impl DedupCollector {
     ) -> tantivy::Result<SegmentHits> {
         let columns = self.open_columns(reader).map_err(tantivy_error)?;
         let need = self.need();
+        let search = Search::new(self, weight);
+        // Hits scoring below an earlier segment's packing cannot reach the page; a hit
+        // scoring the same may (ties rank by address), so the threshold is just below it.
+        let floor = match need.ranking {
+            Ranking::Score => search.floor(segment_ord).filter(|floor| !floor.is_nan()),
+            Ranking::Field(_) => None,
+        };
         let mut capacity = need.needed.saturating_mul(CANDIDATE_FACTOR);
         let mut whole = self.whole_segment_hits;
-        loop {
-            let gathered = top_hits(
-                weight,
-                reader,
-                &columns,
-                Gathered::new(capacity, whole, reader.max_doc()),
-                need.ranking,
-            )?;
+        let mut fruit = loop {
+            let mut gathered = Gathered::new(capacity, whole, reader.max_doc());
+            if let Some(floor) = floor {
+                gathered = gathered.above(floor.next_down());
+            }
+            let gathered = top_hits(weight, reader, &columns, gathered, need.ranking)?;
             let (hits, truncated) = match gathered.into_hits() {
-                Kept::All(hits) => return Ok(kept(segment_ord, hits, true, &columns)),
+                Kept::All(hits) => break kept(segment_ord, hits, true, &columns),
                 Kept::Best { hits, truncated } => (hits, truncated),
             };
-            if let Some(candidates) = finish(segment_ord, hits, truncated, &columns, need) {
-                return Ok(candidates);
+            if let Some(fruit) = finish(segment_ord, hits, truncated, &columns, need) {
+                break fruit;
             }
             // Known now to have more than `whole` hits.
             whole = 0;
             capacity = capacity.saturating_mul(RETRY_FACTOR);
-        }
+        };
+        // A segment cut at a packing raises the floor for the segments after it.
+        let cut_at = (!fruit.complete)
+            .then(|| fruit.hits.iter().map(|&(key, _)| key).min())
+            .flatten()
+            .filter(|_| need.ranking == Ranking::Score)
+            .map(RankKey::score);
+        let next = match (floor, cut_at) {
+            (Some(floor), Some(cut_at)) => Some(floor.max(cut_at)),
+            (floor, cut_at) => floor.or(cut_at),
+        };
+        search.collected(segment_ord, next);
+        fruit.floor = floor.map(RankKey::of_score);
+        Ok(fruit)
     }
 }
 
@@ -643,6 +663,8 @@ impl Collector for DedupCollector {
     type Child = DedupSegmentCollector;
 
     fn check_schema(&self, schema: &Schema) -> tantivy::Result<()> {
+        // tantivy calls this once per search, before any segment: the search's start.
+        Search::start(self);
         self.validate()
             .map_err(|error| TantivyError::InvalidArgument(error.to_string()))?;
         check_fast_field(schema, &self.fingerprint_field, "fingerprint", Type::U64)?;
@@ -685,7 +707,22 @@ impl Collector for DedupCollector {
     }
 
     fn merge_fruits(&self, segment_fruits: Vec<SegmentHits>) -> tantivy::Result<DedupTopDocs> {
-        merge(&segment_fruits, self.page()).map_err(tantivy_error)
+        Search::end(self);
+        let page = merge(&segment_fruits, self.page()).map_err(tantivy_error)?;
+        // A cut segment holds a packing of the page's end plus one, so the walk meets a
+        // shown hit after the page; without one the fruits did not prove the page.
+        let unproven = !page.has_more
+            && segment_fruits
+                .iter()
+                .any(|fruit| !fruit.complete || fruit.floor.is_some());
+        if unproven {
+            return Err(TantivyError::InternalError(
+                "DedupCollector: the segments' hits do not prove the page (segment fruits \
+                 of another search merged?)"
+                    .into(),
+            ));
+        }
+        Ok(page)
     }
 
     fn collect_segment(

@@ -8,10 +8,13 @@
 //!   (its own `search`, or tantivy's `Searcher::search`).
 //! * `segment_hits`: one segment's best hits, cut to the shortest ranking prefix that
 //!   proves the page (a packing of fingerprints), [`SegmentHits`].
+//! * `carried_floor`: the score floor one search under `Searcher::search` carries from a
+//!   segment cut at a packing to the segments after it.
 //! * `suppression`: the greedy walk down the merged ranking that shows and hides hits.
 //! * `results`: [`DedupTopDocs`], [`DedupHit`].
 //! * `column_cache`: [`ColumnCache`], the segments' opened columns kept across searches.
 
+mod carried_floor;
 mod column_cache;
 mod dedup_collector;
 mod rank_key;

@@ -71,6 +71,9 @@ pub struct SegmentHits {
     pub(crate) hits: Vec<(RankKey, DocId)>,
     pub(crate) segment_ord: SegmentOrdinal,
     pub(crate) complete: bool,
+    /// The key of the floor an earlier segment of the search set (see `carried_floor`):
+    /// hits ranked below it were not offered, so the kept ones are exact only down to it.
+    pub(crate) floor: Option<RankKey>,
     /// The segment's columns, where the merge reads fingerprints, scopes and signatures.
     pub(crate) columns: SegmentColumns,
 }
@@ -98,7 +101,8 @@ impl SegmentHits {
         self.hits.is_empty()
     }
 
-    /// True when the kept hits are all of the segment's hits.
+    /// True when the kept hits are all of the segment's hits (under `Searcher::search`, all
+    /// of those scoring at least a floor an earlier segment of the same search proved).
     #[must_use]
     pub fn is_complete(&self) -> bool {
         self.complete
@@ -274,6 +278,7 @@ pub(crate) fn kept(
         hits,
         segment_ord,
         complete,
+        floor: None,
         columns: columns.clone(),
     }
 }
@@ -418,6 +423,9 @@ pub(crate) struct Gathered {
     top: Option<TopHits>,
     capacity: usize,
     max_doc: u32,
+    /// The score a hit must exceed, whatever was kept (a floor carried from an earlier
+    /// segment, or [`Score::MIN`]).
+    floor: Score,
 }
 
 impl Gathered {
@@ -431,7 +439,14 @@ impl Gathered {
             top: (whole == 0).then(|| TopHits::new(capacity, max_doc)),
             capacity,
             max_doc,
+            floor: Score::MIN,
         }
+    }
+
+    /// The same, offered only hits scoring above `floor`.
+    pub(crate) fn above(mut self, floor: Score) -> Gathered {
+        self.floor = floor;
+        self
     }
 
     /// What was kept.
@@ -470,6 +485,7 @@ impl Hits for Gathered {
         self.top
             .as_ref()
             .map_or(Score::MIN, TopHits::score_threshold)
+            .max(self.floor)
     }
 }
 

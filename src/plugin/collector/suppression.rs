@@ -8,7 +8,7 @@ use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use tantivy::columnar::ColumnType;
-use tantivy::{DocAddress, Order};
+use tantivy::{DocAddress, DocId, Order, SegmentOrdinal};
 
 use super::rank_key::{owned_value, RankKey};
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
@@ -55,8 +55,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
     let boundary = segments
         .iter()
         .enumerate()
-        .filter(|(_, segment)| !segment.complete)
-        .filter_map(|segment| Entry::all(segment).min())
+        .filter_map(Entry::boundary)
         .max();
     let mut entries = Vec::with_capacity(segments.iter().map(SegmentHits::len).sum());
     entries.extend(
@@ -110,6 +109,23 @@ impl Entry {
             address: DocAddress::new(segment.segment_ord, doc),
             segment: at,
         })
+    }
+}
+
+impl Entry {
+    /// The lowest-ranked entry down to which the segment at `at` holds every hit: its
+    /// lowest kept hit when it was cut, else the last entry of its floor's key when a floor
+    /// kept hits below that from it; `None` when it holds all of its hits.
+    fn boundary((at, segment): (usize, &SegmentHits)) -> Option<Entry> {
+        let cut = (!segment.complete)
+            .then(|| Entry::all((at, segment)).min())
+            .flatten();
+        let floor = segment.floor.map(|key| Entry {
+            key,
+            address: DocAddress::new(SegmentOrdinal::MAX, DocId::MAX),
+            segment: at,
+        });
+        cut.max(floor)
     }
 }
 
@@ -372,12 +388,14 @@ mod tests {
             hits: scored(&[(3.0, 1), (5.0, 0)]),
             segment_ord: 0,
             complete: false,
+            floor: None,
             columns: Default::default(),
         };
         let whole = SegmentHits {
             hits: scored(&[(2.0, 1), (4.0, 0)]),
             segment_ord: 1,
             complete: true,
+            floor: None,
             columns: Default::default(),
         };
         let top = merge(&[whole.clone(), cut.clone()], page(0, 2)).unwrap();
@@ -399,6 +417,7 @@ mod tests {
             hits: scored(&[(1.0, 0), (4.5, 1)]),
             segment_ord: 2,
             complete: false,
+            floor: None,
             columns: Default::default(),
         };
         let top = merge(&[lower, whole, cut], page(0, 10)).unwrap();
