@@ -80,6 +80,12 @@ impl Committed {
         }
     }
 
+    /// Whether some committed segment has records of
+    /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD).
+    pub fn holds_records(&self) -> bool {
+        self.holds_records
+    }
+
     /// The alive documents holding `record` in
     /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD), in address order.
     pub fn with_record(&self, record: &str) -> Result<Vec<DocAddress>> {

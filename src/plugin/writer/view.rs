@@ -175,6 +175,10 @@ impl WriterView {
     /// sees alive (one holding its record in
     /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD)).
     pub fn was_replaced(&self, key: &str, version: u64) -> Result<bool> {
+        // Every keyed add of a new key asks: most indexes hold no record at all.
+        if self.pending.records.is_empty() && !self.committed.holds_records() {
+            return Ok(false);
+        }
         let Some(record) = self.committed.index().fields().record_of(key, version) else {
             return Ok(false);
         };
