@@ -42,6 +42,22 @@ struct Doc {
     scope: Option<u64>,
 }
 
+impl Doc {
+    /// A document with a fingerprint and nothing else of the plugin's.
+    fn plain(alpha: usize, beta: usize, filler: usize, fingerprint: u64) -> Doc {
+        Doc {
+            alpha,
+            beta,
+            filler,
+            fingerprint: Some(fingerprint),
+            flag: None,
+            signature: None,
+            date: None,
+            scope: None,
+        }
+    }
+}
+
 /// Values per signature of the verifying collectors.
 const SIGNATURE_VALUES: usize = 8;
 
@@ -344,6 +360,19 @@ struct Settings {
 }
 
 impl Settings {
+    /// By score, within `k` bits, no verification, flags or scopes.
+    fn plain(limit: usize, offset: usize, k: u32) -> Settings {
+        Settings {
+            limit,
+            offset,
+            k,
+            skip_flagged: false,
+            verify: None,
+            sort: None,
+            scoped: false,
+        }
+    }
+
     fn collector(&self) -> DedupCollector {
         let mut collector = DedupCollector::new("fingerprint", self.limit)
             .offset(self.offset)
@@ -571,21 +600,18 @@ fn first_occurrences(ranked: Vec<Ranked>) -> Vec<Ranked> {
 fn segments_full_of_duplicates_collect_again() {
     let mut docs = Vec::new();
     for i in 0..200u64 {
-        docs.push(Doc {
-            alpha: 1 + (i % 3) as usize,
-            beta: 0,
-            filler: (i % 5) as usize,
-            // Half the corpus is one cluster; the rest are far apart.
-            fingerprint: Some(if i % 2 == 0 {
-                i % 4
-            } else {
-                i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            }),
-            flag: None,
-            signature: None,
-            date: None,
-            scope: None,
-        });
+        // Half the corpus is one cluster; the rest are far apart.
+        let fingerprint = if i % 2 == 0 {
+            i % 4
+        } else {
+            i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        };
+        docs.push(Doc::plain(
+            1 + (i % 3) as usize,
+            0,
+            (i % 5) as usize,
+            fingerprint,
+        ));
     }
     let corpus = Corpus {
         u64_signatures: true,
@@ -598,15 +624,7 @@ fn segments_full_of_duplicates_collect_again() {
     for kind in 0..4 {
         let query = query(kind, &fields);
         for (limit, offset, k) in [(10, 0, 3), (3, 20, 3), (5, 0, 64), (1, 99, 0)] {
-            let settings = Settings {
-                limit,
-                offset,
-                k,
-                skip_flagged: false,
-                verify: None,
-                sort: None,
-                scoped: false,
-            };
+            let settings = Settings::plain(limit, offset, k);
             let expected = reference(&searcher, query.as_ref(), &settings);
             let got = settings
                 .collector()
@@ -624,20 +642,19 @@ fn segments_full_of_duplicates_collect_again() {
 #[test]
 fn floors_carried_between_segments_hold_on_every_executor() {
     let docs: Vec<Doc> = (0..600u64)
-        .map(|i| Doc {
-            alpha: 1 + (i % 4) as usize,
-            beta: (i % 3) as usize,
-            filler: (i % 5) as usize,
+        .map(|i| {
             // A third of the corpus in small clusters, the rest far apart.
-            fingerprint: Some(if i % 3 == 0 {
+            let fingerprint = if i % 3 == 0 {
                 i % 12
             } else {
                 i.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            }),
-            flag: None,
-            signature: None,
-            date: None,
-            scope: None,
+            };
+            Doc::plain(
+                1 + (i % 4) as usize,
+                (i % 3) as usize,
+                (i % 5) as usize,
+                fingerprint,
+            )
         })
         .collect();
     let corpus = Corpus {
@@ -653,15 +670,7 @@ fn floors_carried_between_segments_hold_on_every_executor() {
         }
         let searcher = index.reader().unwrap().searcher();
         for (limit, offset, k) in [(10, 0, 3), (3, 7, 3), (5, 0, 64)] {
-            let settings = Settings {
-                limit,
-                offset,
-                k,
-                skip_flagged: false,
-                verify: None,
-                sort: None,
-                scoped: false,
-            };
+            let settings = Settings::plain(limit, offset, k);
             // Segments cut however few their hits, so that floors are set.
             let collector = settings.collector().whole_segment_hits(0);
             for kind in 0..4 {
