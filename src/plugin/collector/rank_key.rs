@@ -19,6 +19,10 @@ pub(crate) struct RankKey(u128);
 /// Set in every key of a document with a value.
 const PRESENT: u128 = 1 << 64;
 
+/// The bits a key uses: [`PRESENT`] and the value below it (the merge packs a key and an
+/// address into one `u128` on this bound).
+pub(crate) const KEY_BITS: u32 = 65;
+
 impl RankKey {
     /// The key of a document without a value: below every other.
     pub(crate) const MISSING: RankKey = RankKey(0);
@@ -77,7 +81,19 @@ impl RankKey {
 
     /// The key of the hit at `position` of a list ranked by the caller (0 first).
     pub(crate) fn of_position(position: usize) -> RankKey {
-        RankKey(u128::MAX - position as u128)
+        RankKey(PRESENT | u128::from(u64::MAX - position as u64))
+    }
+
+    /// The key as an integer of [`KEY_BITS`] bits, greater ranking first.
+    #[inline]
+    pub(crate) fn bits(self) -> u128 {
+        self.0
+    }
+
+    /// The key of [`bits`](Self::bits).
+    #[inline]
+    pub(crate) fn from_bits(bits: u128) -> RankKey {
+        RankKey(bits)
     }
 }
 
@@ -155,6 +171,7 @@ mod tests {
     fn positions_rank_in_list_order() {
         assert!(RankKey::of_position(0) > RankKey::of_position(1));
         assert!(RankKey::of_position(usize::MAX) > RankKey::MISSING);
+        assert!(RankKey::of_position(0).bits() < 1 << KEY_BITS);
     }
 
     #[test]

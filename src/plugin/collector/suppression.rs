@@ -3,14 +3,13 @@
 //! [`Matcher`]), and shown otherwise — the "similar results omitted" of web
 //! search engines, or field collapsing keyed by fingerprint distance instead of equal values.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use tantivy::columnar::ColumnType;
 use tantivy::{DocAddress, DocId, Order, SegmentOrdinal};
 
-use super::rank_key::{owned_value, RankKey};
+use super::rank_key::{owned_value, RankKey, KEY_BITS};
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
 use super::segment_hits::{RankedHit, SegmentHits};
 use crate::error::Result;
@@ -52,104 +51,93 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
     // `Searcher::search` it stops above it anyway (the packing of that segment guarantees
     // enough shown hits); under `DedupCollector::search` a walk that reaches it without
     // ending the page makes the cut segments collect again.
-    let boundary = segments
-        .iter()
-        .enumerate()
-        .filter_map(Entry::boundary)
-        .max();
+    let boundary = segments.iter().filter_map(Entry::boundary).max();
     let mut entries = Vec::with_capacity(segments.iter().map(SegmentHits::len).sum());
-    entries.extend(
-        segments
-            .iter()
-            .enumerate()
-            .flat_map(Entry::all)
-            .filter(|entry| boundary.is_none_or(|boundary| *entry >= boundary)),
-    );
+    for segment in segments {
+        for entry in Entry::all(segment) {
+            if boundary.is_none_or(|boundary| entry >= boundary) {
+                entries.push(entry);
+            }
+        }
+    }
     let mut heap = BinaryHeap::from(entries);
     let by_score = page.sort.is_none();
+    // Segments arrive in any order: find each hit's columns by its segment ordinal.
+    let columns_of = |segment_ord: SegmentOrdinal| {
+        segments
+            .iter()
+            .find(|segment| segment.segment_ord == segment_ord)
+            .map(|segment| &segment.columns)
+    };
     let ranked = std::iter::from_fn(move || heap.pop()).map(|entry| {
-        let columns = &segments[entry.segment].columns;
-        let doc = entry.address.doc_id;
+        let (key, address) = entry.unpack();
+        let columns = columns_of(address.segment_ord).expect("an entry comes from a segment");
         RankedHit {
-            key: entry.key,
-            score: if by_score { entry.key.score() } else { 0.0 },
-            address: entry.address,
-            fingerprint: columns.fingerprint(doc),
-            scope: columns.scope(doc),
+            key,
+            score: if by_score { key.score() } else { 0.0 },
+            address,
+            fingerprint: columns.fingerprint(address.doc_id),
+            scope: columns.scope(address.doc_id),
         }
     });
-    // Segments arrive in any order: find each hit's columns by its segment ordinal.
-    let read = |address: DocAddress| {
-        let segment = segments
-            .iter()
-            .find(|segment| segment.segment_ord == address.segment_ord);
-        match segment {
-            Some(segment) => segment.columns.signature(address.doc_id),
-            None => Ok(None),
-        }
+    let read = |address: DocAddress| match columns_of(address.segment_ord) {
+        Some(columns) => columns.signature(address.doc_id),
+        None => Ok(None),
     };
     walk(ranked, page, &read)
 }
 
-/// A kept hit in the merge's heap: a greater entry ranks first (key descending, then
+/// A kept hit in the merge's heap, its key and address packed in one integer so that the
+/// heap compares and moves 16 bytes: a greater entry ranks first (key descending, then
 /// address ascending).
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    key: RankKey,
-    address: DocAddress,
-    /// Its segment's place in the merged slice.
-    segment: usize,
-}
+///
+/// The key takes the high [`KEY_BITS`] bits; the address, inverted, the low 63: its segment
+/// ordinal (32 bits) above its doc id (31 bits: tantivy's doc ids are below `i32::MAX`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry(u128);
+
+/// The bits of a doc id in an [`Entry`].
+const DOC_BITS: u32 = 31;
+/// The bits of an address in an [`Entry`].
+const ADDRESS_BITS: u32 = 32 + DOC_BITS;
+const ADDRESS_MASK: u128 = (1 << ADDRESS_BITS) - 1;
+const _: () = assert!(KEY_BITS + ADDRESS_BITS == u128::BITS);
 
 impl Entry {
-    /// The entries of the segment at `at` of the merged slice.
-    fn all((at, segment): (usize, &SegmentHits)) -> impl Iterator<Item = Entry> + '_ {
-        segment.hits.iter().map(move |&(key, doc)| Entry {
-            key,
-            address: DocAddress::new(segment.segment_ord, doc),
-            segment: at,
-        })
+    fn pack(key: RankKey, address: DocAddress) -> Entry {
+        debug_assert!(key.bits() >> KEY_BITS == 0 && address.doc_id >> DOC_BITS == 0);
+        let address = (u128::from(address.segment_ord) << DOC_BITS) | u128::from(address.doc_id);
+        Entry((key.bits() << ADDRESS_BITS) | (!address & ADDRESS_MASK))
     }
-}
 
-impl Entry {
-    /// The lowest-ranked entry down to which the segment at `at` holds every hit: its
-    /// lowest kept hit when it was cut, else the last entry of its floor's key when a floor
-    /// kept hits below that from it; `None` when it holds all of its hits.
-    fn boundary((at, segment): (usize, &SegmentHits)) -> Option<Entry> {
+    fn unpack(self) -> (RankKey, DocAddress) {
+        let address = !self.0 & ADDRESS_MASK;
+        let address = DocAddress::new(
+            (address >> DOC_BITS) as SegmentOrdinal,
+            (address & ((1 << DOC_BITS) - 1)) as DocId,
+        );
+        (RankKey::from_bits(self.0 >> ADDRESS_BITS), address)
+    }
+
+    /// The entries of `segment`.
+    fn all(segment: &SegmentHits) -> impl Iterator<Item = Entry> + '_ {
+        let segment_ord = segment.segment_ord;
+        (segment.hits.iter())
+            .map(move |&(key, doc)| Entry::pack(key, DocAddress::new(segment_ord, doc)))
+    }
+
+    /// The lowest-ranked entry down to which `segment` holds every hit: its lowest kept hit
+    /// when it was cut, else the last entry of its floor's key when a floor kept hits below
+    /// that from it; `None` when it holds all of its hits.
+    fn boundary(segment: &SegmentHits) -> Option<Entry> {
         let cut = (!segment.complete)
-            .then(|| Entry::all((at, segment)).min())
+            .then(|| Entry::all(segment).min())
             .flatten();
-        let floor = segment.floor.map(|key| Entry {
-            key,
-            address: DocAddress::new(SegmentOrdinal::MAX, DocId::MAX),
-            segment: at,
-        });
+        // The lowest-ranked address of the floor's key: all its bits set, inverted.
+        let floor = segment.floor.map(|key| Entry(key.bits() << ADDRESS_BITS));
         cut.max(floor)
     }
 }
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key
-            .cmp(&other.key)
-            .then_with(|| other.address.cmp(&self.address))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Entry {}
 
 /// A shown hit as the walk compares later hits with it.
 struct Shown {
@@ -282,7 +270,7 @@ pub(crate) fn walk(
 
 #[cfg(test)]
 mod tests {
-    use tantivy::DocAddress;
+    use tantivy::{DocAddress, Order};
 
     use super::*;
     use crate::plugin::collector::rank_key::RankKey;
@@ -375,6 +363,38 @@ mod tests {
             .unwrap()
             .hits
             .is_empty());
+    }
+
+    #[test]
+    fn packed_entries_rank_by_key_then_address_and_unpack() {
+        let keys = [
+            RankKey::MISSING,
+            RankKey::of_score(-1.0),
+            RankKey::of_score(2.5),
+            RankKey::of_value(Some(u64::MAX), Order::Desc),
+            RankKey::of_position(0),
+        ];
+        let last_doc = (i32::MAX - 1) as DocId;
+        let addresses = [
+            DocAddress::new(SegmentOrdinal::MAX, last_doc),
+            DocAddress::new(1, 0),
+            DocAddress::new(0, last_doc),
+            DocAddress::new(0, 0),
+        ];
+        let mut entries = Vec::new();
+        for key in keys {
+            for address in addresses {
+                let entry = Entry::pack(key, address);
+                assert_eq!(entry.unpack(), (key, address));
+                entries.push((key, std::cmp::Reverse(address), entry));
+            }
+        }
+        // The packed order is the (key, address descending) order, on every pair.
+        for a in &entries {
+            for b in &entries {
+                assert_eq!(a.2.cmp(&b.2), (a.0, a.1).cmp(&(b.0, b.1)), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
