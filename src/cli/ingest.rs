@@ -8,14 +8,15 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use tantivy_dedup::plugin::{AddOutcome, Policy};
+use tantivy_dedup::plugin::{AddOutcome, DedupWriter, Policy};
 
-use crate::cli::index_dir::{open_or_create, IndexArg};
+use crate::cli::index_dir::{open_or_create, CliFields, IndexArg};
 use crate::cli::input::{read_inputs, read_sample, Record};
 use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, ReportLine, Tally};
 use crate::cli::source_index::{read_index, SourceFields};
+use crate::cli::windows::read_in_windows;
 
 /// What to do with a near-duplicate.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -116,72 +117,48 @@ impl IngestCommand {
         })?;
         let mut report = Report::create(self.report.as_deref())?;
         let interrupted = Arc::new(AtomicBool::new(false));
+        // Set on Ctrl-C and when the run fails: the reading stops.
+        let stop = Arc::new(AtomicBool::new(false));
         {
-            let interrupted = Arc::clone(&interrupted);
+            let (interrupted, stop) = (Arc::clone(&interrupted), Arc::clone(&stop));
             // Without a handler (another one is set), Ctrl-C kills the run: the committed
             // batches are kept all the same.
-            let _ = ctrlc::set_handler(move || interrupted.store(true, Ordering::SeqCst));
+            let _ = ctrlc::set_handler(move || {
+                interrupted.store(true, Ordering::SeqCst);
+                stop.store(true, Ordering::SeqCst);
+            });
         }
-        let progress = Progress::new("ingesting");
-        let mut tally = Tally::default();
-        let mut pending: u64 = 0;
-        let mut failure: anyhow::Result<()> = Ok(());
-        let mut handle = |record: Record| {
-            if failure.is_err() || interrupted.load(Ordering::SeqCst) {
-                return;
-            }
-            let line = match record {
-                Err(e) => ReportLine::error(e.place, e.reason),
-                Ok(doc) if doc.text.trim().is_empty() => {
-                    let reason = if doc.place == doc.id {
-                        "empty document: no text".to_owned()
-                    } else {
-                        format!("empty document at {}: no text", doc.place)
-                    };
-                    ReportLine::error(doc.id, reason)
-                }
-                Ok(mut doc) => {
-                    if doc.from_stdin && doc.id == doc.place {
-                        doc.id = content_id(&doc.text);
-                    }
-                    match writer.add(index.fields.document(&doc)) {
-                        Ok(outcome) => ReportLine::of_outcome(doc.id, &outcome),
-                        // This record's fault, not the writer's: an error line, and on.
-                        // Named by its place: the id itself is what is wrong.
-                        Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
-                            ReportLine::error(doc.place, format!("`id`: {e}"))
-                        }
-                        Err(e) => {
-                            failure = Err(anyhow::Error::new(e).context("the index writer failed"));
-                            return;
-                        }
-                    }
-                }
-            };
-            if line.is_error() {
-                progress.println(&format!("error: {}", line.describe()));
-            }
-            tally.count(&line);
-            report.push(line);
-            progress.inc();
-            pending += 1;
-            if pending >= self.commit_every {
-                pending = 0;
-                failure = writer
-                    .commit()
-                    .context("commit failed")
-                    .and_then(|_| share_metadata(&self.index.index))
-                    .and_then(|_| report.flush());
-            }
+        let mut ingestion = Ingestion {
+            writer: &writer,
+            fields: &index.fields,
+            report: &mut report,
+            progress: Progress::new("ingesting"),
+            tally: Tally::default(),
+            pending: 0,
+            commit_every: self.commit_every,
+            index_dir: &self.index.index,
+            interrupted: &interrupted,
+            failure: Ok(()),
         };
-        if let Some(source) = &self.from_index {
-            read_index(source, &self.source_fields, &mut handle)?;
-        } else if self.inputs.is_empty() {
-            read_sample(&mut handle);
-        } else {
-            let options = self.input.read_options(Some(Arc::clone(&interrupted)));
-            read_inputs(&self.inputs, &options, &mut handle);
-        }
+        let read = |emit: &mut dyn FnMut(Record)| -> anyhow::Result<()> {
+            if let Some(source) = &self.from_index {
+                read_index(source, &self.source_fields, emit)?;
+            } else if self.inputs.is_empty() {
+                read_sample(emit);
+            } else {
+                let options = self.input.read_options(Some(Arc::clone(&stop)));
+                read_inputs(&self.inputs, &options, emit);
+            }
+            Ok(())
+        };
+        let window = WINDOW_PER_THREAD * rayon::current_num_threads();
+        read_in_windows(window, &stop, read, |records| ingestion.ingest(records))?;
+        let Ingestion {
+            progress,
+            tally,
+            failure,
+            ..
+        } = ingestion;
         failure?;
         writer.commit().context("commit failed")?;
         share_metadata(&self.index.index)?;
@@ -200,6 +177,114 @@ impl IngestCommand {
             std::process::exit(130);
         }
         Ok(tally.errors == 0)
+    }
+}
+
+/// Records per window, per thread of the pool: their documents are fingerprinted on every core
+/// ([`DedupWriter::add_all`]) while decisions, report lines and commits follow the input
+/// order as one add at a time would.
+const WINDOW_PER_THREAD: usize = 64;
+
+/// A run's state between the records it reads.
+struct Ingestion<'a> {
+    writer: &'a DedupWriter,
+    fields: &'a CliFields,
+    report: &'a mut Report,
+    progress: Progress,
+    tally: Tally,
+    /// Records since the last commit.
+    pending: u64,
+    commit_every: u64,
+    index_dir: &'a std::path::Path,
+    interrupted: &'a AtomicBool,
+    /// The first failure of the writer or the report: the run stops there.
+    failure: anyhow::Result<()>,
+}
+
+/// A record of a window: its report line already known (it cannot be added), or the
+/// document of it handed to the writer.
+enum Item {
+    Line(ReportLine),
+    Added { id: String, place: String },
+}
+
+impl Ingestion<'_> {
+    fn stopped(&self) -> bool {
+        self.failure.is_err() || self.interrupted.load(Ordering::SeqCst)
+    }
+
+    /// Ingests a window of records: their documents prepared in parallel, then each record
+    /// decided, reported and counted in input order, with a commit after every
+    /// `commit_every`. False once the run stops (failed, or interrupted).
+    fn ingest(&mut self, records: Vec<Record>) -> bool {
+        let mut documents = Vec::with_capacity(records.len());
+        let items: Vec<Item> = (records.into_iter())
+            .map(|record| match record {
+                Err(e) => Item::Line(ReportLine::error(e.place, e.reason)),
+                Ok(doc) if doc.text.trim().is_empty() => {
+                    let reason = if doc.place == doc.id {
+                        "empty document: no text".to_owned()
+                    } else {
+                        format!("empty document at {}: no text", doc.place)
+                    };
+                    Item::Line(ReportLine::error(doc.id, reason))
+                }
+                Ok(mut doc) => {
+                    if doc.from_stdin && doc.id == doc.place {
+                        doc.id = content_id(&doc.text);
+                    }
+                    documents.push(self.fields.document(&doc));
+                    Item::Added {
+                        id: doc.id,
+                        place: doc.place,
+                    }
+                }
+            })
+            .collect();
+        let window = documents.len();
+        let mut outcomes = self.writer.add_all(documents).window(window);
+        for item in items {
+            if self.stopped() {
+                return false;
+            }
+            let line = match item {
+                Item::Line(line) => line,
+                Item::Added { id, place } => match outcomes.next().expect("one per document") {
+                    Ok(outcome) => ReportLine::of_outcome(id, &outcome),
+                    // This record's fault, not the writer's: an error line, and on.
+                    // Named by its place: the id itself is what is wrong.
+                    Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
+                        ReportLine::error(place, format!("`id`: {e}"))
+                    }
+                    Err(e) => {
+                        self.failure =
+                            Err(anyhow::Error::new(e).context("the index writer failed"));
+                        return false;
+                    }
+                },
+            };
+            self.push(line);
+        }
+        !self.stopped()
+    }
+
+    /// Reports one record's line, and commits when `commit_every` records are pending.
+    fn push(&mut self, line: ReportLine) {
+        if line.is_error() {
+            self.progress
+                .println(&format!("error: {}", line.describe()));
+        }
+        self.tally.count(&line);
+        self.report.push(line);
+        self.progress.inc();
+        self.pending += 1;
+        if self.pending >= self.commit_every {
+            self.pending = 0;
+            self.failure = (self.writer.commit())
+                .context("commit failed")
+                .and_then(|_| share_metadata(self.index_dir))
+                .and_then(|_| self.report.flush());
+        }
     }
 }
 

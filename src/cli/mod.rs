@@ -36,3 +36,4 @@ pub mod report;
 pub mod search;
 pub mod source_index;
 pub mod stats;
+pub mod windows;

@@ -100,6 +100,17 @@ enum Lookup<'k> {
     Judged { update: Option<&'k str> },
 }
 
+/// A document ready for the lock: what [`DedupWriter::prepare`] measured of it.
+pub(super) struct Prepared {
+    document: TantivyDocument,
+    fingerprint: Option<Fingerprint>,
+    signature: Option<Signature>,
+    version: Option<u64>,
+    key: Option<String>,
+    scope: Option<u64>,
+    records: Vec<String>,
+}
+
 impl DedupWriter {
     /// Wraps `writer`, a writer of `index`'s tantivy index, and reads the fingerprints of its
     /// last commit. The near-duplicate distance is the settings' default.
@@ -284,13 +295,22 @@ impl DedupWriter {
 
     /// Fingerprints `document`, checks it against the index and applies the policy. The
     /// plugin's fields (fingerprint, flag) are set here; the caller sets the key.
+    /// [`add_batch`](Self::add_batch) and [`add_all`](Self::add_all) do the same for many
+    /// documents, fingerprinting them on every core.
     ///
     /// # Errors
     /// [`Error::KeyTooLong`] for a key tantivy would not index whole (nothing is written:
     /// the next document goes on); [`Error::Tantivy`] when the index cannot be read or
     /// written (the writer was killed by
     /// an earlier error, for one).
-    pub fn add(&self, mut document: TantivyDocument) -> Result<AddOutcome> {
+    pub fn add(&self, document: TantivyDocument) -> Result<AddOutcome> {
+        self.decide(self.prepare(document)?)
+    }
+
+    /// The part of an add that reads `document` alone: its fingerprint, signature and
+    /// version computed, the plugin's fields set. Needs no lock, so that threads (and
+    /// [`add_batch`](Self::add_batch)'s pool) do it in parallel.
+    pub(super) fn prepare(&self, mut document: TantivyDocument) -> Result<Prepared> {
         let fields = self.index.fields();
         let (fingerprint, signature, version) = self.measure(&document);
         let key = fields.checked_key_of(&document)?.map(str::to_owned);
@@ -299,7 +319,31 @@ impl DedupWriter {
         fields.set_version(&mut document, version);
         fields.set_scope(&mut document, scope);
         // Records of replaced documents the document brings along (a copy, in a reindex).
-        let mut records = fields.records_in(&document);
+        let records = fields.records_in(&document);
+        Ok(Prepared {
+            document,
+            fingerprint,
+            signature,
+            version,
+            key,
+            scope,
+            records,
+        })
+    }
+
+    /// The part of an add that needs the index: the lookup and the policy, under the lock.
+    /// Its outcome depends on what was added before, never on when `prepared` was made.
+    pub(super) fn decide(&self, prepared: Prepared) -> Result<AddOutcome> {
+        let Prepared {
+            mut document,
+            fingerprint,
+            signature,
+            version,
+            key,
+            scope,
+            mut records,
+        } = prepared;
+        let fields = self.index.fields();
         let mut state = self.lock();
         let State {
             writer,

@@ -4,6 +4,8 @@
 //! `SignatureUpdateProcessorFactory` with `overwriteDupes`, for near-duplicates.
 //!
 //! * `dedup_writer`: [`DedupWriter`], the lock around tantivy's `IndexWriter` and the view.
+//! * `parallel`: [`DedupWriter::add_batch`] and [`DedupWriter::add_all`] ([`AddAll`]):
+//!   documents fingerprinted on rayon's threads, decided in input order.
 //! * `view`: the references new documents are compared with: the block tables of their
 //!   fingerprints, the bands of their signatures, the keys added and deleted since the last
 //!   commit.
@@ -13,8 +15,10 @@
 
 mod dedup_writer;
 mod outcome;
+mod parallel;
 mod slots;
 mod view;
 
 pub use dedup_writer::DedupWriter;
 pub use outcome::{AddOutcome, Check, Duplicate, Policy};
+pub use parallel::AddAll;
