@@ -63,8 +63,58 @@ fn bench_corpus(c: &mut Criterion, name: &str, texts: &[String]) {
 }
 
 fn fingerprints(c: &mut Criterion) {
-    bench_corpus(c, "english", &texts("TANTIVY_DEDUP_BENCH_EN", "en"));
-    bench_corpus(c, "chinese", &texts("TANTIVY_DEDUP_BENCH_ZH", "zh"));
+    let english = texts("TANTIVY_DEDUP_BENCH_EN", "en");
+    let chinese = texts("TANTIVY_DEDUP_BENCH_ZH", "zh");
+    bench_corpus(c, "english", &english);
+    bench_corpus(c, "chinese", &chinese);
+    bench_signed(c, "english", &english);
+    bench_signed(c, "chinese", &chinese);
+}
+
+/// What `DedupWriter::add` computes per document before its lookup, per word of the text
+/// (UAX #29 words; Han characters count one each): the default fingerprint alone
+/// (`verification(None)`), and the fingerprint with the signature of two-stage matching
+/// (the default settings), both through `DedupIndex::fill_document`.
+fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
+    use tantivy::schema::{Schema, TantivyDocument};
+    use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
+    use unicode_segmentation::UnicodeSegmentation;
+
+    let words: usize = texts.iter().map(|t| t.unicode_words().count()).sum();
+    let mut group = c.benchmark_group(format!("signed/{name}"));
+    group.throughput(Throughput::Elements(words as u64));
+    group.sample_size(20);
+    let rows = [
+        (
+            "fingerprint",
+            DedupSettings::new(["body"]).verification(None),
+        ),
+        ("fingerprint_and_signature", DedupSettings::new(["body"])),
+    ];
+    for (label, settings) in rows {
+        let mut schema = Schema::builder();
+        let body = schema.add_text_field("body", text_field_options());
+        settings.add_fields(&mut schema).unwrap();
+        let index = tantivy::Index::create_in_ram(schema.build());
+        let index = DedupIndex::create(index, settings).unwrap();
+        let documents: Vec<TantivyDocument> = texts
+            .iter()
+            .map(|text| tantivy::doc!(body => text.as_str()))
+            .collect();
+        group.bench_function(label, |b| {
+            b.iter_batched_ref(
+                || documents.clone(),
+                |documents| {
+                    documents
+                        .iter_mut()
+                        .filter_map(|document| index.fill_document(black_box(document)))
+                        .fold(0u64, |acc, f| acc ^ f.bits())
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
 }
 
 /// The hot loop alone: 1,000 feature hashes into one accumulator.

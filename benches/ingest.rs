@@ -46,13 +46,15 @@ fn bench_ingest(c: &mut Criterion) {
         docs.len(),
         bytes as f64 / 1e6
     );
-    // The defaults (two-stage matching), then fingerprints alone.
+    // The defaults (two-stage matching), then fingerprints alone; `add` one document at a
+    // time from the caller's thread, and `add_all` (fingerprints on rayon's pool).
     let writers = [
-        ("dedup_writer_reject", Policy::Reject, false, true),
-        ("dedup_writer_flag", Policy::Flag, true, true),
+        ("dedup_writer_reject", Policy::Reject, false, true, false),
+        ("dedup_writer_flag", Policy::Flag, true, true, false),
         (
             "dedup_writer_reject_fingerprints_only",
             Policy::Reject,
+            false,
             false,
             false,
         ),
@@ -61,6 +63,21 @@ fn bench_ingest(c: &mut Criterion) {
             Policy::Flag,
             true,
             false,
+            false,
+        ),
+        (
+            "dedup_writer_reject_add_all",
+            Policy::Reject,
+            false,
+            true,
+            true,
+        ),
+        (
+            "dedup_writer_reject_fingerprints_only_add_all",
+            Policy::Reject,
+            false,
+            false,
+            true,
         ),
     ];
     // As many indexing threads as this machine's cores: they keep every core busy, and
@@ -72,18 +89,18 @@ fn bench_ingest(c: &mut Criterion) {
         "ingest_one_indexing_thread",
         &docs,
         1,
-        &[writers[0], writers[2]],
+        &[writers[0], writers[2], writers[4], writers[5]],
     );
 }
 
-/// The plain writer, then each of `writers` (name, policy, flagging, verification), over
-/// `threads` indexing threads.
+/// The plain writer, then each of `writers` (name, policy, flagging, verification, through
+/// `add_all` rather than `add`), over `threads` indexing threads.
 fn ingest_group(
     c: &mut Criterion,
     name: &str,
     docs: &[(String, String)],
     threads: usize,
-    writers: &[(&str, Policy, bool, bool)],
+    writers: &[(&str, Policy, bool, bool, bool)],
 ) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
@@ -119,7 +136,7 @@ fn ingest_group(
         )
     });
 
-    for &(name, policy, flagging, verify) in writers {
+    for &(name, policy, flagging, verify, batched) in writers {
         let mut settings = DedupSettings::new(["body"])
             .key_field("url")
             .flagging(flagging);
@@ -145,12 +162,17 @@ fn ingest_group(
                     let writer =
                         tantivy_dedup::plugin::DedupWriter::new(index.clone(), writer, policy)
                             .unwrap();
-                    for (id, text) in docs {
-                        black_box(
-                            writer
-                                .add(doc!(url => id.as_str(), body => text.as_str()))
-                                .unwrap(),
-                        );
+                    let documents = docs
+                        .iter()
+                        .map(|(id, text)| doc!(url => id.as_str(), body => text.as_str()));
+                    if batched {
+                        for outcome in writer.add_all(documents) {
+                            black_box(outcome.unwrap());
+                        }
+                    } else {
+                        for document in documents {
+                            black_box(writer.add(document).unwrap());
+                        }
                     }
                     writer.commit().unwrap();
                     black_box(index)

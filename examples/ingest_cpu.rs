@@ -6,7 +6,13 @@
 //! ```sh
 //! cargo run --release --example ingest_cpu            # 2 indexing threads, as the bench
 //! cargo run --release --example ingest_cpu -- 1 9     # 1 indexing thread, 9 rounds
+//! cargo run --release --example ingest_cpu -- 8 5 8   # 8 indexing threads, add_all on 8
 //! ```
+//!
+//! The arguments are the indexing threads, the rounds, and the threads of the rayon pool
+//! that `DedupWriter::add_all` fingerprints on (default: one per core). The `add_all` rows
+//! show where the ceiling moves when the fingerprints leave the calling thread: on a
+//! machine with more cores than indexing threads they run beside the indexing.
 //!
 //! When tantivy's indexing threads keep every core busy, the caller's work `F` is added to
 //! theirs, `W`, and the ingest ratio is at most `W / (W + F)`; with a core to spare, `F`
@@ -52,16 +58,27 @@ fn thread_cpu() -> anyhow::Result<f64> {
     Ok(ns / 1e9)
 }
 
-/// The writers compared: the name, and the settings (`None`: a plain `IndexWriter`).
-fn writers() -> Vec<(&'static str, DedupSettings)> {
+/// How documents go in.
+#[derive(Clone, Copy, PartialEq)]
+enum Path {
+    /// `IndexWriter::add_document`.
+    Plain,
+    /// `DedupWriter::add`, one at a time from the calling thread.
+    Add,
+    /// `DedupWriter::add_all`: fingerprints on the rayon pool.
+    AddAll,
+}
+
+/// The writers compared: the name, the settings and the path.
+fn writers() -> Vec<(&'static str, DedupSettings, Path)> {
     let settings = DedupSettings::new(["body"]).key_field("url");
+    let fingerprints = settings.clone().verification(None);
     vec![
-        ("plain IndexWriter", settings.clone().verification(None)),
-        (
-            "DedupWriter, fingerprints only",
-            settings.clone().verification(None),
-        ),
-        ("DedupWriter, default (verified)", settings),
+        ("plain IndexWriter", fingerprints.clone(), Path::Plain),
+        ("fingerprints only, add", fingerprints.clone(), Path::Add),
+        ("fingerprints only, add_all", fingerprints, Path::AddAll),
+        ("default (verified), add", settings.clone(), Path::Add),
+        ("default (verified), add_all", settings, Path::AddAll),
     ]
 }
 
@@ -74,21 +91,30 @@ fn schema(settings: &DedupSettings) -> Schema {
     schema.build()
 }
 
-/// One ingest of `docs`; `dedup` picks the `DedupWriter` (Reject) over the plain writer.
+/// One ingest of `docs` by the path given (`DedupWriter` with `Reject`).
 fn ingest(
     docs: &[(String, String)],
     settings: &DedupSettings,
-    dedup: bool,
+    path: Path,
     threads: usize,
 ) -> anyhow::Result<()> {
-    if dedup {
+    if path != Path::Plain {
         let index = DedupIndex::create(Index::create_in_ram(schema(settings)), settings.clone())?;
         let schema = index.index().schema();
         let (body, url) = (schema.get_field("body")?, schema.get_field("url")?);
         let writer: IndexWriter = index.index().writer_with_num_threads(threads, MEMORY)?;
         let writer = DedupWriter::new(index.clone(), writer, Policy::Reject)?;
-        for (id, text) in docs {
-            writer.add(doc!(url => id.as_str(), body => text.as_str()))?;
+        let documents = docs
+            .iter()
+            .map(|(id, text)| doc!(url => id.as_str(), body => text.as_str()));
+        if path == Path::AddAll {
+            for outcome in writer.add_all(documents) {
+                outcome?;
+            }
+        } else {
+            for document in documents {
+                writer.add(document)?;
+            }
         }
         writer.commit()?;
     } else {
@@ -115,23 +141,28 @@ fn main() -> anyhow::Result<()> {
     let threads: usize = args.next().map_or(Ok(2), |a| a.parse())?;
     let rounds: usize = args.next().map_or(Ok(5), |a| a.parse())?;
     anyhow::ensure!(rounds > 0, "ROUNDS must be at least 1");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pool: usize = args.next().map_or(Ok(cores), |a| a.parse())?;
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(pool)
+        .build_global()
+        .context("cannot start the rayon pool")?;
     let (docs, source) = ingest_docs::documents();
     let bytes: usize = docs.iter().map(|(_, t)| t.len()).sum();
     println!(
-        "{} documents, {:.1} MB, from {source}; {threads} indexing thread(s), {} core(s), \
-         medians of {rounds} rounds",
+        "{} documents, {:.1} MB, from {source}; {threads} indexing thread(s), {cores} core(s), \
+         add_all on {pool} thread(s), medians of {rounds} rounds",
         docs.len(),
         bytes as f64 / 1e6,
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
     );
     let writers = writers();
     // [writer][round] = (wall, process CPU, caller CPU)
     let mut samples = vec![Vec::new(); writers.len()];
     // A first round to load the dictionaries and warm the allocator, not counted.
     for round in 0..=rounds {
-        for (i, (_, settings)) in writers.iter().enumerate() {
+        for (i, (_, settings, path)) in writers.iter().enumerate() {
             let (wall, cpu, caller) = (Instant::now(), process_cpu()?, thread_cpu()?);
-            ingest(&docs, settings, i > 0, threads)?;
+            ingest(&docs, settings, *path, threads)?;
             let sample = (
                 wall.elapsed().as_secs_f64(),
                 process_cpu()? - cpu,
@@ -158,7 +189,7 @@ fn main() -> anyhow::Result<()> {
         "| writer | wall s | CPU s | caller CPU s | ratio by wall | ratio by CPU | W / (W + F) |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|");
-    for ((name, _), [wall, cpu, caller]) in writers.iter().zip(&medians) {
+    for ((name, _, _), [wall, cpu, caller]) in writers.iter().zip(&medians) {
         // W: the plain ingest's CPU; F: what the caller spends beyond the plain caller's.
         let f = (caller - plain_caller).max(0.0);
         println!(
