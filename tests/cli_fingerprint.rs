@@ -307,3 +307,177 @@ fn walks_read_regular_files_once_and_follow_links_only_when_asked() {
     );
     assert!(stderr.contains("already read"), "{stderr}");
 }
+
+/// A JSON-lines file of 3,000 lines (more than a window of records holds), ids `big-N`,
+/// with malformed lines, invalid UTF-8, empty texts, texts without words, blank lines and
+/// lines without an id among them: the file, and the ids (or places) its output lines have,
+/// in order.
+fn many_records(dir: &std::path::Path) -> (std::path::PathBuf, Vec<String>) {
+    let path = dir.join("a-many.jsonl");
+    let place = path.to_str().unwrap().to_owned();
+    let mut bytes = Vec::new();
+    let mut ids = Vec::new();
+    let words = [
+        "river",
+        "mountain",
+        "北京",
+        "天安门",
+        "ocean",
+        "désert",
+        "forest",
+    ];
+    for n in 0..3000usize {
+        let line_number = n + 1;
+        match n % 100 {
+            // Malformed JSON.
+            7 => {
+                bytes.extend_from_slice(b"{\"id\":\"broken\",\"text\":\n");
+                ids.push(format!("{place}:{line_number}"));
+            }
+            // Invalid UTF-8 in the text.
+            13 => {
+                bytes.extend_from_slice(b"{\"id\":\"bad-utf8\",\"text\":\"caf\xe9 au lait\"}\n");
+                ids.push(format!("{place}:{line_number}"));
+            }
+            // An empty text, and one without words: fingerprints of null.
+            21 => {
+                bytes.extend_from_slice(
+                    format!("{{\"id\":\"big-{n}\",\"text\":\"\"}}\n").as_bytes(),
+                );
+                ids.push(format!("big-{n}"));
+            }
+            22 => {
+                bytes.extend_from_slice(
+                    format!("{{\"id\":\"big-{n}\",\"text\":\" ,. \"}}\n").as_bytes(),
+                );
+                ids.push(format!("big-{n}"));
+            }
+            // A blank line is no record.
+            30 => bytes.push(b'\n'),
+            // No id: the line's place.
+            44 => {
+                bytes.extend_from_slice(format!("{{\"body\":\"no id {n}\"}}\n").as_bytes());
+                ids.push(format!("{place}:{line_number}"));
+            }
+            _ => {
+                let text = format!(
+                    "record {n} is about the {} and the {} ({})",
+                    words[n % words.len()],
+                    words[(n / 7) % words.len()],
+                    "x".repeat(n % 50)
+                );
+                let line = serde_json::json!({"id": format!("big-{n}"), "text": text});
+                bytes.extend_from_slice(format!("{line}\n").as_bytes());
+                ids.push(format!("big-{n}"));
+            }
+        }
+    }
+    std::fs::write(&path, bytes).unwrap();
+    (path, ids)
+}
+
+/// The same bytes on standard output and the same error notes on standard error, with one
+/// thread, two, three and the default, over several files (JSON lines with more records
+/// than a window holds and bad lines among them, records large enough to close windows by
+/// size, plain text, HTML, invalid UTF-8) and standard input: every record in input order.
+#[test]
+fn threads_do_not_change_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let (many, many_ids) = many_records(dir.path());
+    let mut expected = many_ids.clone();
+    // Records of 300 KB: a few fill a window by size.
+    let sub = dir.path().join("b-sub");
+    std::fs::create_dir(&sub).unwrap();
+    let large = sub.join("large.jsonl");
+    let mut bytes = Vec::new();
+    for n in 0..8 {
+        let text = format!("large record {n} ").repeat(20_000);
+        bytes.extend_from_slice(
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("large-{n}"), "text": text})
+            )
+            .as_bytes(),
+        );
+        expected.push(format!("large-{n}"));
+    }
+    std::fs::write(&large, bytes).unwrap();
+    let note = sub.join("note.txt");
+    std::fs::write(&note, "a plain note, read whole").unwrap();
+    expected.push(note.to_str().unwrap().to_owned());
+    let page = sub.join("page.html");
+    std::fs::write(
+        &page,
+        "<html><head><title>A page</title></head><body><nav>menu</nav><article><p>The main \
+         text of the page, long enough to be the page's content for the extractor to keep \
+         it.</p></article></body></html>",
+    )
+    .unwrap();
+    expected.push(page.to_str().unwrap().to_owned());
+    let latin1 = sub.join("z-latin1.txt");
+    std::fs::write(&latin1, b"caf\xe9").unwrap();
+    expected.push(latin1.to_str().unwrap().to_owned());
+    let stdin =
+        b"{\"id\":\"in-1\",\"text\":\"from standard input\"}\n{broken\n{\"text\":\"third line\"}\n";
+    expected.extend(["in-1".to_owned(), "-:2".to_owned(), "-:3".to_owned()]);
+
+    let inputs = [
+        many.to_str().unwrap(),
+        sub.to_str().unwrap(),
+        "-",
+        many.to_str().unwrap(),
+    ];
+    expected.extend(many_ids);
+    let run_with = |threads: Option<&str>| {
+        let mut args = vec!["fingerprint"];
+        if let Some(threads) = threads {
+            args.extend(["--threads", threads]);
+        }
+        args.extend(inputs);
+        run(&args, stdin)
+    };
+    let one = run_with(Some("1"));
+    assert_eq!(one.status.code(), Some(1), "bad records give exit code 1");
+    let got = lines(&one);
+    let ids: Vec<&str> = got
+        .iter()
+        .map(|line| line["id"].as_str().unwrap())
+        .collect();
+    // The first difference, not two lists of 6,000 ids.
+    let differ = ids.iter().zip(&expected).position(|(got, id)| got != id);
+    assert_eq!(
+        differ.map(|at| (at, ids[at], &expected[at])),
+        None,
+        "every record once, in input order"
+    );
+    assert_eq!(ids.len(), expected.len());
+    let errors = |output: &std::process::Output| -> Vec<String> {
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .filter(|line| line.starts_with("error: "))
+            .map(str::to_owned)
+            .collect()
+    };
+    let error_lines = got
+        .iter()
+        .filter(|line| line.get("error").is_some())
+        .count();
+    assert_eq!(errors(&one).len(), error_lines, "one note per error line");
+    assert_eq!(error_lines, 2 * (2 * 30) + 1 + 1, "{:?}", errors(&one));
+    assert!(got.iter().any(|line| line["fingerprint"].is_null()));
+    for threads in [Some("2"), Some("3"), None] {
+        let other = run_with(threads);
+        assert_eq!(other.status.code(), Some(1), "{threads:?}");
+        assert!(
+            other.stdout == one.stdout,
+            "--threads {threads:?}: the output of --threads 1"
+        );
+        assert_eq!(errors(&other), errors(&one), "--threads {threads:?}");
+    }
+}
+
+#[test]
+fn zero_threads_is_a_usage_error() {
+    let output = run(&["fingerprint", "--threads", "0", "-"], b"");
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -30,6 +30,7 @@ pub mod ingest;
 pub mod input;
 pub mod opened;
 pub mod options;
+pub mod ordered;
 pub mod panics;
 pub mod progress;
 pub mod report;

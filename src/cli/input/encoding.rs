@@ -1,6 +1,8 @@
 //! Bytes to text: UTF-16 with a byte order mark transcoded, a UTF-8 byte order mark dropped,
 //! invalid UTF-8 an error or replaced.
 
+use std::borrow::Cow;
+
 /// Whether `head` starts with a UTF-16 byte order mark, and which: `Some(true)` for little
 /// endian (what Windows editors call "Unicode"), `Some(false)` for big endian.
 pub(super) fn utf16_order(head: &[u8]) -> Option<bool> {
@@ -65,11 +67,24 @@ pub(super) fn decode(bytes: Vec<u8>, lossy: bool) -> Result<String, String> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(e) if lossy => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        Err(e) => Err(format!(
-            "invalid UTF-8 at byte {} (use --lossy-utf8 to replace invalid bytes)",
-            e.utf8_error().valid_up_to()
-        )),
+        Err(e) => Err(invalid_utf8(e.utf8_error())),
     }
+}
+
+/// [`decode`] without taking the bytes: borrowed when they are valid UTF-8.
+pub(super) fn decode_borrowed(bytes: &[u8], lossy: bool) -> Result<Cow<'_, str>, String> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok(Cow::Borrowed(text)),
+        Err(_) if lossy => Ok(String::from_utf8_lossy(bytes)),
+        Err(e) => Err(invalid_utf8(e)),
+    }
+}
+
+fn invalid_utf8(error: std::str::Utf8Error) -> String {
+    format!(
+        "invalid UTF-8 at byte {} (use --lossy-utf8 to replace invalid bytes)",
+        error.valid_up_to()
+    )
 }
 
 #[cfg(test)]

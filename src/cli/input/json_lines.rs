@@ -6,8 +6,8 @@ use std::io::BufRead;
 use serde::Deserialize;
 
 use super::bounded::{read_line, size, Line};
-use super::encoding::{decode, strip_bom};
-use super::{error, Document, ReadOptions, Record};
+use super::encoding::{decode_borrowed, strip_bom};
+use super::{error, Document, RawRecord, ReadOptions, Record};
 
 #[derive(Deserialize)]
 pub(super) struct JsonLine {
@@ -31,10 +31,22 @@ impl JsonLine {
 /// longer than the record size limit is an error line, read to its end but never held
 /// whole. Stops early, without a record, when `options` says the run is stopping.
 pub fn read_json_lines(
-    mut reader: impl BufRead,
+    reader: impl BufRead,
     place: &str,
     options: &ReadOptions,
     emit: &mut dyn FnMut(Record),
+) {
+    read_raw_json_lines(reader, place, options, &mut |raw| emit(raw.parse()));
+}
+
+/// [`read_json_lines`] with each line handed over unparsed, to be parsed by whoever takes
+/// it ([`RawRecord::parse`]): parsing costs more than splitting the lines, and can be done
+/// on other threads.
+pub(super) fn read_raw_json_lines(
+    mut reader: impl BufRead,
+    place: &str,
+    options: &ReadOptions,
+    emit: &mut dyn FnMut(RawRecord),
 ) {
     let mut number = 0usize;
     let mut bytes = Vec::new();
@@ -52,17 +64,20 @@ pub fn read_json_lines(
             Ok(Line::Read) => {}
             Ok(Line::TooLong(length)) => {
                 number += 1;
-                emit(Err(error(
-                    &here,
-                    format!(
-                        "a line of {length} bytes, more than a record may have ({}): not \
-                         read (--max-record-mb sets the limit)",
-                        size(options.max_record_bytes)
-                    ),
-                )));
+                emit(
+                    error(
+                        &here,
+                        format!(
+                            "a line of {length} bytes, more than a record may have ({}): not \
+                             read (--max-record-mb sets the limit)",
+                            size(options.max_record_bytes)
+                        ),
+                    )
+                    .into(),
+                );
                 continue;
             }
-            Err(e) => return emit(Err(error(&here, format!("cannot read: {e}")))),
+            Err(e) => return emit(error(&here, format!("cannot read: {e}")).into()),
         }
         number += 1;
         let mut line = std::mem::take(&mut bytes);
@@ -73,13 +88,13 @@ pub fn read_json_lines(
             bytes = line;
             continue;
         }
-        emit(json_line(line, &here, options.lossy).map_err(|reason| error(&here, reason)));
+        emit(RawRecord::json_line(line, here, options.lossy));
     }
 }
 
 /// One line as a record of id `here` when it has none.
-fn json_line(bytes: Vec<u8>, here: &str, lossy: bool) -> Result<Document, String> {
-    let line = decode(bytes, lossy)?;
+pub(super) fn json_line(bytes: &[u8], here: &str, lossy: bool) -> Result<Document, String> {
+    let line = decode_borrowed(bytes, lossy)?;
     // Without its line break, so that a syntax error's column is one of this line.
     let line = line.trim_end_matches(['\n', '\r']);
     let record: JsonLine = match serde_json::from_str(line) {

@@ -9,6 +9,7 @@
 mod bounded;
 mod encoding;
 mod json_lines;
+mod raw;
 mod stream;
 mod walk;
 
@@ -19,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub use json_lines::read_json_lines;
+pub use raw::RawRecord;
 
 /// One document to fingerprint or index.
 #[derive(Debug)]
@@ -129,6 +131,14 @@ impl ReadOptions {
 /// through main-content extraction. `-` (and a pipe without an extension) is read as
 /// [`ReadOptions::stream_format`] says.
 pub fn read_inputs(inputs: &[PathBuf], options: &ReadOptions, emit: &mut dyn FnMut(Record)) {
+    read_raw_inputs(inputs, options, &mut |raw| emit(raw.parse()));
+}
+
+/// [`read_inputs`] with the costly last step of each record, parsing its JSON line or
+/// extracting its HTML page's text, left to the caller ([`RawRecord::parse`]): reading is
+/// then little more than splitting lines, and the records can be finished on other
+/// threads. The records are those of [`read_inputs`], in the same order.
+pub fn read_raw_inputs(inputs: &[PathBuf], options: &ReadOptions, emit: &mut dyn FnMut(RawRecord)) {
     let mut walk = walk::Walk {
         options,
         folders_read: HashSet::new(),

@@ -5,21 +5,16 @@ use std::io::{self, BufRead, BufReader, Read};
 
 use super::bounded::{read_whole, Piped, Whole};
 use super::encoding::{utf16_order, utf16_to_utf8, UTF8_BOM};
-use super::json_lines::{read_json_lines, JsonLine};
+use super::json_lines::{read_raw_json_lines, JsonLine};
 use super::walk::{plain_text, too_large};
-use super::{error, Document, ReadOptions, Record, StreamFormat};
+use super::{error, RawRecord, ReadOptions, StreamFormat};
 
 /// Where standard input's records say they come from.
 const STDIN: &str = "-";
 
 /// Reads standard input, on a thread of its own (see [`Piped`]).
-pub(super) fn read_stdin(options: &ReadOptions, emit: &mut dyn FnMut(Record)) {
-    let emit = &mut |record: Record| {
-        emit(record.map(|doc| Document {
-            from_stdin: true,
-            ..doc
-        }))
-    };
+pub(super) fn read_stdin(options: &ReadOptions, emit: &mut dyn FnMut(RawRecord)) {
+    let emit = &mut |record: RawRecord| emit(record.read_from_stdin());
     match Piped::spawn(io::stdin(), options.stop.clone()) {
         Ok(piped) => read_stream(
             BufReader::with_capacity(64 << 10, piped),
@@ -27,10 +22,7 @@ pub(super) fn read_stdin(options: &ReadOptions, emit: &mut dyn FnMut(Record)) {
             options,
             emit,
         ),
-        Err(e) => emit(Err(error(
-            STDIN,
-            format!("cannot read standard input: {e}"),
-        ))),
+        Err(e) => emit(error(STDIN, format!("cannot read standard input: {e}")).into()),
     }
 }
 
@@ -41,12 +33,12 @@ pub(super) fn read_stream(
     mut reader: impl BufRead,
     place: &str,
     options: &ReadOptions,
-    emit: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(RawRecord),
 ) {
     let utf16 = match reader.fill_buf() {
         Ok(head) => utf16_order(head).is_some(),
         Err(_) if options.stopped() => return,
-        Err(e) => return emit(Err(error(place, format!("cannot read: {e}")))),
+        Err(e) => return emit(error(place, format!("cannot read: {e}")).into()),
     };
     if !utf16 {
         return read_utf8(reader, place, options, emit);
@@ -54,12 +46,12 @@ pub(super) fn read_stream(
     match read_whole(reader, options.max_record_bytes) {
         Ok(Whole::Read(bytes)) => match utf16_to_utf8(&bytes, options.lossy) {
             Some(Ok(utf8)) => read_utf8(io::Cursor::new(utf8), place, options, emit),
-            Some(Err(reason)) => emit(Err(error(place, reason))),
+            Some(Err(reason)) => emit(error(place, reason).into()),
             None => unreachable!("a UTF-16 byte order mark was seen"),
         },
-        Ok(Whole::TooLarge) => emit(Err(too_large(place, None, options))),
+        Ok(Whole::TooLarge) => emit(too_large(place, None, options).into()),
         Err(_) if options.stopped() => {}
-        Err(e) => emit(Err(error(place, format!("cannot read: {e}")))),
+        Err(e) => emit(error(place, format!("cannot read: {e}")).into()),
     }
 }
 
@@ -68,7 +60,7 @@ fn read_utf8(
     mut reader: impl BufRead,
     place: &str,
     options: &ReadOptions,
-    emit: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(RawRecord),
 ) {
     // The blank bytes before the first record, kept: JSON lines count them as lines, and a
     // plain text keeps them.
@@ -77,7 +69,7 @@ fn read_utf8(
         let head = match reader.fill_buf() {
             Ok(head) => head,
             Err(_) if options.stopped() => return,
-            Err(e) => return emit(Err(error(place, format!("cannot read: {e}")))),
+            Err(e) => return emit(error(place, format!("cannot read: {e}")).into()),
         };
         let start = if blank.is_empty() && head.starts_with(UTF8_BOM) {
             UTF8_BOM.len()
@@ -106,7 +98,7 @@ fn read_utf8(
     };
     let reader = io::Cursor::new(blank).chain(reader);
     if format == StreamFormat::JsonLines {
-        return read_json_lines(reader, place, options, emit);
+        return read_raw_json_lines(reader, place, options, emit);
     }
     match read_whole(reader, options.max_record_bytes) {
         Ok(Whole::Read(mut bytes)) => {
@@ -117,13 +109,13 @@ fn read_utf8(
                 .then(|| json_record_line(&bytes))
                 .flatten();
             match record_line {
-                Some(line) => emit(Err(error(place, json_after_text(line)))),
-                None => emit(plain_text(bytes, place, options.lossy)),
+                Some(line) => emit(error(place, json_after_text(line)).into()),
+                None => emit(plain_text(bytes, place, options.lossy).into()),
             }
         }
-        Ok(Whole::TooLarge) => emit(Err(too_large(place, None, options))),
+        Ok(Whole::TooLarge) => emit(too_large(place, None, options).into()),
         Err(_) if options.stopped() => {}
-        Err(e) => emit(Err(error(place, format!("cannot read: {e}")))),
+        Err(e) => emit(error(place, format!("cannot read: {e}")).into()),
     }
 }
 
@@ -164,7 +156,7 @@ mod tests {
         };
         let mut out = Vec::new();
         read_stream(io::Cursor::new(input.to_vec()), "-", &options, &mut |r| {
-            out.push(crate::cli::input::outline(r));
+            out.push(crate::cli::input::outline(r.parse()));
         });
         out
     }

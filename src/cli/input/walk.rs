@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use tantivy_dedup::html::ExtractionMethod;
 
 use super::bounded::{read_whole, size, Piped, Whole};
-use super::encoding::{decode, strip_bom, utf16_order, utf16_to_utf8};
-use super::json_lines::read_json_lines;
+use super::encoding::{decode, decode_borrowed, strip_bom, utf16_order, utf16_to_utf8};
+use super::json_lines::read_raw_json_lines;
 use super::stream::read_stream;
-use super::{error, Document, ReadOptions, Record};
+use super::{error, Document, RawRecord, ReadOptions, Record};
 
 /// True for the extensions read as JSON lines.
 fn is_json_lines(path: &Path) -> bool {
@@ -40,7 +40,7 @@ pub(super) struct Walk<'a> {
 impl Walk<'_> {
     /// Reads the file or folder `path`; `walked` when a folder walk found it rather than the
     /// command line naming it.
-    pub(super) fn read_path(&mut self, path: &Path, walked: bool, emit: &mut dyn FnMut(Record)) {
+    pub(super) fn read_path(&mut self, path: &Path, walked: bool, emit: &mut dyn FnMut(RawRecord)) {
         if self.options.stopped() {
             return;
         }
@@ -56,12 +56,15 @@ impl Walk<'_> {
             match std::fs::metadata(path) {
                 Ok(meta) if meta.is_dir() || meta.is_file() => {}
                 Ok(_) => {
-                    return emit(Err(error(
-                        &place,
-                        "not a regular file (a FIFO, socket or device): not read".to_owned(),
-                    )))
+                    return emit(
+                        error(
+                            &place,
+                            "not a regular file (a FIFO, socket or device): not read".to_owned(),
+                        )
+                        .into(),
+                    )
                 }
-                Err(e) => return emit(Err(error(&place, format!("cannot read: {e}")))),
+                Err(e) => return emit(error(&place, format!("cannot read: {e}")).into()),
             }
         }
         if path.is_dir() {
@@ -81,7 +84,7 @@ impl Walk<'_> {
         path: &Path,
         place: &str,
         walked: bool,
-        emit: &mut dyn FnMut(Record),
+        emit: &mut dyn FnMut(RawRecord),
     ) {
         if path.join("meta.json").is_file() && path.join(".managed.json").is_file() {
             // Named on the command line, an index is a mistake; met in a walk (the tool's
@@ -90,10 +93,7 @@ impl Walk<'_> {
                 note!("skipped {place}: a tantivy index, not documents");
                 return;
             }
-            return emit(Err(error(
-                place,
-                "a tantivy index, not documents".to_owned(),
-            )));
+            return emit(error(place, "a tantivy index, not documents".to_owned()).into());
         }
         let mut entries: Vec<PathBuf> = match std::fs::read_dir(path) {
             // Hidden files and folders (`.git`, editors' backups, an index's lock files) are
@@ -103,7 +103,7 @@ impl Walk<'_> {
                 .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
                 .map(|e| e.path())
                 .collect(),
-            Err(e) => return emit(Err(error(place, format!("cannot list folder: {e}")))),
+            Err(e) => return emit(error(place, format!("cannot list folder: {e}")).into()),
         };
         entries.sort();
         for entry in entries {
@@ -114,29 +114,36 @@ impl Walk<'_> {
 
 /// Reads the file `path`: a regular file directly, anything else (a pipe named on the
 /// command line) on a thread of its own, so that an idle one does not hold up a stop.
-fn read_file(path: &Path, place: &str, options: &ReadOptions, emit: &mut dyn FnMut(Record)) {
+fn read_file(path: &Path, place: &str, options: &ReadOptions, emit: &mut dyn FnMut(RawRecord)) {
     // A file's path is its id (or its records' FILE:LINE): a name that is not UTF-8 would
     // be shown with U+FFFD in place of its bytes, and two such files would share one id.
     if path.to_str().is_none() {
         // Named with its bytes escaped, so that each such file has its own line.
         let escaped = format!("{path:?}");
-        return emit(Err(error(
-            escaped.trim_matches('"'),
-            "the path is not valid UTF-8, so it cannot be an exact id: rename the file".to_owned(),
-        )));
+        return emit(
+            error(
+                escaped.trim_matches('"'),
+                "the path is not valid UTF-8, so it cannot be an exact id: rename the file"
+                    .to_owned(),
+            )
+            .into(),
+        );
     }
     let file = match File::open(path) {
         Ok(file) => file,
-        Err(e) => return emit(Err(error(place, format!("cannot open: {e}")))),
+        Err(e) => return emit(error(place, format!("cannot open: {e}")).into()),
     };
     let regular = file.metadata().map(|meta| (meta.is_file(), meta.len()));
     match regular {
         Ok((true, length)) => {
             // One record a file, except for JSON lines: known too large before reading.
             if !is_json_lines(path) && length > options.max_record_bytes as u64 {
-                return emit(Err(too_large(place, Some(length), options)));
+                return emit(too_large(place, Some(length), options).into());
             }
-            read_regular(path, BufReader::new(file), place, options, emit);
+            // 64 KiB, as for pipes: a JSON line rarely spans two reads, and is then copied
+            // out of the buffer at once (8 KiB split a third of them, their copies growing).
+            let reader = BufReader::with_capacity(64 << 10, file);
+            read_regular(path, reader, place, options, emit);
         }
         _ => match Piped::spawn(file, options.stop.clone()) {
             Ok(piped) => {
@@ -149,7 +156,7 @@ fn read_file(path: &Path, place: &str, options: &ReadOptions, emit: &mut dyn FnM
                     read_stream(reader, place, options, emit);
                 }
             }
-            Err(e) => emit(Err(error(place, format!("cannot read: {e}")))),
+            Err(e) => emit(error(place, format!("cannot read: {e}")).into()),
         },
     }
 }
@@ -180,7 +187,7 @@ fn read_regular(
     mut reader: impl BufRead,
     place: &str,
     options: &ReadOptions,
-    emit: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(RawRecord),
 ) {
     if reader
         .fill_buf()
@@ -190,11 +197,11 @@ fn read_regular(
         return match read_whole(reader, options.max_record_bytes) {
             Ok(Whole::Read(bytes)) => match utf16_to_utf8(&bytes, options.lossy) {
                 Some(Ok(utf8)) => read_decoded(path, io::Cursor::new(utf8), place, options, emit),
-                Some(Err(reason)) => emit(Err(error(place, reason))),
+                Some(Err(reason)) => emit(error(place, reason).into()),
                 None => unreachable!("a UTF-16 byte order mark was seen"),
             },
-            Ok(Whole::TooLarge) => emit(Err(too_large(place, None, options))),
-            Err(e) => emit(Err(error(place, format!("cannot read: {e}")))),
+            Ok(Whole::TooLarge) => emit(too_large(place, None, options).into()),
+            Err(e) => emit(error(place, format!("cannot read: {e}")).into()),
         };
     }
     read_decoded(path, reader, place, options, emit);
@@ -206,23 +213,23 @@ fn read_decoded(
     reader: impl BufRead,
     place: &str,
     options: &ReadOptions,
-    emit: &mut dyn FnMut(Record),
+    emit: &mut dyn FnMut(RawRecord),
 ) {
     if is_json_lines(path) {
-        return read_json_lines(reader, place, options, emit);
+        return read_raw_json_lines(reader, place, options, emit);
     }
     match read_whole(reader, options.max_record_bytes) {
         Ok(Whole::Read(mut bytes)) => {
             strip_bom(&mut bytes);
             if is_html(path) {
-                emit(html_page(bytes, place, options.lossy));
+                emit(RawRecord::html(bytes, place, options.lossy));
             } else {
-                emit(plain_text(bytes, place, options.lossy));
+                emit(plain_text(bytes, place, options.lossy).into());
             }
         }
-        Ok(Whole::TooLarge) => emit(Err(too_large(place, None, options))),
+        Ok(Whole::TooLarge) => emit(too_large(place, None, options).into()),
         Err(_) if options.stopped() => {}
-        Err(e) => emit(Err(error(place, format!("cannot read: {e}")))),
+        Err(e) => emit(error(place, format!("cannot read: {e}")).into()),
     }
 }
 
@@ -245,8 +252,8 @@ pub(super) fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
 /// the title is also kept apart for display.
 ///
 /// [`ExtractedPage::to_text`]: tantivy_dedup::html::ExtractedPage::to_text
-fn html_page(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
-    let html = decode(bytes, lossy).map_err(|reason| error(place, reason))?;
+pub(super) fn html_page(bytes: &[u8], place: &str, lossy: bool) -> Record {
+    let html = decode_borrowed(bytes, lossy).map_err(|reason| error(place, reason))?;
     let page = tantivy_dedup::html::extract(&html).map_err(|e| error(place, e.to_string()))?;
     if page.method == ExtractionMethod::TagsStripped {
         note!(
