@@ -57,15 +57,8 @@ impl DedupWriter {
         &self,
         documents: impl IntoIterator<Item = TantivyDocument>,
     ) -> Vec<Result<AddOutcome>> {
-        let documents: Vec<TantivyDocument> = documents.into_iter().collect();
-        let prepared: Vec<Result<Prepared>> = documents
-            .into_par_iter()
-            .map(|document| self.prepare(document))
-            .collect();
-        prepared
-            .into_iter()
-            .map(|prepared| prepared.and_then(|prepared| self.decide(prepared)))
-            .collect()
+        // One window holding the whole batch.
+        self.add_all(documents).window(usize::MAX).collect()
     }
 
     /// Adds `documents` as they come, in windows: an iterator of their outcomes, in input
