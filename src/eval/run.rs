@@ -15,7 +15,7 @@ use super::verify::{sweep_scores, ScoredPair, ThresholdPoint};
 use crate::error::Result;
 use crate::fingerprint::{
     combined_similarity, jaccard, Fingerprint, FingerprintConfig, MinHashSignature, MinHasher,
-    Signature, Signer, SimHasher, DEFAULT_MU,
+    ShingleHashing, Signature, Signer, SimHasher, DEFAULT_MU,
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
@@ -231,6 +231,7 @@ fn verify_all(
         ChineseDictionary::default(),
         options.shingles,
         options.minhash_k,
+        ShingleHashing::default(),
     )?;
     let shingle_signatures: Vec<Signature> = set
         .texts()

@@ -197,34 +197,63 @@ impl MinHasher {
 /// filled bin to the right (rotation, Shrivastava and Li, ICML 2014) is not: with most bins
 /// empty, rotation repeats one chance agreement over a run of bins.
 fn one_permutation(hashes: impl Iterator<Item = u64>, k: usize) -> Vec<u64> {
-    // The bin from the high bits of the hash, the value from all its bits remixed, so that
-    // the values within a bin are not ordered by the bin's own bits.
-    let mut bins = vec![u64::MAX; k];
-    let mut filled = vec![false; k];
-    for hash in hashes {
-        let bin = bin_of(hash, k);
-        bins[bin] = bins[bin].min(mix(hash));
-        filled[bin] = true;
-    }
-    if !filled.contains(&true) {
-        return bins;
-    }
-    let values = bins.clone();
-    for (i, bin) in bins.iter_mut().enumerate() {
-        if filled[i] {
-            continue;
+    let mut bins = OnePermutationBins::new(k);
+    hashes.for_each(|hash| bins.add(hash));
+    bins.finish()
+}
+
+/// The bins of one permutation hashing filled as the hashes come: a signature without
+/// collecting its elements' hashes first (what [`MinHasher::signature_of_hashes`] gives for
+/// [`MinHashVariant::OnePermutation`]).
+#[derive(Clone, Debug)]
+pub(crate) struct OnePermutationBins {
+    bins: Vec<u64>,
+    filled: Vec<bool>,
+}
+
+impl OnePermutationBins {
+    /// `k` empty bins.
+    pub(crate) fn new(k: usize) -> Self {
+        OnePermutationBins {
+            bins: vec![u64::MAX; k],
+            filled: vec![false; k],
         }
-        let mut attempt = 0u64;
-        let source = loop {
-            let j = bin_of(mix(((i as u64) << 32) ^ attempt ^ 0xD6E8_FEB8_6659_FD93), k);
-            if filled[j] {
-                break j;
-            }
-            attempt += 1;
-        };
-        *bin = values[source];
     }
-    bins
+
+    /// Adds an element by its hash ([`MinHasher::hash`], or another hash as well mixed).
+    #[inline]
+    pub(crate) fn add(&mut self, hash: u64) {
+        // The bin from the high bits of the hash, the value from all its bits remixed, so
+        // that the values within a bin are not ordered by the bin's own bits.
+        let bin = bin_of(hash, self.bins.len());
+        self.bins[bin] = self.bins[bin].min(mix(hash));
+        self.filled[bin] = true;
+    }
+
+    /// The bins, densified; all `u64::MAX` for an empty set.
+    pub(crate) fn finish(self) -> Vec<u64> {
+        let OnePermutationBins { mut bins, filled } = self;
+        let k = bins.len();
+        if !filled.contains(&true) {
+            return bins;
+        }
+        let values = bins.clone();
+        for (i, bin) in bins.iter_mut().enumerate() {
+            if filled[i] {
+                continue;
+            }
+            let mut attempt = 0u64;
+            let source = loop {
+                let j = bin_of(mix(((i as u64) << 32) ^ attempt ^ 0xD6E8_FEB8_6659_FD93), k);
+                if filled[j] {
+                    break j;
+                }
+                attempt += 1;
+            };
+            *bin = values[source];
+        }
+        bins
+    }
 }
 
 /// The bin of `hash` among `k`, from its high bits.

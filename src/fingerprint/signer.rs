@@ -3,9 +3,13 @@
 
 use crate::error::Result;
 use crate::fingerprint::signature::Signature;
-use crate::fingerprint::{bounded_prefix, Fingerprint, MinHasher, SimHashCounter, SimHasher};
+use crate::fingerprint::{
+    bounded_prefix, Fingerprint, MinHasher, OnePermutationBins, ShingleHashing, SimHashCounter,
+    SimHasher, WordShingleHashes,
+};
 use crate::text::{
-    for_each_joint_feature, ChineseDictionary, FeatureKind, JointFeature, Weighting,
+    for_each_joint_feature, for_each_shingle_unit, shingle_words, ChineseDictionary, FeatureKind,
+    JointFeature, ShingleUnit, Weighting, WordShingles,
 };
 
 /// Computes a text's fingerprint and the MinHash signature of its shingles: the two values
@@ -14,23 +18,27 @@ use crate::text::{
 ///
 /// The signature is a one permutation MinHash ([`MinHasher::one_permutation`]) of the
 /// text's `shingles`, tokenized and normalized as the fingerprint's features are, with the
-/// same seed, in its compact form ([`Signature`]).
+/// same seed, a shingle of several words hashed as its [`ShingleHashing`] says, in its
+/// compact form ([`Signature`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Signer {
     fingerprints: SimHasher,
     shingles: SimHasher,
     minhasher: MinHasher,
-    /// `(chars, words)` when the fingerprints are character `chars`-grams counted by term
-    /// frequency and the signatures script shingles of `words` tokens and `chars` Han
-    /// characters (the defaults): [`fingerprint_and_sign`](Self::fingerprint_and_sign) then
-    /// walks the text once for both.
-    joint: Option<(usize, usize)>,
+    hashing: ShingleHashing,
+    /// Words per shingle.
+    words: usize,
+    /// `chars` when the fingerprints are character `chars`-grams counted by term frequency
+    /// and the signatures script shingles of `chars` Han characters (the defaults):
+    /// [`fingerprint_and_sign`](Self::fingerprint_and_sign) then walks the text once for
+    /// both.
+    joint: Option<usize>,
 }
 
 impl Signer {
-    /// The signer of `hashes`-value signatures of `shingles`, beside the fingerprints of
-    /// `fingerprints`, whose tokenizer settings, seed and text bound it shares; jieba's
-    /// dictionary is `dictionary`.
+    /// The signer of `hashes`-value signatures of `shingles` hashed by `hashing`, beside
+    /// the fingerprints of `fingerprints`, whose tokenizer settings, seed and text bound it
+    /// shares; jieba's dictionary is `dictionary`.
     ///
     /// # Errors
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) for settings out of range.
@@ -39,6 +47,7 @@ impl Signer {
         dictionary: ChineseDictionary,
         shingles: FeatureKind,
         hashes: usize,
+        hashing: ShingleHashing,
     ) -> Result<Signer> {
         let config = fingerprints
             .config()
@@ -54,14 +63,16 @@ impl Signer {
             (
                 FeatureKind::CharNgrams { n },
                 Weighting::Tf,
-                FeatureKind::ScriptShingles { words, chars },
-            ) if chars == n => Some((chars, words)),
+                FeatureKind::ScriptShingles { chars, .. },
+            ) if chars == n => Some(chars),
             _ => None,
         };
         Ok(Signer {
             shingles: SimHasher::builder(config).dictionary(dictionary).build()?,
             minhasher: MinHasher::one_permutation(hashes, seed)?,
             fingerprints,
+            hashing,
+            words: shingle_words(shingles),
             joint,
         })
     }
@@ -80,29 +91,30 @@ impl Signer {
         // Both read the same prefix, and hash a feature the same way (xxh3, the config's
         // seed): an n-gram of both is hashed once.
         let text = bounded_prefix(text, fingerprints.config().get_max_text_bytes());
-        let (chars, words) = match self.joint {
+        let chars = match self.joint {
             // An ASCII text has no Han text, so nothing to share, and each side has a fast
             // path for ASCII.
-            Some(kinds) if !text.is_ascii() => kinds,
+            Some(chars) if !text.is_ascii() => chars,
             _ => {
                 let fingerprint = fingerprints.fingerprint(text);
                 return (fingerprint, fingerprint.map(|_| self.sign(text)));
             }
         };
         let mut counter = SimHashCounter::new();
-        let mut hashes = Vec::new();
+        let mut signature = self.builder();
         let tokenizer = fingerprints.extractor().tokenizer();
-        for_each_joint_feature(tokenizer, chars, words, text, |feature| match feature {
+        for_each_joint_feature(tokenizer, chars, text, |feature| match feature {
             JointFeature::Fingerprint(gram) => counter.add(fingerprints.feature_hash(gram)),
             JointFeature::Both(gram) => {
                 let hash = fingerprints.feature_hash(gram);
                 counter.add(hash);
-                hashes.push(hash);
+                signature.add(hash);
             }
-            JointFeature::Signature(feature) => hashes.push(self.minhasher.hash(feature)),
+            JointFeature::Signature(feature) => signature.add(self.minhasher.hash(feature)),
+            JointFeature::Word(word) => signature.word(word),
         });
         match counter.finish() {
-            Some(fingerprint) => (Some(fingerprint), Some(self.signature_of(hashes))),
+            Some(fingerprint) => (Some(fingerprint), Some(signature.finish())),
             None => (None, None),
         }
     }
@@ -110,19 +122,87 @@ impl Signer {
     /// The signature of the shingles of `text` (of its first
     /// [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes), as the fingerprint).
     pub fn sign(&self, text: &str) -> Signature {
-        let mut hashes = Vec::new();
-        self.shingles.extractor().for_each_feature(
+        let mut signature = self.builder();
+        for_each_shingle_unit(
+            self.shingles.extractor(),
             bounded_prefix(text, self.shingles.config().get_max_text_bytes()),
-            |shingle, _| {
-                hashes.push(self.minhasher.hash(shingle));
+            |unit| match unit {
+                ShingleUnit::Word(word) => signature.word(word),
+                ShingleUnit::Feature(feature) => signature.add(self.minhasher.hash(feature)),
             },
         );
-        self.signature_of(hashes)
+        signature.finish()
     }
 
-    /// The signature of the shingles with these hashes.
-    fn signature_of(&self, hashes: Vec<u64>) -> Signature {
-        Signature::compact(self.minhasher.signature_of_hashes(hashes).values())
+    /// An empty signature, to fill.
+    fn builder(&self) -> SignatureBuilder<'_> {
+        let words = match self.hashing {
+            ShingleHashing::Text => Shingler::Text(WordShingles::new(self.words)),
+            ShingleHashing::Words => Shingler::Hashes(WordShingleHashes::new(
+                self.words,
+                self.shingles.config().get_seed(),
+            )),
+        };
+        SignatureBuilder {
+            minhasher: &self.minhasher,
+            bins: OnePermutationBins::new(self.minhasher.k()),
+            words,
+        }
+    }
+}
+
+/// A signature being filled: whole features by their hashes, words a shingle at a time.
+struct SignatureBuilder<'s> {
+    minhasher: &'s MinHasher,
+    bins: OnePermutationBins,
+    words: Shingler,
+}
+
+/// The window of words that makes shingles, by [`ShingleHashing`].
+enum Shingler {
+    Text(WordShingles),
+    Hashes(WordShingleHashes),
+}
+
+impl SignatureBuilder<'_> {
+    /// Adds a whole feature by its hash ([`MinHasher::hash`]).
+    #[inline]
+    fn add(&mut self, hash: u64) {
+        self.bins.add(hash);
+    }
+
+    /// Adds the next word, and the shingle it ends.
+    #[inline]
+    fn word(&mut self, word: &str) {
+        let SignatureBuilder {
+            minhasher,
+            bins,
+            words,
+        } = self;
+        match words {
+            Shingler::Text(window) => window.push(word, 1.0, &mut |shingle, _| {
+                bins.add(minhasher.hash(shingle));
+            }),
+            Shingler::Hashes(window) => window.push(minhasher.hash(word), &mut |hash| {
+                bins.add(hash);
+            }),
+        }
+    }
+
+    /// The signature, with the shingle of a text of fewer words than a shingle holds.
+    fn finish(self) -> Signature {
+        let SignatureBuilder {
+            minhasher,
+            mut bins,
+            words,
+        } = self;
+        match words {
+            Shingler::Text(window) => window.finish(&mut |shingle, _| {
+                bins.add(minhasher.hash(shingle));
+            }),
+            Shingler::Hashes(window) => window.finish(&mut |hash| bins.add(hash)),
+        }
+        Signature::compact(&bins.finish())
     }
 }
 
@@ -135,27 +215,56 @@ mod tests {
     /// The shingles and length of the plugin's default signatures.
     const SHINGLES: FeatureKind = FeatureKind::ScriptShingles { words: 2, chars: 3 };
 
-    fn signer_of(config: &FingerprintConfig) -> Signer {
+    const HASHINGS: [ShingleHashing; 2] = [ShingleHashing::Text, ShingleHashing::Words];
+
+    fn signer_of(config: &FingerprintConfig, hashing: ShingleHashing) -> Signer {
         let hasher = SimHasher::new(config).unwrap();
-        Signer::new(hasher, ChineseDictionary::default(), SHINGLES, 128).unwrap()
+        Signer::new(hasher, ChineseDictionary::default(), SHINGLES, 128, hashing).unwrap()
     }
 
     fn signer() -> Signer {
-        signer_of(&FingerprintConfig::default())
+        signer_of(&FingerprintConfig::default(), ShingleHashing::default())
     }
 
     #[test]
     fn signatures_estimate_the_jaccard_similarity() {
-        let signer = signer();
-        let text =
-            "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat";
-        let a = signer.sign(text);
-        assert_eq!(a.values().len(), 128);
-        let b = signer.sign(&text.replace("lazy", "sleepy"));
-        let j = jaccard(a.values(), b.values());
-        // 3 of 15 shingles changed: exact Jaccard 12 / 18.
-        assert!((j - 12.0 / 18.0).abs() < 0.15, "{j}");
-        assert_eq!(jaccard(a.values(), a.values()), 1.0);
+        for hashing in HASHINGS {
+            let signer = signer_of(&FingerprintConfig::default(), hashing);
+            let text =
+                "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat";
+            let a = signer.sign(text);
+            assert_eq!(a.values().len(), 128);
+            let b = signer.sign(&text.replace("lazy", "sleepy"));
+            let j = jaccard(a.values(), b.values());
+            // 3 of 15 shingles changed: exact Jaccard 12 / 18.
+            assert!((j - 12.0 / 18.0).abs() < 0.15, "{hashing:?}: {j}");
+            assert_eq!(jaccard(a.values(), a.values()), 1.0);
+        }
+    }
+
+    #[test]
+    fn text_hashing_is_the_minhash_of_the_shingles_text() {
+        // What indexes of settings format 2 and earlier store: their signatures stay
+        // comparable with those of new documents.
+        let signer = signer_of(&FingerprintConfig::default(), ShingleHashing::Text);
+        let text = "Near-duplicate pages, 近似重复的网页 and their 指纹: one shingle each.";
+        let extractor = signer.shingles.extractor();
+        let shingles: Vec<(String, f32)> = extractor.features(text);
+        let minhash = MinHasher::one_permutation(128, FingerprintConfig::default().get_seed())
+            .unwrap()
+            .signature(shingles.iter().map(|(shingle, _)| shingle));
+        assert_eq!(signer.sign(text), Signature::compact(minhash.values()));
+    }
+
+    #[test]
+    fn word_hashing_changes_only_the_word_shingles() {
+        let [text, words] =
+            HASHINGS.map(|hashing| signer_of(&FingerprintConfig::default(), hashing));
+        // Han n-grams and one-word texts hash alike; shingles of two words do not.
+        for same in ["近似重复的网页", "word", "!!!"] {
+            assert_eq!(text.sign(same), words.sign(same), "{same}");
+        }
+        assert_ne!(text.sign("two words"), words.sign("two words"));
     }
 
     proptest::proptest! {
@@ -167,6 +276,7 @@ mod tests {
             text in "([a-zA-Z0-9]{1,6}[ ,.']?|the |[門门我愛爱的北京]{1,4}|é|①|，|。){0,50}",
             config in 0usize..4,
             seed in proptest::prelude::any::<u64>(),
+            hashing in proptest::sample::select(HASHINGS.to_vec()),
         ) {
             let mut fingerprints = FingerprintConfig::default().seed(seed);
             match config {
@@ -175,7 +285,7 @@ mod tests {
                 3 => fingerprints = fingerprints.max_text_bytes(20),
                 _ => {}
             }
-            let signer = signer_of(&fingerprints);
+            let signer = signer_of(&fingerprints, hashing);
             proptest::prop_assert_eq!(signer.joint.is_some(), config != 1 && config != 2);
             let fingerprint = SimHasher::new(&fingerprints).unwrap().fingerprint(&text);
             let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));

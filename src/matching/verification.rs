@@ -16,6 +16,7 @@ use super::rule::{CandidateStage, PairScore, VerifyRule};
 #[cfg(doc)]
 use super::rule::{DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD};
 use crate::error::{Error, Result};
+use crate::fingerprint::ShingleHashing;
 use crate::text::FeatureKind;
 
 /// Default shingles of the signature: by script, word 2-shingles outside Han text and
@@ -57,16 +58,19 @@ pub const DEFAULT_SIGNATURE_HASHES: usize = 128;
 pub struct Verification {
     shingles: FeatureKind,
     hashes: usize,
+    shingle_hashing: ShingleHashing,
     rule: VerifyRule,
 }
 
 impl Default for Verification {
     /// MinHash of [`DEFAULT_SHINGLES`] (word 2-shingles outside Han text, character 3-grams
-    /// inside), [`DEFAULT_SIGNATURE_HASHES`] values, judged by [`VerifyRule::default`].
+    /// inside) hashed by [`ShingleHashing::Words`], [`DEFAULT_SIGNATURE_HASHES`] values,
+    /// judged by [`VerifyRule::default`].
     fn default() -> Self {
         Verification {
             shingles: DEFAULT_SHINGLES,
             hashes: DEFAULT_SIGNATURE_HASHES,
+            shingle_hashing: ShingleHashing::Words,
             rule: VerifyRule::default(),
         }
     }
@@ -78,6 +82,9 @@ impl Default for Verification {
 struct VerificationFile {
     shingles: FeatureKind,
     hashes: usize,
+    /// Absent from files of format 2 and earlier, whose signatures hashed a shingle's text.
+    #[serde(default = "text_hashing")]
+    shingle_hashing: ShingleHashing,
     /// Absent from files written before the candidate stage was a setting, whose rule took
     /// every candidate within the distance.
     #[serde(default = "CandidateStage::legacy")]
@@ -87,11 +94,17 @@ struct VerificationFile {
     score: PairScore,
 }
 
+/// The hashing of signatures written before [`ShingleHashing`] was a setting.
+fn text_hashing() -> ShingleHashing {
+    ShingleHashing::Text
+}
+
 impl From<VerificationFile> for Verification {
     fn from(file: VerificationFile) -> Self {
         Verification {
             shingles: file.shingles,
             hashes: file.hashes,
+            shingle_hashing: file.shingle_hashing,
             rule: VerifyRule {
                 candidates: file.candidates,
                 candidate_distance: file.candidate_distance,
@@ -113,6 +126,7 @@ impl From<Verification> for VerificationFile {
         VerificationFile {
             shingles: verification.shingles,
             hashes: verification.hashes,
+            shingle_hashing: verification.shingle_hashing,
             candidates,
             candidate_distance,
             threshold,
@@ -137,6 +151,15 @@ impl Verification {
     #[must_use]
     pub fn hashes(mut self, hashes: usize) -> Self {
         self.hashes = hashes;
+        self
+    }
+
+    /// How a shingle of several words is hashed. Default [`ShingleHashing::Words`]; an index
+    /// created by a tantivy-dedup whose settings format was 2 or earlier hashes by
+    /// [`ShingleHashing::Text`] (its settings say so when read back).
+    #[must_use]
+    pub fn shingle_hashing(mut self, hashing: ShingleHashing) -> Self {
+        self.shingle_hashing = hashing;
         self
     }
 
@@ -185,6 +208,11 @@ impl Verification {
     /// See [`hashes`](Self::hashes()).
     pub fn get_hashes(&self) -> usize {
         self.hashes
+    }
+
+    /// See [`shingle_hashing`](Self::shingle_hashing()).
+    pub fn get_shingle_hashing(&self) -> ShingleHashing {
+        self.shingle_hashing
     }
 
     /// See [`candidates`](Self::candidates()).
@@ -294,6 +322,7 @@ mod tests {
                 "candidates",
                 "hashes",
                 "score",
+                "shingle_hashing",
                 "shingles",
                 "threshold"
             ]

@@ -132,10 +132,13 @@ impl DedupIndex {
         let hasher = builder.build()?;
         register_tokenizer(&index, hasher.extractor().tokenizer().clone());
         let values = match settings.get_verification() {
-            Some(verification) => {
-                let (shingles, hashes) = (verification.get_shingles(), verification.get_hashes());
-                Values::Signed(Signer::new(hasher, dictionary, shingles, hashes)?)
-            }
+            Some(verification) => Values::Signed(Signer::new(
+                hasher,
+                dictionary,
+                verification.get_shingles(),
+                verification.get_hashes(),
+                verification.get_shingle_hashing(),
+            )?),
             None => Values::Fingerprints(hasher),
         };
         Ok(DedupIndex {

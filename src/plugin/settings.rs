@@ -28,7 +28,13 @@ use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
 /// Format 2: indexes keep signatures in a u64 field ([`SIGNATURE_FIELD`]); indexes of
 /// format 1 keep theirs in a bytes field, which this crate still reads and writes. The
 /// schema says which, so both open; the version tells an older crate to upgrade.
-pub const SETTINGS_VERSION: u32 = 2;
+///
+/// Format 3: signatures hash a shingle of several words from its words' hashes
+/// ([`ShingleHashing::Words`](crate::fingerprint::ShingleHashing::Words), the default);
+/// files of format 2 and earlier read as hashing a shingle's text
+/// ([`ShingleHashing::Text`](crate::fingerprint::ShingleHashing::Text)), as those indexes
+/// did, and keep doing so.
+pub const SETTINGS_VERSION: u32 = 3;
 
 /// Deduplication settings of an index, written into its directory at creation and checked on
 /// every open (see [`DedupIndex`](super::DedupIndex)).
@@ -390,6 +396,8 @@ pub(crate) fn check_version(version: u32) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fingerprint::ShingleHashing;
+    use crate::matching::Verification;
     use crate::text::Weighting;
 
     #[test]
@@ -442,7 +450,7 @@ mod tests {
         assert!(read.get_verification().is_none());
         // Written before the candidate stage was a setting: every candidate within the
         // candidate distance, the rule of then.
-        let mut before_bands = current;
+        let mut before_bands = current.clone();
         before_bands["verification"]
             .as_object_mut()
             .unwrap()
@@ -453,5 +461,22 @@ mod tests {
         assert_eq!(verification.get_candidates(), CandidateStage::Scan);
         // And the candidate stage is a runtime setting: no difference to open with.
         assert!(read.differences(&DedupSettings::new(["body"])).is_empty());
+        // Format 2: signatures hashed a shingle's text, and such an index keeps doing so;
+        // the hashing is frozen, so asking for the current default names it.
+        let mut format_2 = current;
+        format_2["version"] = 2.into();
+        format_2["verification"]
+            .as_object_mut()
+            .unwrap()
+            .remove("shingle_hashing");
+        let read: DedupSettings = serde_json::from_value(format_2).unwrap();
+        let verification = read.get_verification().unwrap();
+        assert_eq!(verification.get_shingle_hashing(), ShingleHashing::Text);
+        let differences = read.differences(&DedupSettings::new(["body"]));
+        let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
+        assert_eq!(fields, ["verification.shingle_hashing"]);
+        let text = DedupSettings::new(["body"])
+            .verification(Verification::default().shingle_hashing(ShingleHashing::Text));
+        assert!(read.differences(&text).is_empty());
     }
 }

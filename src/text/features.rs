@@ -258,6 +258,12 @@ impl FeatureExtractor {
         &self.tokenizer
     }
 
+    /// The kind of features it gives.
+    #[must_use]
+    pub fn kind(&self) -> FeatureKind {
+        self.kind
+    }
+
     /// Calls `emit(feature, weight)` for every feature occurrence of `text`, in text order.
     /// A feature occurring three times is emitted three times: that is its term frequency.
     pub fn for_each_feature(&self, text: &str, mut emit: impl FnMut(&str, f32)) {

@@ -8,16 +8,15 @@
 use std::ops::Range;
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
-use unicode_segmentation::UnicodeSegmentation;
 
 use crate::error::{Error, Result};
-use crate::text::ascii_words::for_each_ascii_word;
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
 use crate::text::script::{
     for_each_piece, for_each_run, is_caseless_ideograph, is_han, is_separator,
 };
 use crate::text::stopwords::StopWords;
+use crate::text::words::for_each_word;
 use crate::text::TokenizerConfig;
 
 /// Calls `emit` with what `c` is in character n-grams: a letter or digit lowercased (one or
@@ -272,26 +271,9 @@ impl MixedTokenizer {
         }
         for_each_piece(run, |piece_start, piece| {
             emit(OtherPart::Piece(piece));
-            if piece.is_ascii() {
-                // Most text: the words alone, without the segments between them.
-                for_each_ascii_word(piece, |offset, word| {
-                    emit(OtherPart::Word(piece_start + offset, word))
-                });
-                return;
-            }
-            for (offset, word) in piece.unicode_word_indices() {
-                // UAX #29 attaches a combining mark to whatever precedes it, even a space
-                // (" \u{16ff0}" is one "word"), and joins words across U+202F, the narrow
-                // no-break space (ExtendNumLet): tokens never hold whitespace, so such a
-                // "word" is cut at it. An ASCII word never holds any.
-                if word.is_ascii() {
-                    emit(OtherPart::Word(piece_start + offset, word));
-                } else {
-                    for_each_between_whitespace(word, |part_offset, part| {
-                        emit(OtherPart::Word(piece_start + offset + part_offset, part));
-                    });
-                }
-            }
+            for_each_word(piece, |offset, word| {
+                emit(OtherPart::Word(piece_start + offset, word))
+            });
         });
     }
 
@@ -441,24 +423,6 @@ impl TokenStream for MixedTokenStream<'_> {
 
     fn token_mut(&mut self) -> &mut Token {
         &mut self.tokens[self.index.expect("advance() is called before token_mut()")]
-    }
-}
-
-/// Calls `emit(byte_offset, part)` for each maximal run of `text` without whitespace.
-fn for_each_between_whitespace<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
-    let mut start = None;
-    for (offset, c) in text.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(from)) => {
-                emit(from, &text[from..offset]);
-                start = None;
-            }
-            (false, None) => start = Some(offset),
-            _ => {}
-        }
-    }
-    if let Some(from) = start {
-        emit(from, &text[from..]);
     }
 }
 
