@@ -151,8 +151,9 @@ impl IngestCommand {
             }
             Ok(())
         };
-        let window = WINDOW_PER_THREAD * rayon::current_num_threads();
-        read_in_windows(window, &stop, read, |records| ingestion.ingest(records))?;
+        read_in_windows(DedupWriter::default_window(), &stop, read, |records| {
+            ingestion.ingest(records)
+        })?;
         let Ingestion {
             progress,
             tally,
@@ -179,11 +180,6 @@ impl IngestCommand {
         Ok(tally.errors == 0)
     }
 }
-
-/// Records per window, per thread of the pool: their documents are fingerprinted on every core
-/// ([`DedupWriter::add_all`]) while decisions, report lines and commits follow the input
-/// order as one add at a time would.
-const WINDOW_PER_THREAD: usize = 64;
 
 /// A run's state between the records it reads.
 struct Ingestion<'a> {

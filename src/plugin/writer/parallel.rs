@@ -23,6 +23,15 @@ use crate::error::Result;
 const WINDOW_PER_THREAD: usize = 64;
 
 impl DedupWriter {
+    /// The window of [`add_all`](Self::add_all) when none is set ([`AddAll::window`]): 64
+    /// documents per thread of the current rayon pool (the pool whose `install` runs the
+    /// call, or the global one). A caller that reads its input in windows of its own can
+    /// take the same size.
+    #[must_use]
+    pub fn default_window() -> usize {
+        WINDOW_PER_THREAD * rayon::current_num_threads()
+    }
+
     /// Adds `documents` as [`add`](Self::add) adds them one by one in this order: the same
     /// outcomes, in this order, with each document's fingerprint and signature computed in
     /// parallel on the current rayon pool (the global one, or the pool whose
@@ -109,7 +118,7 @@ impl DedupWriter {
 pub struct AddAll<'w, I> {
     writer: &'w DedupWriter,
     documents: I,
-    /// Documents per window; `None`: [`WINDOW_PER_THREAD`] per thread of the pool.
+    /// Documents per window; `None`: [`DedupWriter::default_window`].
     window: Option<usize>,
     /// The current window's prepared documents not decided yet.
     ready: VecDeque<Result<Prepared>>,
@@ -130,9 +139,7 @@ impl<I: Iterator<Item = TantivyDocument>> Iterator for AddAll<'_, I> {
 
     fn next(&mut self) -> Option<Result<AddOutcome>> {
         if self.ready.is_empty() {
-            let size = self
-                .window
-                .unwrap_or_else(|| WINDOW_PER_THREAD * rayon::current_num_threads());
+            let size = self.window.unwrap_or_else(DedupWriter::default_window);
             let window: Vec<TantivyDocument> = self.documents.by_ref().take(size).collect();
             let writer = self.writer;
             self.ready = window
