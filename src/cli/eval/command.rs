@@ -64,6 +64,10 @@ pub struct EvalCommand {
     /// scripts-W-C (W-word shingles outside Han text, C-character n-grams inside).
     #[arg(long, value_name = "KIND", default_value_t = tantivy_dedup::plugin::DEFAULT_SHINGLES)]
     signature_features: FeatureKind,
+    /// Values per band of the plugin-bands rows, 1 to 128: fewer rows find pairs of lower
+    /// similarity among more candidates [default: the plugin's, 4].
+    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u64).range(1..=128))]
+    band_rows: Option<u64>,
     /// The threshold the two-stage tables are also given at, 0 to 1 [default: the plugin's].
     #[arg(long, value_name = "T", value_parser = crate::cli::options::threshold)]
     threshold: Option<f64>,
@@ -98,6 +102,11 @@ impl EvalCommand {
             threshold: self
                 .threshold
                 .unwrap_or(tantivy_dedup::plugin::DEFAULT_THRESHOLD),
+            band_rows: self
+                .band_rows
+                .map_or(tantivy_dedup::plugin::DEFAULT_BAND_ROWS, |rows| {
+                    rows as usize
+                }),
             ..EvalOptions::default()
         };
         std::fs::create_dir_all(&self.out)
