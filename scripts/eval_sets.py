@@ -166,9 +166,8 @@ def edited_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
     """originals: (id, text, topic). hard: listed hard negatives (a, b, kind)."""
     vocab = sorted({m.group(0) for _, t, _ in originals
                     for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
-    docs, pairs = [], []
-    for oid, text, _ in originals:
-        docs.append({"id": oid, "text": text, "group": oid})
+
+    def copies_of(text: str) -> list[tuple[str, float | None, str]]:
         copies = []
         for kind in ("insert", "delete", "substitute", "mixed"):
             for rate in RATES:
@@ -182,7 +181,21 @@ def edited_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
         for removed in (0.1, 0.2, 0.3):
             copies.append(("truncate", removed, truncate(text, 1 - removed, zh)))
         copies.append(("noise", None, noise(text, rng)))
-        for i, (kind, rate, t) in enumerate(copies):
+        return copies
+
+    copies_set(name, originals, copies_of, hard, out, description, source)
+
+
+def copies_set(name: str, originals: list[tuple[str, str, str]], copies_of,
+               hard: list[tuple[str, str, str]], out: Path, description: str,
+               source: str) -> None:
+    """Each original with its copies (`copies_of(text)`: (kind, rate, text) each) as
+    near-duplicate pairs, the hard negatives listed, every other pair of different
+    originals distinct."""
+    docs, pairs = [], []
+    for oid, text, _ in originals:
+        docs.append({"id": oid, "text": text, "group": oid})
+        for i, (kind, rate, t) in enumerate(copies_of(text)):
             cid = f"{oid}#{i}-{kind}"
             docs.append({"id": cid, "text": t, "group": oid})
             pair = {"a": oid, "b": cid, "label": True, "kind": kind}
@@ -198,7 +211,6 @@ def edited_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
                       "documents of different originals: distinct; two copies of one "
                       "original: not counted",
     })
-
 
 def filler_texts(data: Path, zh: bool, exclude: set[str]) -> list[str]:
     """Texts of the corpora that are no original of the set: what rewrites insert and
@@ -255,9 +267,8 @@ def rewritten_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
     edits misses. originals: (id, text, topic); hard: listed hard negatives."""
     vocab = sorted({m.group(0) for _, t, _ in originals
                     for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
-    docs, pairs = [], []
-    for oid, text, _ in originals:
-        docs.append({"id": oid, "text": text, "group": oid})
+
+    def copies_of(text: str) -> list[tuple[str, float, str]]:
         copies = []
         for rate in (0.2, 0.3, 0.4):
             copies.append(("substitute", rate,
@@ -270,20 +281,9 @@ def rewritten_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
                            insert_paragraphs(text, rate, fillers, zh, rng)))
         for other in (0.5, 0.67):
             copies.append(("embed", other, embed(text, other, fillers, zh, rng)))
-        for i, (kind, rate, t) in enumerate(copies):
-            cid = f"{oid}#{i}-{kind}"
-            docs.append({"id": cid, "text": t, "group": oid})
-            pairs.append({"a": oid, "b": cid, "label": True, "kind": kind, "rate": rate})
-    for a, b, kind in hard:
-        pairs.append({"a": a, "b": b, "label": False, "kind": kind})
-    write_set(out / name, docs, pairs, {
-        "name": name, "unlisted": "negative", "description": description,
-        "source": source,
-        "label_rule": "each original with each of its rewritten copies: near-duplicate; "
-                      "documents of different originals: distinct; two copies of one "
-                      "original: not counted",
-    })
+        return copies
 
+    copies_set(name, originals, copies_of, hard, out, description, source)
 
 def write_set(directory: Path, docs: list[dict], pairs: list[dict], header: dict) -> None:
     directory.mkdir(parents=True, exist_ok=True)
