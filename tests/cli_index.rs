@@ -377,6 +377,33 @@ fn two_stage_matching_is_chosen_at_creation_and_reported() {
 }
 
 #[test]
+fn a_threshold_alone_brings_the_bands_its_s_curve_suits() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = |name: &str, options: &[&str]| {
+        let index = dir.path().join(name);
+        let output = ingest(&index, options, b"");
+        assert!(output.status.success(), "{}", stderr(&output));
+        let stats = run(
+            &["stats", "--index", index.to_str().unwrap(), "--json"],
+            b"",
+        );
+        let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+        stats["settings"]["verification"]["candidates"]["rows"].clone()
+    };
+    assert_eq!(rows("default", &[]), 4);
+    assert_eq!(
+        rows("low", &["--threshold", "0.2"]),
+        2,
+        "heavy rewrites: bands of 2"
+    );
+    assert_eq!(rows("default-threshold", &["--threshold", "0.55"]), 4);
+    assert_eq!(
+        rows("chosen", &["--threshold", "0.2", "--band-rows", "5"]),
+        5
+    );
+}
+
+#[test]
 fn an_empty_document_is_reported_with_its_place() {
     let dir = tempfile::tempdir().unwrap();
     let output = ingest(

@@ -4,6 +4,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
+use tantivy_dedup::lookup::band_rows_for;
 use tantivy_dedup::plugin::{CandidateStage, DedupSettings, Verification};
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::FingerprintConfig;
@@ -217,7 +218,9 @@ pub struct VerifyOptions {
     /// Values per band of the candidate stage (MinHash LSH): a pair beyond --distance is a
     /// candidate when its signatures agree on all R values of one band; 0 takes every pair
     /// within --candidate-distance instead (exact, but a scan of the index per document)
-    /// [default: the index's, 4 (32 bands) for a new one]. Implies --verify for a new index.
+    /// [default: with --threshold, the rows whose S-curve suits it (2 up to about 0.3, 4 at
+    /// 0.55; docs/PARAMETERS.md); else the index's, 4 (32 bands) for a new one]. Implies
+    /// --verify for a new index.
     #[arg(long, value_name = "R", help_heading = "Two-stage matching")]
     band_rows: Option<usize>,
     /// Jaccard estimate at or above which a candidate is a near-duplicate, 0 to 1
@@ -264,10 +267,21 @@ impl VerifyOptions {
         if let Some(k) = self.candidate_distance {
             verification = verification.candidate_distance(k);
         }
-        match self.band_rows {
-            Some(0) => verification = verification.candidates(CandidateStage::Scan),
-            Some(rows) => verification = verification.candidates(CandidateStage::Bands { rows }),
-            None => {}
+        match (
+            self.band_rows,
+            self.threshold,
+            verification.get_candidates(),
+        ) {
+            (Some(0), _, _) => verification = verification.candidates(CandidateStage::Scan),
+            (Some(rows), _, _) => {
+                verification = verification.candidates(CandidateStage::Bands { rows })
+            }
+            // A threshold alone brings the bands its S-curve suits, where bands are used.
+            (None, Some(t), CandidateStage::Bands { .. }) => {
+                let rows = band_rows_for(t, verification.get_hashes());
+                verification = verification.candidates(CandidateStage::Bands { rows });
+            }
+            (None, _, _) => {}
         }
         if let Some(t) = self.threshold {
             verification = verification.threshold(t);

@@ -564,12 +564,6 @@ fn merge_sorted(a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     out
 }
 
-/// The probability that a pair of Jaccard similarity `jaccard` shares a band of `rows`
-/// among `bands`: `1 - (1 - J^rows)^bands`.
-pub fn band_probability(jaccard: f64, bands: usize, rows: usize) -> f64 {
-    1.0 - (1.0 - jaccard.powi(rows as i32)).powi(bands as i32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -721,14 +715,6 @@ mod tests {
                 extended.candidates(&signature(id))
             );
         }
-    }
-
-    #[test]
-    fn the_s_curve() {
-        assert!((band_probability(0.6, 32, 4) - 0.988).abs() < 0.001);
-        assert!(band_probability(0.1, 32, 4) < 0.004);
-        assert_eq!(band_probability(1.0, 32, 4), 1.0);
-        assert_eq!(band_probability(0.0, 32, 4), 0.0);
     }
 
     #[test]

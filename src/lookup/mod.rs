@@ -99,6 +99,7 @@
 //!   (a median of 110 µs and a p99 of 1.1 ms for `m` = 100,000), however few of them match. A deduplicating writer that
 //!   stores only the first of each group of near-duplicates never builds such clusters.
 
+mod band_layout;
 mod bands;
 mod blocks;
 mod index;
@@ -109,7 +110,8 @@ mod run;
 mod scan;
 mod signature_table;
 
-pub use bands::{band_probability, BandIndex, BandIndexBuilder, MIN_REBUILD};
+pub use band_layout::{band_probability, band_rows_for, LOST_PAIR_WEIGHT};
+pub use bands::{BandIndex, BandIndexBuilder, MIN_REBUILD};
 pub use index::FingerprintIndex;
 #[allow(deprecated)]
 pub use options::DEFAULT_MU;

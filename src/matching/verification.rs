@@ -186,7 +186,9 @@ impl Verification {
     /// [`DEFAULT_THRESHOLD`], the highest at which the evaluation sets' edits of up to 10%
     /// are found (80% or more) in English and Chinese at precision 1.000; `tantivy-dedup
     /// eval` shows the best one for labelled pairs of one's own data (0.20 to 0.23 on the
-    /// edit sets, 0.77 to 0.81 on the spam campaigns and the man page mirrors).
+    /// edit sets, 0.77 to 0.81 on the spam campaigns and the man page mirrors). With bands,
+    /// a threshold far from the default wants bands of other lengths:
+    /// [`band_rows_for`](crate::lookup::band_rows_for) gives them.
     #[must_use]
     pub fn threshold(mut self, threshold: f64) -> Self {
         self.rule.threshold = threshold;
