@@ -277,6 +277,9 @@ fn the_signature_shingles_and_the_reported_threshold_are_options() {
     };
     let one_row = report(&["--band-rows", "1"]);
     assert!(candidates(&one_row) >= candidates(&default_report));
+    assert_eq!(method(&one_row, "plugin-bands")["band_rows"], 1);
+    assert_eq!(method(&default_report, "plugin-bands")["band_rows"], 4);
+    assert!(method(&default_report, "plugin").get("band_rows").is_none());
     for rows in ["0", "129"] {
         let output = run(&["eval", "--band-rows", rows, "nowhere"], b"");
         assert_eq!(output.status.code(), Some(2), "--band-rows {rows}");

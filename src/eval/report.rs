@@ -90,6 +90,10 @@ pub struct VerifyResult {
     pub config: String,
     /// The candidates' distance.
     pub loose_k: u32,
+    /// The values per band of `plugin-bands` ([`EvalOptions::band_rows`](crate::eval::EvalOptions::band_rows));
+    /// `None` for the other methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub band_rows: Option<usize>,
     /// Counted pairs within `loose_k` (and, for `plugin-bands`, within the default *k* or
     /// sharing a band).
     pub candidates: usize,

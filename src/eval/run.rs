@@ -303,9 +303,8 @@ fn verify_all(
             ),
         ];
         let scan = rule(CandidateStage::Scan);
-        let banded = rule(CandidateStage::Bands {
-            rows: options.band_rows.clamp(1, options.minhash_k),
-        });
+        let band_rows = options.band_rows.clamp(1, options.minhash_k);
+        let banded = rule(CandidateStage::Bands { rows: band_rows });
         for (method, matcher) in [("plugin", scan), ("plugin-bands", banded)] {
             let strengths: Vec<Option<f64>> = candidates
                 .iter()
@@ -352,6 +351,7 @@ fn verify_all(
                 method: method.to_owned(),
                 config: entry.name.clone(),
                 loose_k,
+                band_rows: (method == "plugin-bands").then_some(band_rows),
                 candidates: candidates.len(),
                 best,
                 curve,
