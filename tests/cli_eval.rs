@@ -296,3 +296,133 @@ fn the_signature_shingles_and_the_reported_threshold_are_options() {
         stderr(&output)
     );
 }
+
+#[test]
+fn the_recommended_settings_are_a_file_ingest_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = dir.path().join("set");
+    std::fs::create_dir(&set).unwrap();
+    write_set(&set, "");
+    let out = dir.path().join("out");
+    let eval = |extra: &[&str]| {
+        let mut args = vec![
+            "eval",
+            "--out",
+            out.to_str().unwrap(),
+            "--grid",
+            "single",
+            "--loose-k",
+            "16,64",
+            "--band-rows",
+            "2,4",
+        ];
+        args.extend_from_slice(extra);
+        args.push(set.to_str().unwrap());
+        run(&args, b"")
+    };
+    // Fingerprints alone only at distance 0: the plugin's rule (within 3 bits, or sharing a
+    // band) does better.
+    let output = eval(&["--recommend", "--max-k", "0"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("tiny: recommended (best F1): plugin-bands"));
+    let path = out.join("tiny.settings.json");
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(file["measured"]["sample"], "tiny");
+    assert_eq!(file["measured"]["goal"], "best F1");
+    // What it measured is a point of the report: the best F1 there is.
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap();
+    assert_eq!(file["verification"]["candidates"]["kind"], "bands");
+    let f1s: Vec<f64> = (report["configs"][0]["sweep"].as_array().unwrap().iter())
+        .chain(
+            (report["verify"].as_array().unwrap().iter())
+                .filter(|row| row["method"] == "plugin-bands")
+                .flat_map(|row| {
+                    row["curve"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .chain([&row["best"]])
+                }),
+        )
+        .map(|point| point["f1"].as_f64().unwrap())
+        .collect();
+    let measured = file["measured"]["f1"].as_f64().unwrap();
+    assert!(f1s.contains(&measured));
+    let best = f1s.iter().copied().fold(0.0, f64::max);
+    assert!(
+        measured >= best - tantivy_dedup::eval::NEAR_BEST,
+        "{measured} < {best}"
+    );
+
+    // A new index takes the file's settings; options beside it win.
+    let stats = |index: &Path| -> serde_json::Value {
+        let output = run(
+            &["stats", "--index", index.to_str().unwrap(), "--json"],
+            b"",
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()["settings"].clone()
+    };
+    let docs = set.join("docs.jsonl");
+    let ingest = |index: &Path, settings: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "ingest",
+            "--index",
+            index.to_str().unwrap(),
+            "--settings",
+            settings.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.push(docs.to_str().unwrap());
+        run(&args, b"")
+    };
+    let index = dir.path().join("index");
+    let output = ingest(&index, &path, &[]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let settings = stats(&index);
+    for name in ["fingerprint", "distance", "verification"] {
+        assert_eq!(settings[name], file[name], "{name}");
+    }
+    let overridden = dir.path().join("overridden");
+    let output = ingest(
+        &overridden,
+        &path,
+        &["--threshold", "0.9", "--distance", "7"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let settings = stats(&overridden);
+    assert_eq!(settings["verification"]["threshold"], 0.9);
+    assert_eq!(settings["distance"], 7);
+    assert_eq!(settings["fingerprint"], file["fingerprint"]);
+
+    // An existing index refuses a file of other fingerprints, naming what differs.
+    let mut other = file.clone();
+    other["fingerprint"]["features"] = serde_json::json!({"kind": "words"});
+    let other_path = dir.path().join("other.json");
+    std::fs::write(&other_path, other.to_string()).unwrap();
+    let output = ingest(&index, &other_path, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("fingerprint.features"),
+        "{}",
+        stderr(&output)
+    );
+    // A file that is not one says so.
+    std::fs::write(&other_path, "{\"distance\": 3}").unwrap();
+    let output = ingest(&dir.path().join("fresh"), &other_path, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("cannot use the settings file"),
+        "{}",
+        stderr(&output)
+    );
+
+    // A precision no setting reaches is an error, not a file.
+    std::fs::remove_file(&path).unwrap();
+    let output = eval(&["--target-precision", "1"]);
+    if !output.status.success() {
+        assert!(stderr(&output).contains("no setting measured reaches the goal"));
+        assert!(!path.exists());
+    }
+}

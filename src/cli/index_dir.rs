@@ -8,7 +8,8 @@ use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, STORED, STRING};
 use tantivy::Index;
 use tantivy_dedup::plugin::{
-    text_field_options, DedupIndex, DedupSettings, ReadOnlyTolerantDirectory, SETTINGS_FILE,
+    text_field_options, DedupIndex, DedupSettings, MatchingSettings, ReadOnlyTolerantDirectory,
+    SETTINGS_FILE,
 };
 use tantivy_dedup::Error;
 
@@ -88,12 +89,12 @@ fn new_settings(
     options: &FingerprintOptions,
     distance: Option<u32>,
     verify: &VerifyOptions,
+    file: Option<&MatchingSettings>,
 ) -> DedupSettings {
-    let settings = DedupSettings::new(["body"])
-        .key_field("id")
-        .flagging(true)
-        .fingerprint(options.config());
-    let settings = verify.apply(settings);
+    let settings = DedupSettings::new(["body"]).key_field("id").flagging(true);
+    let settings = verify.apply(settings, file);
+    let config = options.config_over(settings.get_fingerprint().clone());
+    let settings = settings.fingerprint(config);
     match distance {
         Some(k) => settings.distance(k),
         None => settings,
@@ -124,7 +125,10 @@ pub fn open_or_create(
     // A whole index opens without the creation lock (which a read-only index could not
     // take).
     if !is_complete(dir) {
-        create(dir, || new_settings(options, distance, verify))?;
+        let file = verify.settings_file()?;
+        create(dir, || {
+            new_settings(options, distance, verify, file.as_ref())
+        })?;
     }
     open_existing(dir, options, distance, verify)
 }
@@ -236,7 +240,7 @@ pub fn open_existing(
             fields,
         });
     }
-    let mut wanted = stored.settings().clone();
+    let mut wanted = verify.apply(stored.settings().clone(), verify.settings_file()?.as_ref());
     if !options.is_empty() {
         let config = options.config_over(wanted.get_fingerprint().clone());
         wanted = wanted.fingerprint(config);
@@ -244,7 +248,6 @@ pub fn open_existing(
     if let Some(k) = distance {
         wanted = wanted.distance(k);
     }
-    wanted = verify.apply(wanted);
     let dedup = DedupIndex::open_with(index, &wanted).map_err(|e| explain(e, dir))?;
     Ok(CliIndex { dedup, fields })
 }

@@ -1,11 +1,13 @@
 //! Feature, weighting and tokenizer options shared by every command.
 
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use anyhow::Context;
 use clap::{Args, ValueEnum};
 use tantivy_dedup::lookup::band_rows_for;
-use tantivy_dedup::plugin::{CandidateStage, DedupSettings, Verification};
+use tantivy_dedup::plugin::{CandidateStage, DedupSettings, MatchingSettings, Verification};
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::FingerprintConfig;
 
@@ -227,6 +229,12 @@ pub struct VerifyOptions {
     /// [default: the index's, 0.55 for a new one]. Implies --verify for a new index.
     #[arg(long, value_name = "T", value_parser = threshold, help_heading = "Two-stage matching")]
     threshold: Option<f64>,
+    /// Matching settings from FILE, as `eval --recommend` writes them: the fingerprint
+    /// config, distance and two-stage matching of a new index; for an existing one, the
+    /// distance and rule of this run (its fingerprint config and signatures must be the
+    /// index's). Options given beside it override it.
+    #[arg(long, value_name = "FILE", help_heading = "Two-stage matching")]
+    settings: Option<PathBuf>,
 }
 
 /// Parses a threshold in `[0, 1]`.
@@ -242,19 +250,39 @@ pub fn threshold(arg: &str) -> Result<f64, String> {
 impl VerifyOptions {
     /// True when no option was given.
     pub fn is_empty(&self) -> bool {
-        !self.verify
-            && !self.no_verify
-            && self.candidate_distance.is_none()
-            && self.band_rows.is_none()
-            && self.threshold.is_none()
+        !self.has_options() && self.settings.is_none()
     }
 
-    /// `settings` with these options applied: a verification added when asked for and
-    /// missing, or removed with --no-verify (which an existing index refuses as a settings
-    /// mismatch when it was created otherwise), its candidate stage, candidate distance and
-    /// threshold set when given.
-    pub fn apply(&self, settings: DedupSettings) -> DedupSettings {
-        if self.is_empty() {
+    /// True when an option other than --settings was given.
+    fn has_options(&self) -> bool {
+        self.verify
+            || self.no_verify
+            || self.candidate_distance.is_some()
+            || self.band_rows.is_some()
+            || self.threshold.is_some()
+    }
+
+    /// The settings file given with --settings, read and checked.
+    pub fn settings_file(&self) -> anyhow::Result<Option<MatchingSettings>> {
+        let Some(path) = &self.settings else {
+            return Ok(None);
+        };
+        let settings = MatchingSettings::read(path)
+            .with_context(|| format!("cannot use the settings file {}", path.display()))?;
+        Ok(Some(settings))
+    }
+
+    /// `settings` with these options applied, over those of `file` (the --settings file,
+    /// read by [`settings_file`](Self::settings_file)): a verification added when asked for
+    /// and missing, or removed with --no-verify (which an existing index refuses as a
+    /// settings mismatch when it was created otherwise), its candidate stage, candidate
+    /// distance and threshold set when given.
+    pub fn apply(&self, settings: DedupSettings, file: Option<&MatchingSettings>) -> DedupSettings {
+        let settings = match file {
+            Some(file) => settings.with_matching(file),
+            None => settings,
+        };
+        if !self.has_options() {
             return settings;
         }
         if self.no_verify {

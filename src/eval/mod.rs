@@ -32,6 +32,7 @@
 mod counts;
 mod grid;
 mod pairs;
+mod recommend;
 mod report;
 mod run;
 mod set;
@@ -40,6 +41,7 @@ mod verify;
 pub use counts::{DistanceCounts, Point, Scores, NO_FINGERPRINT};
 pub use grid::{default_grid, GridConfig};
 pub use pairs::{count_pairs, near_pairs, NearPair, PairCounts};
+pub use recommend::{recommend, Goal, Recommendation, NEAR_BEST};
 pub use report::{CategoryResult, ConfigResult, EvalReport, VerifyResult};
 pub use run::{evaluate, EvalOptions};
 pub use set::{Category, EvalSet, EvalSetBuilder, ListedPair, Unlisted};

@@ -45,10 +45,10 @@ pub struct EvalOptions {
     /// The threshold the two-stage variants are also reported at (`at_default`). Default:
     /// the plugin's [`DEFAULT_THRESHOLD`].
     pub threshold: f64,
-    /// Values per band of the `plugin-bands` variant (at most [`minhash_k`](Self::minhash_k)):
-    /// fewer rows make more candidates, and find pairs of lower similarity. Default the
-    /// plugin's [`DEFAULT_BAND_ROWS`].
-    pub band_rows: usize,
+    /// Values per band of the `plugin-bands` variants, one variant each (at most
+    /// [`minhash_k`](Self::minhash_k)): fewer rows make more candidates, and find pairs of
+    /// lower similarity. Default: the plugin's [`DEFAULT_BAND_ROWS`] alone.
+    pub band_rows: Vec<usize>,
 }
 
 impl Default for EvalOptions {
@@ -61,7 +61,7 @@ impl Default for EvalOptions {
             minhash_k: 128,
             mu: DEFAULT_MU,
             threshold: DEFAULT_THRESHOLD,
-            band_rows: DEFAULT_BAND_ROWS,
+            band_rows: vec![DEFAULT_BAND_ROWS],
         }
     }
 }
@@ -295,17 +295,21 @@ fn verify_all(
                 candidates.iter().map(score).collect(),
             )
         };
-        let mut methods: Vec<(&str, Scored)> = vec![
-            ("minhash", all(&shingles)),
+        let mut methods: Vec<(&str, Option<usize>, Scored)> = vec![
+            ("minhash", None, all(&shingles)),
             (
                 "combined",
+                None,
                 all(&|p: &NearPair| combined_similarity(p.distance, shingles(p), options.mu)),
             ),
         ];
-        let scan = rule(CandidateStage::Scan);
-        let band_rows = options.band_rows.clamp(1, options.minhash_k);
-        let banded = rule(CandidateStage::Bands { rows: band_rows });
-        for (method, matcher) in [("plugin", scan), ("plugin-bands", banded)] {
+        let mut matchers = vec![("plugin", None, rule(CandidateStage::Scan))];
+        for &rows in &options.band_rows {
+            let rows = rows.clamp(1, options.minhash_k);
+            let banded = rule(CandidateStage::Bands { rows });
+            matchers.push(("plugin-bands", Some(rows), banded));
+        }
+        for (method, band_rows, matcher) in matchers {
             let strengths: Vec<Option<f64>> = candidates
                 .iter()
                 .map(|p| plugin_score(&matcher, p))
@@ -325,17 +329,18 @@ fn verify_all(
                     .unzip();
                 (Cow::Owned(kept), scores)
             };
-            methods.push((method, scored));
+            methods.push((method, band_rows, scored));
         }
         if let Some(meta) = &meta_signatures {
             methods.push((
                 "combined-meta",
+                None,
                 all(&|p: &NearPair| {
                     combined_similarity(p.distance, meta_jaccard(meta, p), options.mu)
                 }),
             ));
         }
-        for (method, (candidates, scores)) in methods {
+        for (method, band_rows, (candidates, scores)) in methods {
             let scored: Vec<ScoredPair> = candidates
                 .iter()
                 .zip(&scores)
@@ -351,7 +356,7 @@ fn verify_all(
                 method: method.to_owned(),
                 config: entry.name.clone(),
                 loose_k,
-                band_rows: (method == "plugin-bands").then_some(band_rows),
+                band_rows,
                 candidates: candidates.len(),
                 best,
                 curve,

@@ -9,6 +9,9 @@
 //! * [`Verification`]: the second stage as an index is set up with it: the signature it
 //!   stores (shingles, number of values) and the rule it is judged by.
 //! * [`Judgement`]: the rule's verdict on one pair, with its [`Reason`].
+//! * [`MatchingSettings`]: the fingerprint config, the distance and the verification, as a
+//!   file of their own (the one `eval --recommend` writes), in settings format
+//!   [`SETTINGS_VERSION`].
 //!
 //! Two documents are near-duplicates when their fingerprints differ in at most *k* bits,
 //! **or**, with a verification, when they differ in at most its candidate distance, the
@@ -18,14 +21,19 @@
 mod candidates;
 mod judgement;
 mod matcher;
+mod matching_settings;
 mod rule;
+mod settings_version;
 mod verification;
 
 pub(crate) use candidates::find_candidates;
 pub use judgement::{Judgement, Reason};
 pub(crate) use matcher::{Matcher, Separation};
+pub use matching_settings::{MatchingSettings, Measured};
 pub use rule::{
     check_distance, CandidateStage, MatchRule, PairScore, VerifyRule, DEFAULT_BAND_ROWS,
     DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD,
 };
+pub use settings_version::SETTINGS_VERSION;
+pub(crate) use settings_version::{check_version, check_version_of};
 pub use verification::{Verification, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES};

@@ -13,7 +13,8 @@
 //!
 //! * [`DedupSettings`]: text fields, key field, flagging, distance, fingerprint config,
 //!   verification; [`add_fields`](DedupSettings::add_fields), the one call that sets a
-//!   schema up.
+//!   schema up; [`MatchingSettings`], its matching half (fingerprint config, distance,
+//!   verification) as a file of its own, the one `eval --recommend` writes.
 //! * [`DedupIndex`]: creates or opens an index's settings (a typed
 //!   [`SettingsMismatch`](crate::Error::SettingsMismatch) when they differ) and registers
 //!   the tokenizer; [`near_duplicates_of`](DedupIndex::near_duplicates_of) and
@@ -80,15 +81,16 @@ pub use columns::{
 pub use index::{register_tokenizer, DedupIndex};
 pub use read_only::ReadOnlyTolerantDirectory;
 pub use reindex::{reindex, ReindexReport};
-pub use settings::{text_field_options, DedupSettings, SETTINGS_VERSION};
+pub use settings::{text_field_options, DedupSettings};
 pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
 pub use writer::{AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy};
 
 // The verification's settings, where the settings that take them are.
 pub use crate::fingerprint::ShingleHashing;
 pub use crate::matching::{
-    CandidateStage, MatchRule, PairScore, Verification, VerifyRule, DEFAULT_BAND_ROWS,
-    DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD,
+    CandidateStage, MatchRule, MatchingSettings, Measured, PairScore, Verification, VerifyRule,
+    DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES,
+    DEFAULT_THRESHOLD, SETTINGS_VERSION,
 };
 
 /// How a candidate pair is scored: renamed [`PairScore`], apart from `tantivy::Score`.

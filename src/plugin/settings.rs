@@ -10,7 +10,10 @@ use tantivy::schema::{IndexRecordOption, Schema, SchemaBuilder, TextFieldIndexin
 use crate::error::{Error, Result};
 use crate::fingerprint::{serialized_differences, ConfigDifference, FingerprintConfig};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
-use crate::matching::{check_distance, MatchRule, Verification, VerifyRule};
+use crate::matching::{
+    check_distance, check_version, MatchRule, MatchingSettings, Verification, VerifyRule,
+    SETTINGS_VERSION,
+};
 use crate::plugin::columns::DedupFields;
 #[cfg(doc)]
 use crate::plugin::columns::{
@@ -18,23 +21,6 @@ use crate::plugin::columns::{
     SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
 use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
-
-/// Version of the settings file format this crate writes. Files of every version up to this
-/// one are read; a later version is refused with an error that names both, read before the
-/// rest of the file, so that a field added since does not show as an "unknown field". A
-/// field added with a serde default (`verification.candidates`) reads in files without it
-/// and needs no new version; one that older versions would misread does.
-///
-/// Format 2: indexes keep signatures in a u64 field ([`SIGNATURE_FIELD`]); indexes of
-/// format 1 keep theirs in a bytes field, which this crate still reads and writes. The
-/// schema says which, so both open; the version tells an older crate to upgrade.
-///
-/// Format 3: signatures hash a shingle of several words from its words' hashes
-/// ([`ShingleHashing::Words`](crate::fingerprint::ShingleHashing::Words), the default);
-/// files of format 2 and earlier read as hashing a shingle's text
-/// ([`ShingleHashing::Text`](crate::fingerprint::ShingleHashing::Text)), as those indexes
-/// did, and keep doing so.
-pub const SETTINGS_VERSION: u32 = 3;
 
 /// Deduplication settings of an index, written into its directory at creation and checked on
 /// every open (see [`DedupIndex`](super::DedupIndex)).
@@ -301,6 +287,24 @@ impl DedupSettings {
         differences
     }
 
+    /// The matching half of these settings: the fingerprint config, the distance and the
+    /// verification, without the fields.
+    pub fn matching(&self) -> MatchingSettings {
+        MatchingSettings::default()
+            .fingerprint(self.fingerprint.clone())
+            .distance(self.distance)
+            .verification(self.verification.clone())
+    }
+
+    /// These settings with `matching`'s fingerprint config, distance and verification; the
+    /// fields, key, scope, flagging and resources kept.
+    #[must_use]
+    pub fn with_matching(self, matching: &MatchingSettings) -> Self {
+        self.fingerprint(matching.get_fingerprint().clone())
+            .distance(matching.get_distance())
+            .verification(matching.get_verification().cloned())
+    }
+
     /// The runtime settings: the distance, and the verification's rule. They may change at
     /// every open of an index ([`DedupIndex::open_with`](super::DedupIndex::open_with)).
     pub fn rule(&self) -> MatchRule {
@@ -370,35 +374,34 @@ pub fn text_field_options() -> TextOptions {
         .set_stored()
 }
 
-/// Checks that a settings file of format `version` can be read by this crate.
-///
-/// # Errors
-/// [`Error::InvalidSetting`] for version 0, or a version above [`SETTINGS_VERSION`] (a file
-/// written by a later tantivy-dedup).
-pub(crate) fn check_version(version: u32) -> Result<()> {
-    if (1..=SETTINGS_VERSION).contains(&version) {
-        return Ok(());
-    }
-    let reason = if version == 0 {
-        "settings version 0 does not exist".to_owned()
-    } else {
-        format!(
-            "the settings were written in format {version} by a later tantivy-dedup; this one \
-             reads formats 1 to {SETTINGS_VERSION}"
-        )
-    };
-    Err(Error::InvalidSetting {
-        name: "version",
-        reason,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fingerprint::ShingleHashing;
     use crate::matching::Verification;
     use crate::text::Weighting;
+
+    #[test]
+    fn the_matching_half_moves_alone() {
+        let tuned = DedupSettings::new(["body"])
+            .distance(5)
+            .verification(Verification::default().threshold(0.25))
+            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf))
+            .matching();
+        let index = DedupSettings::new(["title", "body"])
+            .key_field("url")
+            .flagging(true)
+            .with_matching(&tuned);
+        assert_eq!(index.get_text_fields(), ["title", "body"]);
+        assert_eq!(index.get_key_field(), Some("url"));
+        assert!(index.get_flagging());
+        assert_eq!(index.get_distance(), 5);
+        assert_eq!(index.matching(), tuned);
+        assert_eq!(
+            DedupSettings::new(["body"]).matching(),
+            MatchingSettings::default()
+        );
+    }
 
     #[test]
     fn differences_ignore_the_distance_and_name_the_rest() {

@@ -12,7 +12,7 @@ use tantivy::directory::error::OpenReadError;
 use tantivy::Directory;
 
 use crate::error::{Error, Result};
-use crate::plugin::settings::check_version;
+use crate::matching::check_version_of;
 use crate::plugin::DedupSettings;
 use crate::text::IdfTable;
 
@@ -47,14 +47,7 @@ pub(crate) fn read(directory: &dyn Directory) -> Result<Option<DedupSettings>> {
     let Some(json) = atomic_read(directory, SETTINGS_FILE)? else {
         return Ok(None);
     };
-    // The version first: a later format may hold fields this crate does not know of.
-    #[derive(serde::Deserialize)]
-    struct Version {
-        version: u32,
-    }
-    if let Ok(Version { version }) = serde_json::from_slice::<Version>(&json) {
-        check_version(version)?;
-    }
+    check_version_of(&json)?;
     let settings: DedupSettings =
         serde_json::from_slice(&json).map_err(|source| Error::Decode {
             what: "deduplication settings",

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use tantivy_dedup::eval::{default_grid, evaluate, EvalOptions, GridConfig};
+use tantivy_dedup::eval::{default_grid, evaluate, recommend, EvalOptions, Goal, GridConfig};
 use tantivy_dedup::text::FeatureKind;
 
 use super::markdown::markdown;
@@ -35,7 +35,9 @@ pub enum Grid {
 ///
 /// Writes OUT/SET.json (everything), OUT/SET.md (tables) and OUT/SET.svg (distance
 /// distributions of near-duplicate and distinct pairs, best k marked), and prints the
-/// Markdown. Bad lines are reported as FILE:LINE and left out (exit code 1).
+/// Markdown. With --recommend or --target-precision, also OUT/SET.settings.json: the
+/// settings that best meet the goal on the set, for `ingest --settings`. Bad lines are
+/// reported as FILE:LINE and left out (exit code 1).
 #[derive(Args, Debug)]
 pub struct EvalCommand {
     /// Evaluation set directories.
@@ -64,13 +66,23 @@ pub struct EvalCommand {
     /// scripts-W-C (W-word shingles outside Han text, C-character n-grams inside).
     #[arg(long, value_name = "KIND", default_value_t = tantivy_dedup::plugin::DEFAULT_SHINGLES)]
     signature_features: FeatureKind,
-    /// Values per band of the plugin-bands rows, 1 to 128: fewer rows find pairs of lower
-    /// similarity among more candidates [default: the plugin's, 4].
-    #[arg(long, value_name = "R", value_parser = clap::value_parser!(u64).range(1..=128))]
-    band_rows: Option<u64>,
+    /// Values per band of the plugin-bands rows, 1 to 128, comma-separated for a row each:
+    /// fewer rows find pairs of lower similarity among more candidates [default: the
+    /// plugin's, 4].
+    #[arg(long, value_name = "R", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=128))]
+    band_rows: Vec<u64>,
     /// The threshold the two-stage tables are also given at, 0 to 1 [default: the plugin's].
     #[arg(long, value_name = "T", value_parser = crate::cli::options::threshold)]
     threshold: Option<f64>,
+    /// Recommend the plugin settings of highest F1 on each set, among those measured (the
+    /// plugin-bands rows, the plugin rows within 8 bits, SimHash alone at each distance),
+    /// and write them to OUT/SET.settings.json, a file `ingest --settings` reads.
+    #[arg(long)]
+    recommend: bool,
+    /// Recommend, as --recommend does, the settings of highest recall whose precision on
+    /// the set reaches P (0 to 1).
+    #[arg(long, value_name = "P", value_parser = crate::cli::options::threshold, conflicts_with = "no_verify")]
+    target_precision: Option<f64>,
     #[command(flatten)]
     options: FingerprintOptions,
 }
@@ -102,11 +114,11 @@ impl EvalCommand {
             threshold: self
                 .threshold
                 .unwrap_or(tantivy_dedup::plugin::DEFAULT_THRESHOLD),
-            band_rows: self
-                .band_rows
-                .map_or(tantivy_dedup::plugin::DEFAULT_BAND_ROWS, |rows| {
-                    rows as usize
-                }),
+            band_rows: if self.band_rows.is_empty() {
+                vec![tantivy_dedup::plugin::DEFAULT_BAND_ROWS]
+            } else {
+                self.band_rows.iter().map(|&rows| rows as usize).collect()
+            },
             ..EvalOptions::default()
         };
         std::fs::create_dir_all(&self.out)
@@ -140,8 +152,39 @@ impl EvalCommand {
             let svg = stem.with_extension("svg");
             plot(&report, &svg).with_context(|| format!("cannot write {}", svg.display()))?;
             print(&format!("{text}\n"))?;
+            if let Some(goal) = self.goal() {
+                let Some(chosen) = recommend(&report, &options, goal) else {
+                    anyhow::bail!(
+                        "{}: no setting measured reaches the goal ({goal}): try other --loose-k, --band-rows or --grid",
+                        report.set
+                    );
+                };
+                let path = stem.with_extension("settings.json");
+                chosen.settings.write(&path)?;
+                let s = &chosen.scores;
+                note!(
+                    "{}: recommended ({goal}): {}; precision {:.3}, recall {:.3}, F1 {:.3}; written to {}",
+                    report.set,
+                    chosen.summary,
+                    s.precision,
+                    s.recall,
+                    s.f1,
+                    path.display()
+                );
+            }
         }
         Ok(clean)
+    }
+}
+
+impl EvalCommand {
+    /// What to recommend settings for, if anything.
+    fn goal(&self) -> Option<Goal> {
+        match (self.target_precision, self.recommend) {
+            (Some(p), _) => Some(Goal::Precision(p)),
+            (None, true) => Some(Goal::BestF1),
+            (None, false) => None,
+        }
     }
 }
 

@@ -1,0 +1,170 @@
+//! [`recommend`]: the plugin settings that best meet a goal on a labeled sample, chosen
+//! among those an evaluation measured, as a settings file `ingest --settings` reads.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use super::counts::Scores;
+use super::report::{EvalReport, VerifyResult};
+use super::run::EvalOptions;
+use crate::lookup::MAX_TABLE_DISTANCE;
+use crate::matching::{CandidateStage, MatchingSettings, Measured, Verification};
+
+/// What a recommendation is chosen for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Goal {
+    /// The highest F1.
+    BestF1,
+    /// The highest recall at a precision of at least this.
+    Precision(f64),
+}
+
+impl fmt::Display for Goal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Goal::BestF1 => f.write_str("best F1"),
+            Goal::Precision(p) => write!(f, "recall at precision >= {p}"),
+        }
+    }
+}
+
+/// How far below the best score a cheaper setting may be and still be recommended: 0.005
+/// of F1 (or of recall, for a precision target). On the heavy-rewrite sets, bands of one
+/// value score 0.002 above bands of two, with 110 times the candidates to verify.
+pub const NEAR_BEST: f64 = 0.005;
+
+impl Goal {
+    /// What the goal maximises, and what breaks ties: `None` when `scores` do not meet it.
+    fn key(self, scores: &Scores) -> Option<(f64, f64)> {
+        if scores.true_positives == 0 {
+            return None;
+        }
+        match self {
+            Goal::BestF1 => Some((scores.f1, scores.precision)),
+            Goal::Precision(p) => {
+                (scores.precision >= p).then_some((scores.recall, scores.precision))
+            }
+        }
+    }
+}
+
+/// Settings recommended for a goal, with what they scored on the sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recommendation {
+    /// The settings, their [`Measured`] filled in.
+    pub settings: MatchingSettings,
+    /// What they scored on the sample.
+    pub scores: Scores,
+    /// The matcher in the report's words: `plugin-bands`, `plugin` or `simhash`, the
+    /// config, and the distances, rows and threshold.
+    pub summary: String,
+}
+
+/// The settings that meet `goal` on the set of `report` (made with `options`), among those
+/// the plugin can run and the report measured: fingerprints alone at each swept distance,
+/// for every config; and the plugin's rule (`plugin-bands` rows, and `plugin` rows whose
+/// candidate distance a block table serves, at most [`MAX_TABLE_DISTANCE`]: a scan beyond
+/// it compares each new document with the whole index) at each threshold of its curve and
+/// at its best one. Of the settings within [`NEAR_BEST`] of the best score, the one with the
+/// fewest candidate pairs to verify wins (fingerprints alone verify none); then the higher
+/// score, then the higher threshold.
+///
+/// `None` when no setting finds a near-duplicate pair, or none reaches the precision asked.
+pub fn recommend(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Option<Recommendation> {
+    // Each setting measured, with its cost: the candidate pairs it verifies.
+    let mut measured: Vec<(Recommendation, usize)> = Vec::new();
+    let mut measure = |settings, scores, summary, cost| {
+        let recommendation = Recommendation {
+            settings,
+            scores,
+            summary,
+        };
+        measured.push((recommendation, cost));
+    };
+    let rows = |method: &'static str| report.verify.iter().filter(move |row| row.method == method);
+    let runnable_scans = rows("plugin").filter(|row| row.loose_k <= MAX_TABLE_DISTANCE);
+    for row in rows("plugin-bands").chain(runnable_scans) {
+        let Some(config) = report.configs.iter().find(|c| c.name == row.config) else {
+            continue;
+        };
+        let mut points: Vec<_> = row.curve.iter().chain([&row.best]).collect();
+        points.retain(|p| p.threshold <= 1.0);
+        points.sort_by(|a, b| b.threshold.total_cmp(&a.threshold));
+        for point in points {
+            let verification = verification_of(row, options).threshold(point.threshold);
+            let settings = MatchingSettings::default()
+                .fingerprint(config.config.clone())
+                .distance(report.default_k)
+                .verification(verification);
+            let summary = format!(
+                "{} over {}: within {} bits, or candidates within {} bits{} at Jaccard >= {:.3}",
+                row.method,
+                row.config,
+                report.default_k,
+                row.loose_k,
+                row.band_rows
+                    .map(|r| format!(" sharing a band of {r} rows"))
+                    .unwrap_or_default(),
+                point.threshold,
+            );
+            measure(settings, point.scores, summary, row.candidates);
+        }
+    }
+    for config in &report.configs {
+        for point in config.sweep.iter().rev() {
+            let settings = MatchingSettings::default()
+                .fingerprint(config.config.clone())
+                .distance(point.k)
+                .verification(None);
+            let summary = format!("simhash over {}: within {} bits", config.name, point.k);
+            measure(settings, point.scores, summary, 0);
+        }
+    }
+    let best = measured
+        .iter()
+        .filter_map(|(r, _)| goal.key(&r.scores))
+        .map(|(score, _)| score)
+        .max_by(f64::total_cmp)?;
+    // The first of the cheapest near the best: the candidates were listed plugin first,
+    // then by falling threshold.
+    let mut chosen: Option<(Recommendation, usize)> = None;
+    for (candidate, cost) in measured {
+        let Some(key) = goal
+            .key(&candidate.scores)
+            .filter(|k| k.0 >= best - NEAR_BEST)
+        else {
+            continue;
+        };
+        let better = chosen.as_ref().is_none_or(|(incumbent, incumbent_cost)| {
+            let incumbent_key = goal.key(&incumbent.scores).expect("kept for its key");
+            let higher =
+                |a: (f64, f64), b: (f64, f64)| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1));
+            cost.cmp(incumbent_cost).then(higher(key, incumbent_key)) == Ordering::Less
+        });
+        if better {
+            chosen = Some((candidate, cost));
+        }
+    }
+    chosen.map(|(mut c, _)| {
+        c.settings = c.settings.measured(Measured {
+            sample: report.set.clone(),
+            goal: goal.to_string(),
+            precision: c.scores.precision,
+            recall: c.scores.recall,
+            f1: c.scores.f1,
+        });
+        c
+    })
+}
+/// The verification a `plugin` or `plugin-bands` row measured, at the default threshold.
+fn verification_of(row: &VerifyResult, options: &EvalOptions) -> Verification {
+    let candidates = match row.band_rows {
+        Some(rows) => CandidateStage::Bands { rows },
+        None => CandidateStage::Scan,
+    };
+    Verification::default()
+        .shingles(options.shingles)
+        .hashes(options.minhash_k)
+        .candidates(candidates)
+        .candidate_distance(row.loose_k)
+}

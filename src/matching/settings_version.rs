@@ -1,0 +1,63 @@
+//! [`SETTINGS_VERSION`]: the format of the settings files (an index's, and
+//! [`MatchingSettings`](super::MatchingSettings)), and the check that a file can be read.
+
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+
+/// Version of the settings file format this crate writes. Files of every version up to this
+/// one are read; a later version is refused with an error that names both, read before the
+/// rest of the file, so that a field added since does not show as an "unknown field". A
+/// field added with a serde default (`verification.candidates`) reads in files without it
+/// and needs no new version; one that older versions would misread does.
+///
+/// Format 2: indexes keep signatures in a u64 field ([`SIGNATURE_FIELD`](crate::plugin::SIGNATURE_FIELD)); indexes of
+/// format 1 keep theirs in a bytes field, which this crate still reads and writes. The
+/// schema says which, so both open; the version tells an older crate to upgrade.
+///
+/// Format 3: signatures hash a shingle of several words from its words' hashes
+/// ([`ShingleHashing::Words`](crate::fingerprint::ShingleHashing::Words), the default);
+/// files of format 2 and earlier read as hashing a shingle's text
+/// ([`ShingleHashing::Text`](crate::fingerprint::ShingleHashing::Text)), as those indexes
+/// did, and keep doing so.
+pub const SETTINGS_VERSION: u32 = 3;
+
+/// Checks that a settings file of format `version` can be read by this crate.
+///
+/// # Errors
+/// [`Error::InvalidSetting`] for version 0, or a version above [`SETTINGS_VERSION`] (a file
+/// written by a later tantivy-dedup).
+pub(crate) fn check_version(version: u32) -> Result<()> {
+    if (1..=SETTINGS_VERSION).contains(&version) {
+        return Ok(());
+    }
+    let reason = if version == 0 {
+        "settings version 0 does not exist".to_owned()
+    } else {
+        format!(
+            "the settings were written in format {version} by a later tantivy-dedup; this one \
+             reads formats 1 to {SETTINGS_VERSION}"
+        )
+    };
+    Err(Error::InvalidSetting {
+        name: "version",
+        reason,
+    })
+}
+
+/// Checks the `version` of a settings file's JSON before the rest is decoded: a later
+/// format may hold fields this crate does not know of, which would otherwise show as an
+/// "unknown field". JSON without a version is left for the decoding to refuse.
+///
+/// # Errors
+/// Those of [`check_version`].
+pub(crate) fn check_version_of(json: &[u8]) -> Result<()> {
+    #[derive(Deserialize)]
+    struct Version {
+        version: u32,
+    }
+    match serde_json::from_slice::<Version>(json) {
+        Ok(Version { version }) => check_version(version),
+        Err(_) => Ok(()),
+    }
+}
