@@ -13,7 +13,8 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 use tantivy::schema::{Schema, TantivyDocument};
 use tantivy::{doc, Index, IndexWriter};
 use tantivy_dedup::plugin::{
-    register_tokenizer, text_field_options, DedupIndex, DedupSettings, Policy,
+    register_tokenizer, text_field_options, CandidateStage, DedupIndex, DedupSettings, Policy,
+    Verification,
 };
 use tantivy_dedup::text::MixedTokenizer;
 
@@ -47,60 +48,101 @@ fn bench_ingest(c: &mut Criterion) {
         bytes as f64 / 1e6
     );
     // The defaults (two-stage matching), then fingerprints alone; `add` one document at a
-    // time from the caller's thread, and `add_all` (fingerprints on rayon's pool).
+    // time from the caller's thread, and `add_all` (fingerprints on rayon's pool); then the
+    // candidate stages side by side: SimHash candidates alone (every reference within 16
+    // bits, no bands), and bands of 2 at any distance (what `eval --recommend` chooses for
+    // heavy rewrites).
+    let verified = Some(Verification::default());
+    let setup = |name, policy, flagging, verification: &Option<Verification>, batched| Setup {
+        name,
+        policy,
+        flagging,
+        verification: verification.clone(),
+        batched,
+    };
     let writers = [
-        ("dedup_writer_reject", Policy::Reject, false, true, false),
-        ("dedup_writer_flag", Policy::Flag, true, true, false),
-        (
+        setup(
+            "dedup_writer_reject",
+            Policy::Reject,
+            false,
+            &verified,
+            false,
+        ),
+        setup("dedup_writer_flag", Policy::Flag, true, &verified, false),
+        setup(
             "dedup_writer_reject_fingerprints_only",
             Policy::Reject,
             false,
-            false,
+            &None,
             false,
         ),
-        (
+        setup(
             "dedup_writer_flag_fingerprints_only",
             Policy::Flag,
             true,
-            false,
+            &None,
             false,
         ),
-        (
+        setup(
             "dedup_writer_reject_add_all",
             Policy::Reject,
             false,
-            true,
+            &verified,
             true,
         ),
-        (
+        setup(
             "dedup_writer_reject_fingerprints_only_add_all",
             Policy::Reject,
             false,
-            false,
+            &None,
             true,
+        ),
+        setup(
+            "dedup_writer_reject_scan_candidates",
+            Policy::Reject,
+            false,
+            &Some(Verification::default().candidates(CandidateStage::Scan)),
+            false,
+        ),
+        setup(
+            "dedup_writer_reject_bands_2_any_distance",
+            Policy::Reject,
+            false,
+            &Some(
+                Verification::default()
+                    .candidates(CandidateStage::Bands { rows: 2 })
+                    .candidate_distance(64)
+                    .threshold(0.164),
+            ),
+            false,
         ),
     ];
     // As many indexing threads as this machine's cores: they keep every core busy, and
     // the caller's fingerprinting adds to their work.
     ingest_group(c, "ingest", &docs, THREADS, &writers);
     // One indexing thread on two cores leaves the caller a core of its own.
-    ingest_group(
-        c,
-        "ingest_one_indexing_thread",
-        &docs,
-        1,
-        &[writers[0], writers[2], writers[4], writers[5]],
-    );
+    let one_thread = [0, 2, 4, 5].map(|i| writers[i].clone());
+    ingest_group(c, "ingest_one_indexing_thread", &docs, 1, &one_thread);
 }
 
-/// The plain writer, then each of `writers` (name, policy, flagging, verification, through
-/// `add_all` rather than `add`), over `threads` indexing threads.
+/// One `DedupWriter` of the bench.
+#[derive(Clone)]
+struct Setup {
+    name: &'static str,
+    policy: Policy,
+    flagging: bool,
+    verification: Option<Verification>,
+    /// Through `add_all` rather than `add`.
+    batched: bool,
+}
+
+/// The plain writer, then each of `writers`, over `threads` indexing threads.
 fn ingest_group(
     c: &mut Criterion,
     name: &str,
     docs: &[(String, String)],
     threads: usize,
-    writers: &[(&str, Policy, bool, bool, bool)],
+    writers: &[Setup],
 ) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
@@ -136,14 +178,13 @@ fn ingest_group(
         )
     });
 
-    for &(name, policy, flagging, verify, batched) in writers {
-        let mut settings = DedupSettings::new(["body"])
+    for setup in writers {
+        let (policy, batched) = (setup.policy, setup.batched);
+        let settings = DedupSettings::new(["body"])
             .key_field("url")
-            .flagging(flagging);
-        if !verify {
-            settings = settings.verification(None);
-        }
-        group.bench_function(name, |b| {
+            .flagging(setup.flagging)
+            .verification(setup.verification.clone());
+        group.bench_function(setup.name, |b| {
             b.iter_batched(
                 || {
                     DedupIndex::create(Index::create_in_ram(schema(&settings)), settings.clone())

@@ -184,7 +184,14 @@ fn the_full_grid_and_two_stage_variants_are_reported() {
             continue;
         }
         for k in [10, 16] {
-            for method in ["minhash", "combined", "plugin", "plugin-bands"] {
+            for method in [
+                "minhash",
+                "combined",
+                "containment",
+                "plugin",
+                "plugin-bands",
+                "plugin-containment",
+            ] {
                 expected.push((config, k, method));
             }
         }

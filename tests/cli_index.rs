@@ -1171,3 +1171,57 @@ fn a_damaged_index_file_is_a_clear_error_not_a_panic() {
     }
     assert!(internal_errors > 0, "some damage reaches tantivy's panics");
 }
+
+#[test]
+fn score_containment_rejects_an_article_embedded_in_a_page() {
+    let article: Vec<String> = (0..250)
+        .map(|i| format!("a{}", i * 7919 % 20_000))
+        .collect();
+    let other: Vec<String> = (0..900)
+        .map(|i| format!("b{}", i * 104_729 % 20_000))
+        .collect();
+    let article = article.join(" ");
+    let page = format!(
+        "{} {article} {}",
+        other[..300].join(" "),
+        other[300..].join(" ")
+    );
+    let stdin = format!(
+        "{}\n{}\n",
+        serde_json::json!({"id": "article", "text": article}),
+        serde_json::json!({"id": "page", "text": page}),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let status = |name: &str, options: &[&str]| {
+        let output = ingest(
+            &dir.path().join(name),
+            &["-"].iter().chain(options).copied().collect::<Vec<_>>(),
+            stdin.as_bytes(),
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+        by_id(&lines(&output))["page"]["status"].clone()
+    };
+    assert_eq!(status("jaccard", &[]), "added");
+    assert_eq!(
+        status(
+            "containment",
+            &["--score", "containment", "--threshold", "0.7"]
+        ),
+        "duplicate"
+    );
+    let stats = run(
+        &[
+            "stats",
+            "--index",
+            dir.path().join("containment").to_str().unwrap(),
+            "--json",
+        ],
+        b"",
+    );
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let verification = &stats["settings"]["verification"];
+    assert_eq!(verification["score"]["kind"], "containment");
+    assert_eq!(verification["candidate_distance"], 64);
+    assert_eq!(verification["candidates"]["rows"], 2);
+    assert_eq!(verification["kept_bits"], "high");
+}

@@ -18,7 +18,8 @@ use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, OwnedValue, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Order, Score, Searcher, TantivyDocument, TantivyError, Term};
 use tantivy_dedup::plugin::{
-    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, Verification,
+    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, PairScore,
+    Verification,
 };
 use tantivy_dedup::{Error, Fingerprint};
 
@@ -252,7 +253,7 @@ fn walk(
         if distance <= settings.k {
             return true;
         }
-        let Some((candidate_distance, threshold, rows)) = settings.verify else {
+        let Some((candidate_distance, threshold, rows, containment)) = settings.verify else {
             return false;
         };
         match (signature(searcher, a.0), signature(searcher, b.0)) {
@@ -263,9 +264,12 @@ fn walk(
                         .zip(y.chunks_exact(rows))
                         .any(|(u, v)| u == v)
                 });
-                distance <= candidate_distance
-                    && equal as f64 / SIGNATURE_VALUES as f64 >= threshold
-                    && band
+                let score = if containment {
+                    tantivy_dedup::fingerprint::overlap(&x, &y)
+                } else {
+                    equal as f64 / SIGNATURE_VALUES as f64
+                };
+                distance <= candidate_distance && score >= threshold && band
             }
             _ => false,
         }
@@ -350,9 +354,9 @@ struct Settings {
     offset: usize,
     k: u32,
     skip_flagged: bool,
-    /// Candidate distance, threshold and band rows (none: every candidate) of a verifying
-    /// collector.
-    verify: Option<(u32, f64, Option<usize>)>,
+    /// Candidate distance, threshold, band rows (none: every candidate) and whether the
+    /// score is containment (else Jaccard) of a verifying collector.
+    verify: Option<(u32, f64, Option<usize>, bool)>,
     /// Ranked by `date` in this order, or by score.
     sort: Option<Order>,
     /// Hits hide only hits of their own scope.
@@ -377,7 +381,7 @@ impl Settings {
         let mut collector = DedupCollector::new("fingerprint", self.limit)
             .offset(self.offset)
             .distance(self.k);
-        if let Some((candidate_distance, threshold, rows)) = self.verify {
+        if let Some((candidate_distance, threshold, rows, containment)) = self.verify {
             collector = collector.verification(
                 "signature",
                 Verification::default()
@@ -387,7 +391,12 @@ impl Settings {
                         None => CandidateStage::Scan,
                     })
                     .candidate_distance(candidate_distance)
-                    .threshold(threshold),
+                    .threshold(threshold)
+                    .score(if containment {
+                        PairScore::Containment
+                    } else {
+                        PairScore::Jaccard
+                    }),
             );
         }
         if let Some(order) = self.sort {
@@ -490,6 +499,7 @@ fn settings() -> impl Strategy<Value = Settings> {
                 0u32..24,
                 prop::sample::select(vec![0.0, 0.25, 0.5, 0.75, 1.0]),
                 prop::sample::select(vec![None, Some(1), Some(2), Some(3)]),
+                prop_oneof![3 => Just(false), 1 => Just(true)],
             )
                 .prop_map(Some),
         ],
@@ -921,7 +931,7 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
             offset: 0,
             k: 3,
             skip_flagged: false,
-            verify: Some((16, 0.5, None)),
+            verify: Some((16, 0.5, None, false)),
             sort: None,
             scoped: false,
         };

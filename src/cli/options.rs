@@ -7,7 +7,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use tantivy_dedup::lookup::band_rows_for;
-use tantivy_dedup::plugin::{CandidateStage, DedupSettings, MatchingSettings, Verification};
+use tantivy_dedup::plugin::{
+    CandidateStage, DedupSettings, MatchingSettings, PairScore, Verification,
+};
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::FingerprintConfig;
 
@@ -211,7 +213,7 @@ pub struct VerifyOptions {
     /// bits (no signatures: faster to ingest, and no bands in the writer's memory, but edits
     /// of more than 1 to 2% go unnoticed; docs/BENCHMARKS.md has the costs). Only at
     /// creation: an index keeps the choice it was created with.
-    #[arg(long, help_heading = "Two-stage matching", conflicts_with_all = ["verify", "candidate_distance", "band_rows", "threshold"])]
+    #[arg(long, help_heading = "Two-stage matching", conflicts_with_all = ["verify", "candidate_distance", "band_rows", "threshold", "score"])]
     no_verify: bool,
     /// Loose distance of the candidates, 0 to 64 [default: the index's, 16 for a new one].
     /// Implies --verify for a new index.
@@ -229,12 +231,32 @@ pub struct VerifyOptions {
     /// [default: the index's, 0.55 for a new one]. Implies --verify for a new index.
     #[arg(long, value_name = "T", value_parser = threshold, help_heading = "Two-stage matching")]
     threshold: Option<f64>,
+    /// How a candidate is scored against --threshold: jaccard (how alike the two texts'
+    /// shingle sets are), containment (how much of the shorter text's shingles the longer
+    /// one holds: an article inside a page of other text scores near 1; indexes created
+    /// before settings format 4 cannot) or combined (the "improved SimHash" mix of the
+    /// distance and Jaccard) [default: the index's, jaccard for a new one]. Containment
+    /// takes candidates at any distance from bands of 2 unless --candidate-distance and
+    /// --band-rows say otherwise. Implies --verify for a new index.
+    #[arg(long, value_enum, help_heading = "Two-stage matching")]
+    score: Option<ScoreArg>,
     /// Matching settings from FILE, as `eval --recommend` writes them: the fingerprint
     /// config, distance and two-stage matching of a new index; for an existing one, the
     /// distance and rule of this run (its fingerprint config and signatures must be the
     /// index's). Options given beside it override it.
     #[arg(long, value_name = "FILE", help_heading = "Two-stage matching")]
     settings: Option<PathBuf>,
+}
+
+/// How a candidate is scored.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ScoreArg {
+    /// The Jaccard estimate of the shingle sets.
+    Jaccard,
+    /// The overlap coefficient: the share of the smaller set the larger holds.
+    Containment,
+    /// `mu / (hamming + 1) + (1 - mu) * jaccard`, mu 0.85.
+    Combined,
 }
 
 /// Parses a threshold in `[0, 1]`.
@@ -260,6 +282,7 @@ impl VerifyOptions {
             || self.candidate_distance.is_some()
             || self.band_rows.is_some()
             || self.threshold.is_some()
+            || self.score.is_some()
     }
 
     /// The settings file given with --settings, read and checked.
@@ -313,6 +336,26 @@ impl VerifyOptions {
         }
         if let Some(t) = self.threshold {
             verification = verification.threshold(t);
+        }
+        if let Some(score) = self.score {
+            verification = verification.score(match score {
+                ScoreArg::Jaccard => PairScore::Jaccard,
+                ScoreArg::Containment => PairScore::Containment,
+                ScoreArg::Combined => PairScore::combined(),
+            });
+        }
+        if matches!(self.score, Some(ScoreArg::Containment)) {
+            // Text embedded in a longer page moves the fingerprint far and shares a small
+            // fraction of the page's shingles: candidates at any distance, from bands of 2
+            // (a pair whose Jaccard similarity is 0.2 shares one with probability 0.93).
+            if self.candidate_distance.is_none() {
+                verification = verification.candidate_distance(64);
+            }
+            if self.band_rows.is_none() {
+                if let CandidateStage::Bands { .. } = verification.get_candidates() {
+                    verification = verification.candidates(CandidateStage::Bands { rows: 2 });
+                }
+            }
         }
         settings.verification(verification)
     }

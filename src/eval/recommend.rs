@@ -8,7 +8,7 @@ use super::counts::Scores;
 use super::report::{EvalReport, VerifyResult};
 use super::run::EvalOptions;
 use crate::lookup::MAX_TABLE_DISTANCE;
-use crate::matching::{CandidateStage, MatchingSettings, Measured, Verification};
+use crate::matching::{CandidateStage, MatchingSettings, Measured, PairScore, Verification};
 
 /// What a recommendation is chosen for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,7 +62,8 @@ pub struct Recommendation {
 
 /// The settings that meet `goal` on the set of `report` (made with `options`), among those
 /// the plugin can run and the report measured: fingerprints alone at each swept distance,
-/// for every config; and the plugin's rule (`plugin-bands` rows, and `plugin` rows whose
+/// for every config; and the plugin's rule (`plugin-bands` and `plugin-containment` rows,
+/// and `plugin` rows whose
 /// candidate distance a block table serves, at most [`MAX_TABLE_DISTANCE`]: a scan beyond
 /// it compares each new document with the whole index) at each threshold of its curve and
 /// at its best one. Of the settings within [`NEAR_BEST`] of the best score, the one with the
@@ -83,7 +84,8 @@ pub fn recommend(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Opti
     };
     let rows = |method: &'static str| report.verify.iter().filter(move |row| row.method == method);
     let runnable_scans = rows("plugin").filter(|row| row.loose_k <= MAX_TABLE_DISTANCE);
-    for row in rows("plugin-bands").chain(runnable_scans) {
+    let banded = rows("plugin-bands").chain(rows("plugin-containment"));
+    for row in banded.chain(runnable_scans) {
         let Some(config) = report.configs.iter().find(|c| c.name == row.config) else {
             continue;
         };
@@ -97,7 +99,7 @@ pub fn recommend(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Opti
                 .distance(report.default_k)
                 .verification(verification);
             let summary = format!(
-                "{} over {}: within {} bits, or candidates within {} bits{} at Jaccard >= {:.3}",
+                "{} over {}: within {} bits, or candidates within {} bits{} at {} >= {:.3}",
                 row.method,
                 row.config,
                 report.default_k,
@@ -105,6 +107,11 @@ pub fn recommend(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Opti
                 row.band_rows
                     .map(|r| format!(" sharing a band of {r} rows"))
                     .unwrap_or_default(),
+                if row.method == "plugin-containment" {
+                    "containment"
+                } else {
+                    "Jaccard"
+                },
                 point.threshold,
             );
             measure(settings, point.scores, summary, row.candidates);
@@ -162,9 +169,14 @@ fn verification_of(row: &VerifyResult, options: &EvalOptions) -> Verification {
         Some(rows) => CandidateStage::Bands { rows },
         None => CandidateStage::Scan,
     };
+    let score = match row.method.as_str() {
+        "plugin-containment" => PairScore::Containment,
+        _ => PairScore::Jaccard,
+    };
     Verification::default()
         .shingles(options.shingles)
         .hashes(options.minhash_k)
         .candidates(candidates)
         .candidate_distance(row.loose_k)
+        .score(score)
 }

@@ -84,18 +84,22 @@ pub struct VerifyResult {
     /// `combined-meta` (the same with the Jaccard of the documents' metadata sets), `plugin`
     /// (the plugin's rule: within the default *k*, or that Jaccard beyond it), or
     /// `plugin-bands` (the same with the default candidate stage: beyond the default *k*,
-    /// only the pairs sharing a band of their signatures).
+    /// only the pairs sharing a band of their signatures), `containment` (the overlap
+    /// coefficient `|A ∩ B| / min(|A|, |B|)` estimated from the signatures), or
+    /// `plugin-containment` (the plugin's rule with bands, scored by containment:
+    /// [`PairScore::Containment`](crate::matching::PairScore::Containment)).
     pub method: String,
     /// The config whose fingerprints give the candidates.
     pub config: String,
     /// The candidates' distance.
     pub loose_k: u32,
-    /// The values per band of `plugin-bands` ([`EvalOptions::band_rows`](crate::eval::EvalOptions::band_rows));
+    /// The values per band of `plugin-bands` and `plugin-containment`
+    /// ([`EvalOptions::band_rows`](crate::eval::EvalOptions::band_rows));
     /// `None` for the other methods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub band_rows: Option<usize>,
-    /// Counted pairs within `loose_k` (and, for `plugin-bands`, within the default *k* or
-    /// sharing a band).
+    /// Counted pairs within `loose_k` (and, with bands, within the default *k* or sharing a
+    /// band).
     pub candidates: usize,
     /// The threshold of highest F1.
     pub best: ThresholdPoint,

@@ -14,12 +14,13 @@ use super::set::EvalSet;
 use super::verify::{sweep_scores, ScoredPair, ThresholdPoint};
 use crate::error::Result;
 use crate::fingerprint::{
-    combined_similarity, jaccard, Fingerprint, FingerprintConfig, MinHashSignature, MinHasher,
-    ShingleHashing, Signature, Signer, SimHasher, DEFAULT_MU,
+    combined_similarity, jaccard, overlap, Fingerprint, FingerprintConfig, KeptBits,
+    MinHashSignature, MinHasher, ShingleHashing, Signature, Signer, SimHasher, DEFAULT_MU,
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
-    CandidateStage, Matcher, Verification, DEFAULT_BAND_ROWS, DEFAULT_SHINGLES, DEFAULT_THRESHOLD,
+    CandidateStage, Matcher, PairScore, Verification, DEFAULT_BAND_ROWS, DEFAULT_SHINGLES,
+    DEFAULT_THRESHOLD,
 };
 use crate::text::{ChineseDictionary, FeatureKind};
 
@@ -237,6 +238,7 @@ fn verify_all(
         options.shingles,
         options.minhash_k,
         ShingleHashing::default(),
+        KeptBits::default(),
     )?;
     let shingle_signatures: Vec<Signature> = set
         .texts()
@@ -272,12 +274,13 @@ fn verify_all(
         // The plugin's rule at the default k with this candidate distance: each pair's
         // strength is the highest threshold at which the rule keeps it. A pair within the
         // default k is kept whatever its signatures say: a score above every threshold.
-        let rule = |candidates: CandidateStage| {
+        let rule = |candidates: CandidateStage, score: PairScore| {
             let verification = Verification::default()
                 .shingles(options.shingles)
                 .hashes(options.minhash_k)
                 .candidates(candidates)
-                .candidate_distance(loose_k);
+                .candidate_distance(loose_k)
+                .score(score);
             Matcher::new(options.default_k, Some(&verification))
         };
         let plugin_score = |matcher: &Matcher, p: &NearPair| {
@@ -302,12 +305,32 @@ fn verify_all(
                 None,
                 all(&|p: &NearPair| combined_similarity(p.distance, shingles(p), options.mu)),
             ),
+            (
+                "containment",
+                None,
+                all(&|p: &NearPair| {
+                    overlap(
+                        shingle_signatures[p.a as usize].values(),
+                        shingle_signatures[p.b as usize].values(),
+                    )
+                }),
+            ),
         ];
-        let mut matchers = vec![("plugin", None, rule(CandidateStage::Scan))];
-        for &rows in &options.band_rows {
-            let rows = rows.clamp(1, options.minhash_k);
-            let banded = rule(CandidateStage::Bands { rows });
-            matchers.push(("plugin-bands", Some(rows), banded));
+        let mut matchers = vec![(
+            "plugin",
+            None,
+            rule(CandidateStage::Scan, PairScore::Jaccard),
+        )];
+        for score in [PairScore::Jaccard, PairScore::Containment] {
+            for &rows in &options.band_rows {
+                let rows = rows.clamp(1, options.minhash_k);
+                let banded = rule(CandidateStage::Bands { rows }, score);
+                let method = match score {
+                    PairScore::Containment => "plugin-containment",
+                    _ => "plugin-bands",
+                };
+                matchers.push((method, Some(rows), banded));
+            }
         }
         for (method, band_rows, matcher) in matchers {
             let strengths: Vec<Option<f64>> = candidates

@@ -4,8 +4,8 @@
 use crate::error::Result;
 use crate::fingerprint::signature::Signature;
 use crate::fingerprint::{
-    bounded_prefix, Fingerprint, MinHasher, OnePermutationBins, ShingleHashing, SimHashCounter,
-    SimHasher, WordShingleHashes,
+    bounded_prefix, Fingerprint, KeptBits, MinHasher, OnePermutationBins, ShingleHashing,
+    SimHashCounter, SimHasher, WordShingleHashes,
 };
 use crate::text::{
     for_each_joint_feature, for_each_shingle_unit, shingle_words, ChineseDictionary, FeatureKind,
@@ -26,6 +26,7 @@ pub(crate) struct Signer {
     shingles: SimHasher,
     minhasher: MinHasher,
     hashing: ShingleHashing,
+    bits: KeptBits,
     /// Words per shingle.
     words: usize,
     /// `chars` when the fingerprints are character `chars`-grams counted by term frequency
@@ -36,7 +37,8 @@ pub(crate) struct Signer {
 }
 
 impl Signer {
-    /// The signer of `hashes`-value signatures of `shingles` hashed by `hashing`, beside
+    /// The signer of `hashes`-value signatures of `shingles` hashed by `hashing`, keeping
+    /// the `bits` of each value, beside
     /// the fingerprints of `fingerprints`, whose tokenizer settings, seed and text bound it
     /// shares; jieba's dictionary is `dictionary`.
     ///
@@ -48,6 +50,7 @@ impl Signer {
         shingles: FeatureKind,
         hashes: usize,
         hashing: ShingleHashing,
+        bits: KeptBits,
     ) -> Result<Signer> {
         let config = fingerprints
             .config()
@@ -72,6 +75,7 @@ impl Signer {
             minhasher: MinHasher::one_permutation(hashes, seed)?,
             fingerprints,
             hashing,
+            bits,
             words: shingle_words(shingles),
             joint,
         })
@@ -147,6 +151,7 @@ impl Signer {
             minhasher: &self.minhasher,
             bins: OnePermutationBins::new(self.minhasher.k()),
             words,
+            bits: self.bits,
         }
     }
 }
@@ -156,6 +161,7 @@ struct SignatureBuilder<'s> {
     minhasher: &'s MinHasher,
     bins: OnePermutationBins,
     words: Shingler,
+    bits: KeptBits,
 }
 
 /// The window of words that makes shingles, by [`ShingleHashing`].
@@ -178,6 +184,7 @@ impl SignatureBuilder<'_> {
             minhasher,
             bins,
             words,
+            ..
         } = self;
         match words {
             Shingler::Text(window) => window.push(word, 1.0, &mut |shingle, _| {
@@ -195,6 +202,7 @@ impl SignatureBuilder<'_> {
             minhasher,
             mut bins,
             words,
+            bits,
         } = self;
         match words {
             Shingler::Text(window) => window.finish(&mut |shingle, _| {
@@ -202,7 +210,7 @@ impl SignatureBuilder<'_> {
             }),
             Shingler::Hashes(window) => window.finish(&mut |hash| bins.add(hash)),
         }
-        Signature::compact(&bins.finish())
+        Signature::compact(&bins.finish(), bits)
     }
 }
 
@@ -219,7 +227,15 @@ mod tests {
 
     fn signer_of(config: &FingerprintConfig, hashing: ShingleHashing) -> Signer {
         let hasher = SimHasher::new(config).unwrap();
-        Signer::new(hasher, ChineseDictionary::default(), SHINGLES, 128, hashing).unwrap()
+        Signer::new(
+            hasher,
+            ChineseDictionary::default(),
+            SHINGLES,
+            128,
+            hashing,
+            KeptBits::default(),
+        )
+        .unwrap()
     }
 
     fn signer() -> Signer {
@@ -253,7 +269,10 @@ mod tests {
         let minhash = MinHasher::one_permutation(128, FingerprintConfig::default().get_seed())
             .unwrap()
             .signature(shingles.iter().map(|(shingle, _)| shingle));
-        assert_eq!(signer.sign(text), Signature::compact(minhash.values()));
+        assert_eq!(
+            signer.sign(text),
+            Signature::compact(minhash.values(), KeptBits::High)
+        );
     }
 
     #[test]

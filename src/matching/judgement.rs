@@ -47,7 +47,7 @@ pub enum Reason {
     },
     /// Not near: the verification's score is under its threshold.
     BelowThreshold {
-        /// The pair's score ([`PairScore`](super::PairScore) of the distance and Jaccard).
+        /// The pair's score ([`PairScore`](super::PairScore)).
         score: f64,
         /// The rule's threshold.
         threshold: f64,

@@ -3,7 +3,7 @@
 
 use super::rule::PairScore;
 use super::Verification;
-use crate::fingerprint::{equal_positions, is_empty_set, jaccard, shares_band};
+use crate::fingerprint::{equal_positions, is_empty_set, shares_band};
 
 /// A pair the rule calls near-duplicates.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,21 +119,27 @@ impl Matcher {
                 return None;
             }
         }
-        Some(rule.score.of(distance, jaccard(a, b)))
+        Some(rule.score.of_signatures(distance, a, b))
     }
 
     /// The test of whether no document can be a near-duplicate of both of two documents
     /// (see [`Separation`]), for signatures of `n` values.
     pub fn separation(&self, n: usize) -> Separation {
         let reach2 = 2 * self.reach();
-        let Some(rule) = self.verify else {
-            return Separation {
-                reach2,
-                zone_start: reach2,
-                n,
-                least: 0,
-            };
+        let no_signatures = Separation {
+            reach2,
+            zone_start: reach2,
+            n,
+            least: 0,
         };
+        let Some(rule) = self.verify else {
+            return no_signatures;
+        };
+        if rule.score == PairScore::Containment {
+            // A page holding two distinct articles contains both: signatures prove no pair
+            // apart, only the distance does.
+            return no_signatures;
+        }
         // The fewest equal positions of `n` with which a pair beyond the distance can
         // reach the threshold: at the distance just beyond k, where a score is highest,
         // and the score does not fall as the agreement grows; `n + 1` when none can.
@@ -156,7 +162,7 @@ impl Matcher {
     /// signatures are given.
     fn score(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> Option<f64> {
         let rule = self.verify.filter(|_| distance <= self.reach())?;
-        Some(rule.score.of(distance, jaccard(a?, b?)))
+        Some(rule.score.of_signatures(distance, a?, b?))
     }
 }
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::fingerprint::{combined_similarity, DEFAULT_MU, FINGERPRINT_BITS};
+use crate::fingerprint::{combined_similarity, jaccard, overlap, DEFAULT_MU, FINGERPRINT_BITS};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 
 /// Default candidate distance of the first stage: 16 bits, where SimHash still finds 95% of
@@ -66,6 +66,16 @@ pub enum PairScore {
         /// The weight of the fingerprint distance, in `[0, 1]`.
         mu: f64,
     },
+    /// The overlap coefficient `|A ∩ B| / min(|A|, |B|)` estimated from the signatures
+    /// ([`overlap`](crate::fingerprint::overlap)): how much of the shorter text's shingles
+    /// the longer one holds. An article inside a page of navigation and other stories, or
+    /// a passage quoted whole in a longer text, scores near 1 where its Jaccard similarity
+    /// is the ratio of the lengths. Needs signatures keeping the high bits
+    /// ([`KeptBits::High`](crate::fingerprint::KeptBits::High), the default of new
+    /// indexes). Containment has no triangle inequality (a page holding two articles
+    /// contains both), so the collector can prove fewer hits apart by their signatures,
+    /// and reads more of them.
+    Containment,
 }
 
 impl PairScore {
@@ -74,11 +84,21 @@ impl PairScore {
         PairScore::Combined { mu: DEFAULT_MU }
     }
 
-    /// The score of a pair at Hamming `distance` whose signatures agree on `jaccard`.
+    /// The score of a pair at Hamming `distance` whose signatures agree on `jaccard`. For
+    /// [`Containment`](PairScore::Containment), which needs the signatures themselves, the
+    /// Jaccard similarity: a lower bound of it.
     pub fn of(self, distance: u32, jaccard: f64) -> f64 {
         match self {
-            PairScore::Jaccard => jaccard,
+            PairScore::Jaccard | PairScore::Containment => jaccard,
             PairScore::Combined { mu } => combined_similarity(distance, jaccard, mu),
+        }
+    }
+
+    /// The score of a pair at Hamming `distance` with signatures `a` and `b`.
+    pub(crate) fn of_signatures(self, distance: u32, a: &[u32], b: &[u32]) -> f64 {
+        match self {
+            PairScore::Containment => overlap(a, b),
+            _ => self.of(distance, jaccard(a, b)),
         }
     }
 }

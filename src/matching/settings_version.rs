@@ -20,7 +20,12 @@ use crate::error::{Error, Result};
 /// files of format 2 and earlier read as hashing a shingle's text
 /// ([`ShingleHashing::Text`](crate::fingerprint::ShingleHashing::Text)), as those indexes
 /// did, and keep doing so.
-pub const SETTINGS_VERSION: u32 = 3;
+///
+/// Format 4: signatures keep the high 32 bits of each bin's minimum
+/// ([`KeptBits::High`](crate::fingerprint::KeptBits::High), the default), from which they
+/// also estimate their set's size and so containment; files of format 3 and earlier read as
+/// keeping the low bits ([`KeptBits::Low`](crate::fingerprint::KeptBits::Low)).
+pub const SETTINGS_VERSION: u32 = 4;
 
 /// Checks that a settings file of format `version` can be read by this crate.
 ///

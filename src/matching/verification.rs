@@ -16,7 +16,7 @@ use super::rule::{CandidateStage, PairScore, VerifyRule};
 #[cfg(doc)]
 use super::rule::{DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD};
 use crate::error::{Error, Result};
-use crate::fingerprint::ShingleHashing;
+use crate::fingerprint::{KeptBits, ShingleHashing};
 use crate::text::FeatureKind;
 
 /// Default shingles of the signature: by script, word 2-shingles outside Han text and
@@ -59,6 +59,7 @@ pub struct Verification {
     shingles: FeatureKind,
     hashes: usize,
     shingle_hashing: ShingleHashing,
+    kept_bits: KeptBits,
     rule: VerifyRule,
 }
 
@@ -71,6 +72,7 @@ impl Default for Verification {
             shingles: DEFAULT_SHINGLES,
             hashes: DEFAULT_SIGNATURE_HASHES,
             shingle_hashing: ShingleHashing::Words,
+            kept_bits: KeptBits::High,
             rule: VerifyRule::default(),
         }
     }
@@ -85,6 +87,9 @@ struct VerificationFile {
     /// Absent from files of format 2 and earlier, whose signatures hashed a shingle's text.
     #[serde(default = "text_hashing")]
     shingle_hashing: ShingleHashing,
+    /// Absent from files of format 3 and earlier, whose signatures kept the low bits.
+    #[serde(default = "low_bits")]
+    kept_bits: KeptBits,
     /// Absent from files written before the candidate stage was a setting, whose rule took
     /// every candidate within the distance.
     #[serde(default = "CandidateStage::legacy")]
@@ -92,6 +97,11 @@ struct VerificationFile {
     candidate_distance: u32,
     threshold: f64,
     score: PairScore,
+}
+
+/// The bits kept by signatures written before [`KeptBits`] was a setting.
+fn low_bits() -> KeptBits {
+    KeptBits::Low
 }
 
 /// The hashing of signatures written before [`ShingleHashing`] was a setting.
@@ -105,6 +115,7 @@ impl From<VerificationFile> for Verification {
             shingles: file.shingles,
             hashes: file.hashes,
             shingle_hashing: file.shingle_hashing,
+            kept_bits: file.kept_bits,
             rule: VerifyRule {
                 candidates: file.candidates,
                 candidate_distance: file.candidate_distance,
@@ -127,6 +138,7 @@ impl From<Verification> for VerificationFile {
             shingles: verification.shingles,
             hashes: verification.hashes,
             shingle_hashing: verification.shingle_hashing,
+            kept_bits: verification.kept_bits,
             candidates,
             candidate_distance,
             threshold,
@@ -160,6 +172,16 @@ impl Verification {
     #[must_use]
     pub fn shingle_hashing(mut self, hashing: ShingleHashing) -> Self {
         self.shingle_hashing = hashing;
+        self
+    }
+
+    /// Which half of each value's bits the signature keeps. Default [`KeptBits::High`],
+    /// with which a signature also estimates its set's size, as
+    /// [`PairScore::Containment`] needs; an index created by a tantivy-dedup whose settings
+    /// format was 3 or earlier keeps [`KeptBits::Low`] (its settings say so when read back).
+    #[must_use]
+    pub fn kept_bits(mut self, bits: KeptBits) -> Self {
+        self.kept_bits = bits;
         self
     }
 
@@ -217,6 +239,11 @@ impl Verification {
         self.shingle_hashing
     }
 
+    /// See [`kept_bits`](Self::kept_bits()).
+    pub fn get_kept_bits(&self) -> KeptBits {
+        self.kept_bits
+    }
+
     /// See [`candidates`](Self::candidates()).
     pub fn get_candidates(&self) -> CandidateStage {
         self.rule.candidates
@@ -270,6 +297,14 @@ impl Verification {
                 format!("{} is not in 1..=4096", self.hashes),
             );
         }
+        if self.rule.score == PairScore::Containment && self.kept_bits != KeptBits::High {
+            return invalid(
+                "verification.score",
+                "containment needs signatures that keep the high bits, as indexes created \
+                 with settings format 4 or later do: reindex to use it"
+                    .to_owned(),
+            );
+        }
         self.rule.validate(self.hashes)
     }
 }
@@ -305,6 +340,18 @@ mod tests {
             name(Verification::default().score(PairScore::Combined { mu: -0.1 })),
             "verification.score.mu"
         );
+        assert_eq!(
+            name(
+                Verification::default()
+                    .kept_bits(KeptBits::Low)
+                    .score(PairScore::Containment)
+            ),
+            "verification.score"
+        );
+        assert!(Verification::default()
+            .score(PairScore::Containment)
+            .validate()
+            .is_ok());
     }
 
     #[test]
@@ -323,6 +370,7 @@ mod tests {
                 "candidate_distance",
                 "candidates",
                 "hashes",
+                "kept_bits",
                 "score",
                 "shingle_hashing",
                 "shingles",

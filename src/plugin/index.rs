@@ -138,6 +138,7 @@ impl DedupIndex {
                 verification.get_shingles(),
                 verification.get_hashes(),
                 verification.get_shingle_hashing(),
+                verification.get_kept_bits(),
             )?),
             None => Values::Fingerprints(hasher),
         };

@@ -86,7 +86,7 @@ pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
 pub use writer::{AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy};
 
 // The verification's settings, where the settings that take them are.
-pub use crate::fingerprint::ShingleHashing;
+pub use crate::fingerprint::{KeptBits, ShingleHashing};
 pub use crate::matching::{
     CandidateStage, MatchRule, MatchingSettings, Measured, PairScore, Verification, VerifyRule,
     DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES,
