@@ -9,6 +9,8 @@
 //! * [`Verification`]: the second stage as an index is set up with it: the signature it
 //!   stores (shingles, number of values) and the rule it is judged by.
 //! * [`Judgement`]: the rule's verdict on one pair, with its [`Reason`].
+//! * [`TextMatcher`]: the rule applied to texts without an index (fingerprints, signatures,
+//!   verdicts), as an index with the same settings computes them.
 //! * [`MatchingSettings`]: the fingerprint config, the distance and the verification, as a
 //!   file of their own (the one `eval --recommend` writes), in settings format
 //!   [`SETTINGS_VERSION`].
@@ -24,6 +26,7 @@ mod matcher;
 mod matching_settings;
 mod rule;
 mod settings_version;
+mod text_matcher;
 mod verification;
 
 pub(crate) use candidates::find_candidates;
@@ -36,4 +39,5 @@ pub use rule::{
 };
 pub use settings_version::SETTINGS_VERSION;
 pub(crate) use settings_version::{check_version, check_version_of};
+pub use text_matcher::TextMatcher;
 pub use verification::{Verification, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES};

@@ -8,8 +8,8 @@ use tantivy::schema::TantivyDocument;
 use tantivy::{Index, IndexWriter, TantivyError};
 
 use crate::error::{Error, Result};
-use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
-use crate::matching::{Judgement, MatchRule, Matcher};
+use crate::fingerprint::{Fingerprint, Signature, SimHasher};
+use crate::matching::{Judgement, MatchRule, Matcher, TextMatcher};
 use crate::plugin::columns::{
     DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SIGNATURE_FIELD,
 };
@@ -55,7 +55,7 @@ struct Inner {
     settings: DedupSettings,
     fields: DedupFields,
     /// Fingerprints alone, or fingerprints and signatures when the index verifies.
-    values: Values,
+    text: TextMatcher,
     columns: ColumnCache,
 }
 
@@ -131,23 +131,18 @@ impl DedupIndex {
         }
         let hasher = builder.build()?;
         register_tokenizer(&index, hasher.extractor().tokenizer().clone());
-        let values = match settings.get_verification() {
-            Some(verification) => Values::Signed(Signer::new(
-                hasher,
-                dictionary,
-                verification.get_shingles(),
-                verification.get_hashes(),
-                verification.get_shingle_hashing(),
-                verification.get_kept_bits(),
-            )?),
-            None => Values::Fingerprints(hasher),
-        };
+        let text = TextMatcher::with_hasher(
+            hasher,
+            dictionary,
+            settings.get_distance(),
+            settings.get_verification(),
+        )?;
         Ok(DedupIndex {
             inner: Arc::new(Inner {
                 index,
                 settings,
                 fields,
-                values,
+                text,
                 columns: ColumnCache::new(),
             }),
         })
@@ -170,10 +165,7 @@ impl DedupIndex {
 
     /// The hasher of the stored fingerprint config.
     pub fn hasher(&self) -> &SimHasher {
-        match &self.inner.values {
-            Values::Fingerprints(hasher) => hasher,
-            Values::Signed(signer) => signer.fingerprints(),
-        }
+        self.inner.text.hasher()
     }
 
     /// The default near-duplicate distance (see [`DedupSettings::distance`]).
@@ -242,14 +234,7 @@ impl DedupIndex {
     /// # Ok::<(), tantivy_dedup::Error>(())
     /// ```
     pub fn judge(&self, a: &str, b: &str) -> Judgement {
-        let (fa, sa) = self.fingerprint_and_signature(a);
-        let (fb, sb) = self.fingerprint_and_signature(b);
-        let distance = fa.zip(fb).map(|(fa, fb)| fa.distance(fb));
-        self.matcher(self.distance()).explain(
-            distance,
-            sa.as_ref().map(Signature::values),
-            sb.as_ref().map(Signature::values),
-        )
+        self.inner.text.judge(a, b)
     }
 
     /// The fingerprint of `text`, and its signature when the index verifies candidates
@@ -258,10 +243,7 @@ impl DedupIndex {
         &self,
         text: &str,
     ) -> (Option<Fingerprint>, Option<Signature>) {
-        match &self.inner.values {
-            Values::Signed(signer) => signer.fingerprint_and_sign(text),
-            Values::Fingerprints(hasher) => (hasher.fingerprint(text), None),
-        }
+        self.inner.text.values_of(text)
     }
 
     /// The rule deciding which documents are near-duplicates, at distance `k` (with the
@@ -311,17 +293,6 @@ impl DedupIndex {
             .map_err(not_writable)?;
         DedupWriter::new(self.clone(), writer, policy)
     }
-}
-
-/// What a document's text is turned into.
-#[derive(Debug)]
-// One per index, inside its `Arc`: the size of the variants costs nothing.
-#[allow(clippy::large_enum_variant)]
-enum Values {
-    /// A fingerprint.
-    Fingerprints(SimHasher),
-    /// A fingerprint and a signature, for two-stage matching.
-    Signed(Signer),
 }
 
 /// Registers `tokenizer` on `index` under [`TOKENIZER_NAME`], the name the plugin's text

@@ -1,0 +1,116 @@
+"""The Python package against the command-line tool and the Rust rule: the same
+fingerprints as `tantivy-dedup fingerprint`, signatures whose equal positions estimate
+the Jaccard similarity, verdicts as the index's, errors as DedupError."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tantivy_dedup import DedupError, MatchingSettings, TextMatcher, hamming
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples" / "corpus.jsonl"
+
+
+def sample_texts():
+    with open(SAMPLES, encoding="utf-8") as f:
+        return [json.loads(line)["text"] for line in f if line.strip()]
+
+
+def cli():
+    """The built command-line tool, if there is one."""
+    for path in (ROOT / "target" / "debug" / "tantivy-dedup", ROOT / "target" / "release" / "tantivy-dedup"):
+        if path.exists():
+            return str(path)
+    return shutil.which("tantivy-dedup")
+
+
+def test_fingerprints_are_the_command_lines():
+    tool = cli()
+    if tool is None:
+        pytest.skip("tantivy-dedup is not built")
+    out = subprocess.run([tool, "fingerprint", str(SAMPLES)], capture_output=True, check=True, text=True)
+    expected = [json.loads(line)["fingerprint"] for line in out.stdout.splitlines()]
+    fps = TextMatcher().fingerprints(sample_texts())
+    got = [format(int(v), "016x") if ok else None for v, ok in zip(fps.values, fps.valid)]
+    assert got == expected
+
+
+def test_texts_without_features_have_no_fingerprint():
+    fps = TextMatcher().fingerprints(["some words here", "", "   ", "!!!"])
+    assert fps.values.dtype == np.uint64
+    assert fps.valid.tolist() == [True, False, False, False]
+    assert fps.values[1:].tolist() == [0, 0, 0]
+
+
+def test_signatures_estimate_jaccard_and_agree_with_fingerprints():
+    texts = sample_texts()
+    matcher = TextMatcher()
+    sig = matcher.signatures(texts)
+    assert sig.signatures.shape == (len(texts), matcher.signature_len)
+    assert sig.signatures.dtype == np.uint32
+    assert np.array_equal(sig.fingerprints, matcher.fingerprints(texts).values)
+    a = "the river rose during the night and the farmers moved their animals to the hill " * 3
+    b = a.replace("farmers", "villagers")
+    one = matcher.signatures([a, a, b, "completely unrelated words about storage engines and databases"])
+    same = np.mean(one.signatures[0] == one.signatures[1])
+    close = np.mean(one.signatures[0] == one.signatures[2])
+    far = np.mean(one.signatures[0] == one.signatures[3])
+    assert same == 1.0
+    assert close > 0.5 > far
+
+
+def test_the_verdict_says_why():
+    matcher = TextMatcher()
+    page = "The quick brown fox jumps over the lazy dog near the river bank today."
+    same = matcher.judge(page, page)
+    assert same["near"] and same["reason"] == "within-distance" and same["k"] == 3
+    other = matcher.judge(page, "Completely different words about databases and storage engines.")
+    assert not other["near"]
+    assert other["reason"] in {"beyond-reach", "no-shared-band", "below-threshold"}
+    assert matcher.judge("", page)["reason"] == "no-fingerprint"
+
+
+def test_settings_files_round_trip_and_bad_ones_raise(tmp_path):
+    settings = MatchingSettings().with_distance(5)
+    path = tmp_path / "settings.json"
+    path.write_text(settings.to_json())
+    read = MatchingSettings.read(path)
+    assert read.distance == 5 and read.signature_len == 128
+    assert TextMatcher(read).judge("a b c d e f g", "a b c d e f g")["near"]
+    with pytest.raises(DedupError, match="distance"):
+        MatchingSettings().with_distance(65)
+    with pytest.raises(DedupError):
+        MatchingSettings.from_json("{}")
+    with pytest.raises(DedupError):
+        MatchingSettings.read(tmp_path / "missing.json")
+    no_verify = json.loads(settings.to_json())
+    del no_verify["verification"]
+    plain = TextMatcher(MatchingSettings.from_json(json.dumps(no_verify)))
+    assert plain.signature_len is None
+    with pytest.raises(DedupError, match="no two-stage matching"):
+        plain.signatures(["some text"])
+
+
+def test_non_strings_are_type_errors():
+    with pytest.raises(TypeError, match="text 1 is int"):
+        TextMatcher().fingerprints(["fine", 3])
+
+
+def test_hamming_broadcasts():
+    fps = np.array([0, 1, 3, 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
+    assert hamming(fps[0], fps).tolist() == [0, 1, 2, 64]
+
+
+def test_many_texts_on_every_core_in_input_order():
+    texts = [f"document number {i} " + "with some shared words " * (i % 7) for i in range(5000)]
+    matcher = TextMatcher()
+    together = matcher.fingerprints(texts).values
+    alone = np.array([matcher.fingerprints([t]).values[0] for t in texts[:50]], dtype=np.uint64)
+    assert np.array_equal(together[:50], alone)
+    assert os.cpu_count() >= 1

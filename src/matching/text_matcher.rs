@@ -1,0 +1,139 @@
+//! [`TextMatcher`]: the matching rule applied to texts, without an index: their
+//! fingerprints, signatures and the verdict on a pair, as an index with the same settings
+//! computes them.
+
+use super::{Judgement, Matcher, MatchingSettings, Verification};
+use crate::error::Result;
+use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
+use crate::text::ChineseDictionary;
+
+/// The rule of [`MatchingSettings`] applied to texts: a text's fingerprint and (when the
+/// settings verify) its signature, as a [`DedupIndex`](crate::plugin::DedupIndex) with the
+/// same settings stores them, and the verdict on two texts or on their stored values. For
+/// batch work outside an index (a corpus fingerprinted on many cores, a Python or Spark
+/// job) that must judge exactly as the index does.
+///
+/// ```
+/// use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
+///
+/// let matcher = TextMatcher::new(&MatchingSettings::default())?;
+/// let page = "The quick brown fox jumps over the lazy dog near the river bank today.";
+/// let (fingerprint, signature) = matcher.fingerprint_and_signature(page);
+/// assert_eq!(fingerprint, matcher.fingerprint(page));
+/// assert_eq!(signature.map(|s| s.len()), matcher.signature_len());
+/// assert!(matcher.judge(page, page).near);
+/// # Ok::<(), tantivy_dedup::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct TextMatcher {
+    values: Values,
+    distance: u32,
+    verification: Option<Verification>,
+}
+
+/// Fingerprints alone, or fingerprints and signatures when the rule verifies.
+#[derive(Clone, Debug)]
+// One per matcher, made once: the size of the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Values {
+    Fingerprints(SimHasher),
+    Signed(Signer),
+}
+
+impl TextMatcher {
+    /// The matcher of `settings`, with jieba's built-in dictionary and IDF table.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) for settings out of range.
+    pub fn new(settings: &MatchingSettings) -> Result<TextMatcher> {
+        settings.validate()?;
+        let hasher = SimHasher::new(settings.get_fingerprint())?;
+        TextMatcher::with_hasher(
+            hasher,
+            ChineseDictionary::default(),
+            settings.get_distance(),
+            settings.get_verification(),
+        )
+    }
+
+    /// The matcher over `hasher` (whose tokenizer, dictionary and IDF table an index's
+    /// settings chose), with `dictionary` for the signatures' shingles.
+    pub(crate) fn with_hasher(
+        hasher: SimHasher,
+        dictionary: ChineseDictionary,
+        distance: u32,
+        verification: Option<&Verification>,
+    ) -> Result<TextMatcher> {
+        let values = match verification {
+            Some(verification) => Values::Signed(Signer::new(
+                hasher,
+                dictionary,
+                verification.get_shingles(),
+                verification.get_hashes(),
+                verification.get_shingle_hashing(),
+                verification.get_kept_bits(),
+            )?),
+            None => Values::Fingerprints(hasher),
+        };
+        Ok(TextMatcher {
+            values,
+            distance,
+            verification: verification.cloned(),
+        })
+    }
+
+    /// The hasher of the fingerprints.
+    pub fn hasher(&self) -> &SimHasher {
+        match &self.values {
+            Values::Fingerprints(hasher) => hasher,
+            Values::Signed(signer) => signer.fingerprints(),
+        }
+    }
+
+    /// Values per signature; `None` when the rule does not verify.
+    pub fn signature_len(&self) -> Option<usize> {
+        self.verification.as_ref().map(Verification::get_hashes)
+    }
+
+    /// The fingerprint of `text`; `None` when it has no features.
+    pub fn fingerprint(&self, text: &str) -> Option<Fingerprint> {
+        self.hasher().fingerprint(text)
+    }
+
+    /// The fingerprint of `text`, and its signature when the rule verifies (none without a
+    /// fingerprint either: such a text is never a near-duplicate).
+    pub fn fingerprint_and_signature(&self, text: &str) -> (Option<Fingerprint>, Option<Vec<u32>>) {
+        let (fingerprint, signature) = self.values_of(text);
+        (fingerprint, signature.map(|s| s.values().to_vec()))
+    }
+
+    /// What [`fingerprint_and_signature`](Self::fingerprint_and_signature) gives, in the
+    /// compact form the plugin stores.
+    pub(crate) fn values_of(&self, text: &str) -> (Option<Fingerprint>, Option<Signature>) {
+        match &self.values {
+            Values::Signed(signer) => signer.fingerprint_and_sign(text),
+            Values::Fingerprints(hasher) => (hasher.fingerprint(text), None),
+        }
+    }
+
+    /// The verdict on two texts, with why.
+    pub fn judge(&self, a: &str, b: &str) -> Judgement {
+        let (fa, sa) = self.values_of(a);
+        let (fb, sb) = self.values_of(b);
+        self.judge_values(
+            (fa, sa.as_ref().map(Signature::values)),
+            (fb, sb.as_ref().map(Signature::values)),
+        )
+    }
+
+    /// The verdict on two documents by their values, as
+    /// [`fingerprint_and_signature`](Self::fingerprint_and_signature) gives them.
+    pub fn judge_values(
+        &self,
+        a: (Option<Fingerprint>, Option<&[u32]>),
+        b: (Option<Fingerprint>, Option<&[u32]>),
+    ) -> Judgement {
+        let distance = a.0.zip(b.0).map(|(fa, fb)| fa.distance(fb));
+        Matcher::new(self.distance, self.verification.as_ref()).explain(distance, a.1, b.1)
+    }
+}
