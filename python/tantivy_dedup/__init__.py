@@ -19,10 +19,12 @@ from typing import Iterable, Optional
 import numpy as np
 
 from ._native import DedupError, MatchingSettings
+from ._native import FingerprintIndex as _NativeFingerprintIndex
 from ._native import TextMatcher as _NativeTextMatcher
 
 __all__ = [
     "DedupError",
+    "FingerprintIndex",
     "Fingerprints",
     "MatchingSettings",
     "Signatures",
@@ -110,6 +112,53 @@ class TextMatcher:
         reason's figures (``k``, ``reach``, ``rows``, ``score``, ``threshold``).
         """
         return self._native.judge(a, b)
+
+
+class FingerprintIndex:
+    """Fingerprints by id (u32), for exact lookups within a Hamming distance (Manku et
+    al.'s permuted block tables; a query beyond ``max_distance`` scans).
+
+    >>> index = FingerprintIndex()
+    >>> index.extend(np.array([1, 2, 3]), np.array([0b0, 0b111, 0b1111_0000], dtype=np.uint64))
+    >>> index.query(0b1)
+    [(1, 1), (2, 2)]
+    >>> a, b, d = index.all_pairs()
+    >>> list(zip(a.tolist(), b.tolist(), d.tolist()))
+    [(1, 2, 3)]
+    """
+
+    def __init__(self, max_distance: int = 3) -> None:
+        self._native = _NativeFingerprintIndex(max_distance)
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    def insert(self, id: int, fingerprint: int) -> Optional[int]:
+        """Inserts or replaces ``id``'s fingerprint; the replaced one, if any."""
+        return self._native.insert(int(id), int(fingerprint))
+
+    def extend(self, ids, fingerprints) -> None:
+        """Inserts many: ``ids`` (u32) and ``fingerprints`` (u64), as many of each."""
+        ids = np.ascontiguousarray(ids, dtype="<u4")
+        fingerprints = np.ascontiguousarray(fingerprints, dtype="<u8")
+        self._native.extend_bytes(ids.tobytes(), fingerprints.tobytes())
+
+    def remove(self, id: int) -> bool:
+        """Removes ``id``; whether it was there."""
+        return self._native.remove(int(id))
+
+    def get(self, id: int) -> Optional[int]:
+        """The fingerprint of ``id``, if any."""
+        return self._native.get(int(id))
+
+    def query(self, fingerprint: int, k: Optional[int] = None) -> list:
+        """``(id, distance)`` of every fingerprint within ``k`` bits, nearest first."""
+        return self._native.query(int(fingerprint), k)
+
+    def all_pairs(self, k: Optional[int] = None):
+        """Every pair within ``k`` bits as three uint32 arrays ``a < b``, ``distance``."""
+        a, b, d = self._native.all_pairs_bytes(k)
+        return tuple(np.frombuffer(x, dtype="<u4") for x in (a, b, d))
 
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tantivy_dedup import DedupError, MatchingSettings, TextMatcher, hamming
+from tantivy_dedup import DedupError, FingerprintIndex, MatchingSettings, TextMatcher, hamming
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples" / "corpus.jsonl"
@@ -114,3 +114,28 @@ def test_many_texts_on_every_core_in_input_order():
     alone = np.array([matcher.fingerprints([t]).values[0] for t in texts[:50]], dtype=np.uint64)
     assert np.array_equal(together[:50], alone)
     assert os.cpu_count() >= 1
+
+
+def test_the_index_finds_what_a_brute_force_scan_finds():
+    rng = np.random.default_rng(7)
+    base = rng.integers(0, 2**63, size=300, dtype=np.uint64) * np.uint64(2) + rng.integers(0, 2, size=300, dtype=np.uint64)
+    # Near copies: 0 to 4 bits flipped.
+    flips = [np.uint64(sum(1 << int(b) for b in rng.choice(64, size=n, replace=False))) for n in rng.integers(0, 5, size=300)]
+    fps = np.concatenate([base, base ^ np.array(flips, dtype=np.uint64)])
+    ids = np.arange(len(fps), dtype=np.uint32)
+    index = FingerprintIndex(max_distance=3)
+    index.extend(ids, fps)
+    assert len(index) == len(fps)
+    distances = hamming(fps[:, None], fps[None, :])
+    for k in (0, 3, 6):
+        a, b, d = index.all_pairs(k)
+        got = set(zip(a.tolist(), b.tolist(), d.tolist()))
+        i, j = np.nonzero(np.triu(distances <= k, 1))
+        assert got == set(zip(i.tolist(), j.tolist(), distances[i, j].tolist()))
+    q = int(fps[5])
+    expected = sorted((int(d), int(i)) for i, d in enumerate(distances[5]) if d <= 3)
+    assert [(d, i) for i, d in index.query(q)] == expected
+    assert index.remove(5) and not index.remove(5)
+    assert index.get(5) is None and index.get(6) == int(fps[6])
+    with pytest.raises(DedupError):
+        index.extend(np.array([1, 2]), np.array([1], dtype=np.uint64))

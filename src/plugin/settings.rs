@@ -377,8 +377,8 @@ pub fn text_field_options() -> TextOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fingerprint::ShingleHashing;
-    use crate::matching::Verification;
+    use crate::fingerprint::{KeptBits, ShingleHashing};
+    use crate::matching::{PairScore, Verification};
     use crate::text::Weighting;
 
     #[test]
@@ -466,7 +466,30 @@ mod tests {
         assert!(read.differences(&DedupSettings::new(["body"])).is_empty());
         // Format 2: signatures hashed a shingle's text, and such an index keeps doing so;
         // the hashing is frozen, so asking for the current default names it.
-        let mut format_2 = current;
+        // Format 3: signatures kept the low bits of each value, and such an index keeps
+        // doing so (and refuses containment).
+        let mut format_3 = current.clone();
+        format_3["version"] = 3.into();
+        format_3["verification"]
+            .as_object_mut()
+            .unwrap()
+            .remove("kept_bits");
+        let read: DedupSettings = serde_json::from_value(format_3.clone()).unwrap();
+        assert_eq!(
+            read.get_verification().unwrap().get_kept_bits(),
+            KeptBits::Low
+        );
+        let differences = read.differences(&DedupSettings::new(["body"]));
+        let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
+        assert_eq!(fields, ["verification.kept_bits"]);
+        let containment = read.clone().verification(
+            read.get_verification()
+                .unwrap()
+                .clone()
+                .score(PairScore::Containment),
+        );
+        assert!(containment.validate().is_err());
+        let mut format_2 = format_3;
         format_2["version"] = 2.into();
         format_2["verification"]
             .as_object_mut()
@@ -477,9 +500,15 @@ mod tests {
         assert_eq!(verification.get_shingle_hashing(), ShingleHashing::Text);
         let differences = read.differences(&DedupSettings::new(["body"]));
         let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
-        assert_eq!(fields, ["verification.shingle_hashing"]);
-        let text = DedupSettings::new(["body"])
-            .verification(Verification::default().shingle_hashing(ShingleHashing::Text));
+        assert_eq!(
+            fields,
+            ["verification.kept_bits", "verification.shingle_hashing"]
+        );
+        let text = DedupSettings::new(["body"]).verification(
+            Verification::default()
+                .shingle_hashing(ShingleHashing::Text)
+                .kept_bits(KeptBits::Low),
+        );
         assert!(read.differences(&text).is_empty());
     }
 }
