@@ -63,10 +63,9 @@ pub struct Recommendation {
 /// The settings that meet `goal` on the set of `report` (made with `options`), among those
 /// the plugin can run and the report measured: fingerprints alone at each swept distance,
 /// for every config; and the plugin's rule (`plugin-bands` and `plugin-containment` rows,
-/// and `plugin` rows whose
-/// candidate distance a block table serves, at most [`MAX_TABLE_DISTANCE`]: a scan beyond
-/// it compares each new document with the whole index) at each threshold of its curve and
-/// at its best one. Of the settings within [`NEAR_BEST`] of the best score, the one with the
+/// and `plugin` rows whose candidate distance a block table serves, at most
+/// [`MAX_TABLE_DISTANCE`]: a scan beyond it compares each new document with the whole
+/// index) at each threshold of its curve and at its best one. Of the settings within [`NEAR_BEST`] of the best score, the one with the
 /// fewest candidate pairs to verify wins (fingerprints alone verify none); then the higher
 /// score, then the higher threshold.
 ///
@@ -163,7 +162,9 @@ pub fn recommend(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Opti
         c
     })
 }
-/// The verification a `plugin` or `plugin-bands` row measured, at the default threshold.
+
+/// The verification a `plugin`, `plugin-bands` or `plugin-containment` row measured, at the
+/// default threshold.
 fn verification_of(row: &VerifyResult, options: &EvalOptions) -> Verification {
     let candidates = match row.band_rows {
         Some(rows) => CandidateStage::Bands { rows },
