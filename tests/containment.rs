@@ -31,11 +31,14 @@ fn words(seed: u64, n: usize) -> String {
 /// The rule for embedded text: bands of 2 values at any distance (an embedding moves the
 /// fingerprint far), scored by containment.
 fn containment() -> Verification {
-    Verification::default()
-        .candidates(CandidateStage::Bands { rows: 2 })
-        .candidate_distance(64)
-        .score(PairScore::Containment)
-        .threshold(0.7)
+    let verification = Verification::containment().threshold(0.7);
+    assert_eq!(verification.get_score(), PairScore::Containment);
+    assert_eq!(
+        verification.get_candidates(),
+        CandidateStage::Bands { rows: 2 }
+    );
+    assert_eq!(verification.get_candidate_distance(), 64);
+    verification
 }
 
 fn settings(verification: Verification) -> DedupSettings {

@@ -345,15 +345,14 @@ impl VerifyOptions {
             });
         }
         if matches!(self.score, Some(ScoreArg::Containment)) {
-            // Text embedded in a longer page moves the fingerprint far and shares a small
-            // fraction of the page's shingles: candidates at any distance, from bands of 2
-            // (a pair whose Jaccard similarity is 0.2 shares one with probability 0.93).
+            // The candidate stage of `Verification::containment` where none was asked for.
+            let preset = Verification::containment();
             if self.candidate_distance.is_none() {
-                verification = verification.candidate_distance(64);
+                verification = verification.candidate_distance(preset.get_candidate_distance());
             }
             if self.band_rows.is_none() {
                 if let CandidateStage::Bands { .. } = verification.get_candidates() {
-                    verification = verification.candidates(CandidateStage::Bands { rows: 2 });
+                    verification = verification.candidates(preset.get_candidates());
                 }
             }
         }

@@ -79,10 +79,7 @@ pub fn estimated_size(values: &[u32]) -> f64 {
         return 0.0;
     }
     let k = values.len() as f64;
-    let mut distinct = values.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let filled = distinct.len() as f64;
+    let filled = distinct_values(values) as f64;
     if filled < k - 2.0 {
         return k * (k / (k - filled)).ln();
     }
@@ -91,6 +88,26 @@ pub fn estimated_size(values: &[u32]) -> f64 {
         .map(|&v| (f64::from(v) + 0.5) / 4_294_967_296.0)
         .sum();
     k * (k - 1.0) / sum
+}
+
+/// The number of distinct values, sorted in a buffer on the stack for signatures of up to
+/// 512 values (a containment score counts two per compared pair).
+fn distinct_values(values: &[u32]) -> usize {
+    let count = |sorted: &mut [u32]| {
+        sorted.sort_unstable();
+        1 + sorted.windows(2).filter(|pair| pair[0] != pair[1]).count()
+    };
+    if values.is_empty() {
+        return 0;
+    }
+    let mut buffer = [0u32; 512];
+    match buffer.get_mut(..values.len()) {
+        Some(sorted) => {
+            sorted.copy_from_slice(values);
+            count(sorted)
+        }
+        None => count(&mut values.to_vec()),
+    }
 }
 
 /// The estimated overlap coefficient of two sets from their signatures ([`KeptBits::High`]):
@@ -166,6 +183,15 @@ mod tests {
                 assert!(error < 0.34, "{n} estimated {estimate:.0}");
             }
         }
+    }
+
+    #[test]
+    fn distinct_values_are_counted_on_the_stack_or_off_it() {
+        assert_eq!(distinct_values(&[]), 0);
+        assert_eq!(distinct_values(&[3, 1, 3, 2, 1]), 3);
+        let long: Vec<u32> = (0..2_000).map(|i| i % 700).collect();
+        assert_eq!(distinct_values(&long), 700);
+        assert_eq!(distinct_values(&long[..512]), 512);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::rule::{CandidateStage, PairScore, VerifyRule};
 #[cfg(doc)]
 use super::rule::{DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD};
 use crate::error::{Error, Result};
-use crate::fingerprint::{KeptBits, ShingleHashing};
+use crate::fingerprint::{KeptBits, ShingleHashing, FINGERPRINT_BITS};
 use crate::text::FeatureKind;
 
 /// Default shingles of the signature: by script, word 2-shingles outside Han text and
@@ -148,6 +148,19 @@ impl From<Verification> for VerificationFile {
 }
 
 impl Verification {
+    /// Two-stage matching for a text inside a longer one (an article in a page of
+    /// navigation and other stories, a passage quoted whole): candidates scored by
+    /// [`PairScore::Containment`], at any distance (an embedding moves the fingerprint far)
+    /// from bands of 2 values (it shares few of the page's shingles: a pair of Jaccard
+    /// similarity 0.2 shares one of the 64 bands with probability 0.93), the default
+    /// threshold. What `--score containment` takes for the options it is not given.
+    pub fn containment() -> Verification {
+        Verification::default()
+            .score(PairScore::Containment)
+            .candidates(CandidateStage::Bands { rows: 2 })
+            .candidate_distance(FINGERPRINT_BITS)
+    }
+
     /// The shingles the signature is taken over, tokenized as the fingerprint's features
     /// are. Default [`DEFAULT_SHINGLES`]: word 2-shingles outside Han text (measured better
     /// than character n-grams, which unrelated English messages share more of) and character
