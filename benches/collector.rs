@@ -159,6 +159,11 @@ fn bench_collector(c: &mut Criterion) {
     let verified = cached
         .clone()
         .verification("signature", Verification::default());
+    // Containment: no separation by signatures (a page holding two articles contains
+    // both), at any distance.
+    let containment = cached
+        .clone()
+        .verification("signature", Verification::containment());
     let count_top_docs = (Count, TopDocs::with_limit(10).order_by_score());
     let count_verified = (Count, verified.clone());
     let top_docs_by_date =
@@ -204,6 +209,20 @@ fn bench_collector(c: &mut Criterion) {
             b.iter(|| {
                 searcher
                     .search(black_box(query.as_ref()), &verified)
+                    .unwrap()
+            })
+        });
+        group.bench_function("dedup_containment", |b| {
+            b.iter(|| {
+                containment
+                    .search(&searcher, black_box(query.as_ref()))
+                    .unwrap()
+            })
+        });
+        group.bench_function("dedup_containment_searcher_search", |b| {
+            b.iter(|| {
+                searcher
+                    .search(black_box(query.as_ref()), &containment)
                     .unwrap()
             })
         });

@@ -73,8 +73,11 @@ pub enum PairScore {
     /// is the ratio of the lengths. Needs signatures keeping the high bits
     /// ([`KeptBits::High`](crate::fingerprint::KeptBits::High), the default of new
     /// indexes). Containment has no triangle inequality (a page holding two articles
-    /// contains both), so the collector can prove fewer hits apart by their signatures,
-    /// and reads more of them.
+    /// contains both), so the collector proves no hits apart by their signatures: search
+    /// through [`DedupCollector::search`](crate::plugin::DedupCollector::search), where
+    /// it costs about what Jaccard does; under tantivy's `Searcher::search` every segment
+    /// hands over all its hits (hundreds of times `TopDocs` on a common term,
+    /// `docs/BENCHMARKS.md`).
     Containment,
 }
 
