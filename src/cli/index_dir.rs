@@ -124,13 +124,14 @@ pub fn open_or_create(
 ) -> anyhow::Result<CliIndex> {
     // A whole index opens without the creation lock (which a read-only index could not
     // take).
+    // The --settings file is read once, for the creation and the opening alike.
+    let file = verify.settings_file()?;
     if !is_complete(dir) {
-        let file = verify.settings_file()?;
         create(dir, || {
             new_settings(options, distance, verify, file.as_ref())
         })?;
     }
-    open_existing(dir, options, distance, verify)
+    open_with_file(dir, options, distance, verify, file.as_ref())
 }
 
 /// The lock creators of an index in a folder take, in the folder itself.
@@ -218,6 +219,23 @@ pub fn open_existing(
     distance: Option<u32>,
     verify: &VerifyOptions,
 ) -> anyhow::Result<CliIndex> {
+    open_with_file(
+        dir,
+        options,
+        distance,
+        verify,
+        verify.settings_file()?.as_ref(),
+    )
+}
+
+/// [`open_existing`], with the --settings file already read.
+fn open_with_file(
+    dir: &Path,
+    options: &FingerprintOptions,
+    distance: Option<u32>,
+    verify: &VerifyOptions,
+    file: Option<&MatchingSettings>,
+) -> anyhow::Result<CliIndex> {
     if !dir.is_dir() {
         bail!(
             "no index at {}: create one with `tantivy-dedup ingest --index {}`",
@@ -240,7 +258,7 @@ pub fn open_existing(
             fields,
         });
     }
-    let mut wanted = verify.apply(stored.settings().clone(), verify.settings_file()?.as_ref());
+    let mut wanted = verify.apply(stored.settings().clone(), file);
     if !options.is_empty() {
         let config = options.config_over(wanted.get_fingerprint().clone());
         wanted = wanted.fingerprint(config);
