@@ -414,8 +414,9 @@ impl DedupCollector {
                 scope: segment.scope(address.doc_id),
             });
         }
-        let read =
-            |address: DocAddress| columns[address.segment_ord as usize].signature(address.doc_id);
+        let read = |address: DocAddress, values: &mut Vec<u32>| {
+            columns[address.segment_ord as usize].append_signature(address.doc_id, values)
+        };
         // The list's order is the ranking: no sort values to report.
         let page = Page {
             sort: None,
@@ -697,7 +698,7 @@ impl Collector for DedupCollector {
             segment_ord,
             columns: self.open_columns(reader).map_err(tantivy_error)?,
             need: self.need(),
-            hits: StreamedHits::new(self.need(), self.whole_segment_hits),
+            hits: StreamedHits::new(self.need(), self.whole_segment_hits, reader.max_doc()),
             score_floor: Score::NEG_INFINITY,
         })
     }

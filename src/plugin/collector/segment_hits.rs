@@ -303,10 +303,12 @@ pub(crate) struct StreamedHits {
 
 impl StreamedHits {
     /// An empty buffer for a page of `need`; a segment with at most `whole` hits gives
-    /// them all.
-    pub(crate) fn new(need: Need, whole: usize) -> StreamedHits {
+    /// them all. `max_doc` bounds the allocation.
+    pub(crate) fn new(need: Need, whole: usize, max_doc: u32) -> StreamedHits {
         StreamedHits {
-            hits: Vec::new(),
+            // Reserved once, as `Gathered` does: growing by doubling costs a selective
+            // search more than the allocation.
+            hits: Vec::with_capacity(whole.saturating_add(1).min(max_doc as usize)),
             floor: None,
             cap: need.needed.saturating_mul(4).max(whole.saturating_add(1)),
             settled: false,

@@ -4,7 +4,7 @@
 //! search engines, or field collapsing keyed by fingerprint distance instead of equal values.
 
 use std::collections::BinaryHeap;
-use std::sync::Arc;
+use std::ops::Range;
 
 use tantivy::columnar::ColumnType;
 use tantivy::{DocAddress, DocId, Order, SegmentOrdinal};
@@ -27,16 +27,17 @@ pub(crate) struct Page {
     pub(crate) sort: Option<(Order, Option<ColumnType>)>,
 }
 
-/// Reads the signature of the hit at an address.
-pub(crate) type ReadSignature<'a> = dyn Fn(DocAddress) -> Result<Option<Arc<[u32]>>> + 'a;
+/// Appends the signature of the hit at an address to a buffer; false (the buffer as it
+/// was) when the hit has none.
+pub(crate) type ReadSignature<'a> = dyn Fn(DocAddress, &mut Vec<u32>) -> Result<bool> + 'a;
 
 /// Merges the segments' hits and walks the exact prefix of the global ranking they cover
 /// (see the module docs of `segment_hits`), reading fingerprints, scopes and signatures from
 /// the segments' columns.
 ///
-/// The kept hits go into one heap (built in linear time) and are popped as the walk takes
-/// them: the walk stops at the page's end, so most hits of a segment that gave all of its
-/// hits are never ranked nor read.
+/// The kept hits are ranked lazily ([`best_first`]) as the walk takes them: the walk stops
+/// at the page's end, so most hits of a segment that gave all of its hits are never ranked
+/// nor read.
 ///
 /// # Errors
 /// As [`SegmentColumns::signature`](crate::plugin::columns::segment::SegmentColumns).
@@ -60,7 +61,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
             }
         }
     }
-    let mut heap = BinaryHeap::from(entries);
+    let ranked_entries = best_first(entries, page.offset.saturating_add(page.limit));
     let by_score = page.sort.is_none();
     // Segments arrive in any order: find each hit's columns by its segment ordinal.
     let columns_of = |segment_ord: SegmentOrdinal| {
@@ -69,7 +70,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
             .find(|segment| segment.segment_ord == segment_ord)
             .map(|segment| &segment.columns)
     };
-    let ranked = std::iter::from_fn(move || heap.pop()).map(|entry| {
+    let ranked = ranked_entries.map(|entry| {
         let (key, address) = entry.unpack();
         let columns = columns_of(address.segment_ord).expect("an entry comes from a segment");
         RankedHit {
@@ -80,15 +81,36 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
             scope: columns.scope(address.doc_id),
         }
     });
-    let read = |address: DocAddress| match columns_of(address.segment_ord) {
-        Some(columns) => columns.signature(address.doc_id),
-        None => Ok(None),
+    let read = |address: DocAddress, values: &mut Vec<u32>| match columns_of(address.segment_ord) {
+        Some(columns) => columns.append_signature(address.doc_id, values),
+        None => Ok(false),
     };
     walk(ranked, page, &read)
 }
 
-/// A kept hit in the merge's heap, its key and address packed in one integer so that the
-/// heap compares and moves 16 bytes: a greater entry ranks first (key descending, then
+/// `entries` best first, ranked lazily: the walk usually stops within its first page's
+/// worth, so the best `2 × (end + 1)` are selected and sorted (a selection costs less than
+/// building a heap of all), and the rest go into a heap only if the walk goes past them.
+fn best_first(mut entries: Vec<Entry>, end: usize) -> impl Iterator<Item = Entry> {
+    let head = end.saturating_add(1).saturating_mul(2).min(entries.len());
+    if head < entries.len() {
+        entries.select_nth_unstable_by(head, |a, b| b.cmp(a));
+    }
+    entries[..head].sort_unstable_by(|a, b| b.cmp(a));
+    let mut taken = 0;
+    let mut rest: Option<BinaryHeap<Entry>> = None;
+    std::iter::from_fn(move || {
+        if taken < head {
+            taken += 1;
+            return Some(entries[taken - 1]);
+        }
+        rest.get_or_insert_with(|| entries.drain(head..).collect())
+            .pop()
+    })
+}
+
+/// A kept hit in the merge's ranking, its key and address packed in one integer so that the
+/// ranking compares and moves 16 bytes: a greater entry ranks first (key descending, then
 /// address ascending).
 ///
 /// The key takes the high [`KEY_BITS`] bits; the address, inverted, the low 63: its segment
@@ -149,23 +171,42 @@ struct Shown {
 }
 
 /// A hit's signature, read at most once, when a pair first needs it (most pairs are too far
-/// apart to need it).
+/// apart to need it), into the walk's [`Signatures`].
+#[derive(Clone)]
 enum LazySignature {
     /// Not read yet: the hit's address.
     Unread(DocAddress),
-    /// Read: the hit's signature, if it has one.
-    Read(Option<Arc<[u32]>>),
+    /// Read: where its values are in [`Signatures`], if it has a signature.
+    Read(Option<Range<usize>>),
 }
 
 impl LazySignature {
-    fn get(&mut self, read: &ReadSignature) -> Result<Option<&[u32]>> {
+    fn get(
+        &mut self,
+        signatures: &mut Signatures,
+        read: &ReadSignature,
+    ) -> Result<Option<Range<usize>>> {
         if let LazySignature::Unread(address) = *self {
-            *self = LazySignature::Read(read(address)?);
+            let start = signatures.0.len();
+            let found = read(address, &mut signatures.0)?;
+            *self = LazySignature::Read(found.then_some(start..signatures.0.len()));
         }
         match self {
-            LazySignature::Read(signature) => Ok(signature.as_deref()),
+            LazySignature::Read(range) => Ok(range.clone()),
             LazySignature::Unread(_) => unreachable!("read above"),
         }
+    }
+}
+
+/// The signatures a walk read, one after the other in one buffer: a read allocates nothing
+/// once the buffer has grown (a walk reads a handful).
+#[derive(Default)]
+struct Signatures(Vec<u32>);
+
+impl Signatures {
+    /// The values of a signature [`LazySignature::get`] placed.
+    fn values(&self, range: Option<Range<usize>>) -> Option<&[u32]> {
+        range.map(|range| &self.0[range])
     }
 }
 
@@ -190,6 +231,7 @@ pub(crate) fn walk(
     let mut shown_count = 0usize;
     let mut hits: Vec<DedupHit> = Vec::new();
     let mut has_more = false;
+    let mut signatures = Signatures::default();
     for hit in ranked {
         let mut signature = LazySignature::Unread(hit.address);
         if let Some(fingerprint) = hit.fingerprint {
@@ -201,8 +243,10 @@ pub(crate) fn walk(
                 }
                 let distance = (other.bits ^ bits).count_ones();
                 let near = if matcher.needs_signatures(distance) {
-                    let theirs = other.signature.get(read)?;
-                    matcher.judge(distance, theirs, signature.get(read)?)
+                    let theirs = other.signature.get(&mut signatures, read)?;
+                    let ours = signature.get(&mut signatures, read)?;
+                    let (theirs, ours) = (signatures.values(theirs), signatures.values(ours));
+                    matcher.judge(distance, theirs, ours)
                 } else {
                     matcher.judge(distance, None, None)
                 };
@@ -220,8 +264,11 @@ pub(crate) fn walk(
                     // Reported hits carry their similarity: read here for a pair within k,
                     // which the rule judged without signatures.
                     let jaccard = if matcher.verifies() {
-                        let theirs = other.signature.get(read)?;
-                        theirs.zip(signature.get(read)?).map(|(a, b)| jaccard(a, b))
+                        let theirs = other.signature.get(&mut signatures, read)?;
+                        let ours = signature.get(&mut signatures, read)?;
+                        (signatures.values(theirs))
+                            .zip(signatures.values(ours))
+                            .map(|(a, b)| jaccard(a, b))
                     } else {
                         None
                     };
@@ -317,7 +364,7 @@ mod tests {
             hit(2.0, 1, Some(0b111)),
             hit(1.0, 2, Some(0b111_111)),
         ];
-        let top = walk(ranked, page(0, 10), &|_| Ok(None)).unwrap();
+        let top = walk(ranked, page(0, 10), &|_, _| Ok(false)).unwrap();
         assert_eq!(docs(&top), [(0, vec![1]), (2, vec![])]);
         assert_eq!(top.hidden_total, 1);
         assert!(!top.has_more);
@@ -331,14 +378,14 @@ mod tests {
             hit(2.0, 1, Some(0b0011_0000)),
             hit(1.0, 2, Some(0b0001_0001)),
         ];
-        let top = walk(ranked, page(0, 10), &|_| Ok(None)).unwrap();
+        let top = walk(ranked, page(0, 10), &|_, _| Ok(false)).unwrap();
         assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
     }
 
     #[test]
     fn hits_without_fingerprint_never_hide_nor_are_hidden() {
         let ranked = [hit(3.0, 0, None), hit(2.0, 1, None), hit(1.0, 2, Some(0))];
-        let top = walk(ranked, page(0, 10), &|_| Ok(None)).unwrap();
+        let top = walk(ranked, page(0, 10), &|_, _| Ok(false)).unwrap();
         assert_eq!(docs(&top), [(0, vec![]), (1, vec![]), (2, vec![])]);
     }
 
@@ -351,15 +398,15 @@ mod tests {
             hit(2.0, 3, Some(0xF0F0_F0F0)), // shown: ends the page of 2
             hit(1.0, 4, Some(3)),           // hidden by 0, after the end: not reported
         ];
-        let top = walk(ranked.clone(), page(0, 2), &|_| Ok(None)).unwrap();
+        let top = walk(ranked.clone(), page(0, 2), &|_, _| Ok(false)).unwrap();
         assert_eq!(docs(&top), [(0, vec![2]), (1, vec![])]);
         assert!(top.has_more);
         // Page 2 shows 3 alone; 4 was hidden by a hit of page 1.
-        let top = walk(ranked.clone(), page(2, 2), &|_| Ok(None)).unwrap();
+        let top = walk(ranked.clone(), page(2, 2), &|_, _| Ok(false)).unwrap();
         assert_eq!(docs(&top), [(3, vec![])]);
         assert_eq!(top.hidden_total, 0);
         assert!(!top.has_more);
-        assert!(walk(ranked, page(3, 2), &|_| Ok(None))
+        assert!(walk(ranked, page(3, 2), &|_, _| Ok(false))
             .unwrap()
             .hits
             .is_empty());
@@ -395,6 +442,25 @@ mod tests {
                 assert_eq!(a.2.cmp(&b.2), (a.0, a.1).cmp(&(b.0, b.1)), "{a:?} {b:?}");
             }
         }
+    }
+
+    #[test]
+    fn best_first_ranks_past_its_selected_head() {
+        // Entries in a scrambled order, ties included: every prefix is the sorted one,
+        // through the selected head and the heap after it.
+        let entries: Vec<Entry> = (0..200u32)
+            .map(|i| {
+                let score = ((i * 7919) % 61) as f32;
+                Entry::pack(RankKey::of_score(score), DocAddress::new(i % 3, i))
+            })
+            .collect();
+        let mut sorted = entries.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        for end in [0, 1, 9, 99, 150, 500] {
+            let ranked: Vec<Entry> = best_first(entries.clone(), end).collect();
+            assert_eq!(ranked, sorted, "end {end}");
+        }
+        assert_eq!(best_first(Vec::new(), 3).count(), 0);
     }
 
     #[test]

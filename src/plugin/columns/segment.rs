@@ -12,10 +12,20 @@ use super::signature::SignatureColumn;
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
+/// Signatures [`SegmentColumns::append_signature`] makes room for in an empty buffer.
+const SIGNATURES_RESERVED: usize = 16;
+
 /// The fingerprint, flag, signature and sort columns of one segment. A column missing from
 /// a segment (no document of it has a value) reads as no value.
+///
+/// Shared: a clone (the cache's, each search's, each fruit's) costs one reference count,
+/// where cloning the columns would cost one per column index and values.
 #[derive(Clone, Default)]
-pub(crate) struct SegmentColumns {
+pub(crate) struct SegmentColumns(Arc<Columns>);
+
+/// The columns a [`SegmentColumns`] shares.
+#[derive(Default)]
+struct Columns {
     fingerprint: Option<Column<u64>>,
     flag: Option<Column<u64>>,
     /// The signatures and the number of values each holds.
@@ -82,25 +92,26 @@ impl SegmentColumns {
                 });
             }
         }
-        Ok(SegmentColumns {
+        Ok(SegmentColumns(Arc::new(Columns {
             fingerprint,
             flag,
             signature,
             scope,
             sort,
-        })
+        })))
     }
 
     /// True when `doc` has a non-zero flag.
     #[inline]
     pub(crate) fn is_flagged(&self, doc: DocId) -> bool {
-        is_flagged(self.flag.as_ref(), doc)
+        is_flagged(self.0.flag.as_ref(), doc)
     }
 
     /// The fingerprint of `doc`, if it has one.
     #[inline]
     pub(crate) fn fingerprint(&self, doc: DocId) -> Option<Fingerprint> {
-        self.fingerprint
+        self.0
+            .fingerprint
             .as_ref()
             .and_then(|column| column.first(doc))
             .map(Fingerprint)
@@ -110,23 +121,53 @@ impl SegmentColumns {
     /// scopes: then every hit shares the one scope).
     #[inline]
     pub(crate) fn scope(&self, doc: DocId) -> Option<u64> {
-        self.scope.as_ref().and_then(|column| column.first(doc))
+        self.0.scope.as_ref().and_then(|column| column.first(doc))
     }
 
     /// The `u64` form of `doc`'s (first) value in the sort field, if it has one.
     #[inline]
     pub(crate) fn sort_value(&self, doc: DocId) -> Option<u64> {
-        self.sort.as_ref().and_then(|(column, _)| column.first(doc))
+        self.0
+            .sort
+            .as_ref()
+            .and_then(|(column, _)| column.first(doc))
     }
 
     /// The type of the sort field's values, when the segment has the column.
     pub(crate) fn sort_type(&self) -> Option<ColumnType> {
-        self.sort.as_ref().map(|(_, column_type)| *column_type)
+        self.0.sort.as_ref().map(|(_, column_type)| *column_type)
     }
 
     /// The number of values of a signature (0 when signatures are not read).
     pub(crate) fn signature_values(&self) -> usize {
-        self.signature.as_ref().map_or(0, |(_, hashes)| *hashes)
+        self.0.signature.as_ref().map_or(0, |(_, hashes)| *hashes)
+    }
+
+    /// Appends the signature values of `doc` to `values`, when signatures are read and it
+    /// has one (true); false leaves `values` as it was. Judged as
+    /// [`signature`](Self::signature) judges a value of another length.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`](crate::Error::Tantivy) when the column cannot be read.
+    pub(crate) fn append_signature(&self, doc: DocId, values: &mut Vec<u32>) -> Result<bool> {
+        let Some((column, hashes)) = self.0.signature.as_ref() else {
+            return Ok(false);
+        };
+        let start = values.len();
+        if values.capacity() == 0 {
+            // A walk reads a handful: one allocation for them, not one a doubling.
+            values.reserve(hashes * SIGNATURES_RESERVED);
+        }
+        values.resize(start + hashes, 0);
+        let read = column.read_slice(doc, &mut values[start..]);
+        if !matches!(read, Ok(true)) {
+            values.truncate(start);
+        }
+        match read {
+            Ok(found) => Ok(found),
+            Err(Error::Decode { .. }) => Ok(false),
+            Err(error) => Err(error),
+        }
     }
 
     /// The signature values of `doc`, when signatures are read and it has one. A value of
@@ -137,7 +178,7 @@ impl SegmentColumns {
     /// # Errors
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the column cannot be read.
     pub(crate) fn signature(&self, doc: DocId) -> Result<Option<Arc<[u32]>>> {
-        let Some((column, hashes)) = self.signature.as_ref() else {
+        let Some((column, hashes)) = self.0.signature.as_ref() else {
             return Ok(None);
         };
         // Built in place: one allocation a read, no copy.
