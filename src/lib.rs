@@ -108,6 +108,7 @@
 // The hot loops vectorize without it; no module needs `unsafe`.
 #![forbid(unsafe_code)]
 
+pub mod corpus;
 pub mod error;
 pub mod eval;
 pub mod fingerprint;

@@ -1,5 +1,5 @@
 //! The crate's layers import one way only: text → fingerprint → lookup → matching →
-//! {eval, plugin}. A module may name itself, `error`, and the layers below it; eval and the
+//! {eval, plugin} → corpus. A module may name itself, `error`, and the layers below it; eval and the
 //! plugin sit side by side and name neither each other nor anything above them. Inside the
 //! plugin, the writer's path and the collector's path do not name each other.
 //!
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// The layer of each top-level module, lowest first; modules of one layer may not name
 /// each other. `error` is everyone's.
-const LAYERS: [(&str, u32); 8] = [
+const LAYERS: [(&str, u32); 9] = [
     ("text", 0),
     ("html", 0),
     ("fingerprint", 1),
@@ -18,7 +18,8 @@ const LAYERS: [(&str, u32); 8] = [
     ("matching", 3),
     ("eval", 4),
     ("plugin", 4),
-    ("cli", 5),
+    ("corpus", 5),
+    ("cli", 6),
 ];
 
 /// What the crate root re-exports, by the module it comes from.

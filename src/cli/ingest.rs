@@ -8,13 +8,14 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use tantivy_dedup::plugin::{AddOutcome, DedupWriter, Policy};
+use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
+use tantivy_dedup::plugin::{DedupWriter, Policy};
 
-use crate::cli::index_dir::{open_or_create, CliFields, IndexArg};
+use crate::cli::index_dir::{open_or_create, IndexArg};
 use crate::cli::input::{read_inputs, read_sample, Record};
 use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
-use crate::cli::report::{Report, ReportLine, Tally};
+use crate::cli::report::{Report, Tally};
 use crate::cli::source_index::{read_index, SourceFields};
 use crate::cli::windows::read_in_windows;
 
@@ -184,7 +185,7 @@ impl IngestCommand {
 /// A run's state between the records it reads.
 struct Ingestion<'a> {
     writer: &'a DedupWriter,
-    fields: &'a CliFields,
+    fields: &'a CorpusFields,
     report: &'a mut Report,
     progress: Progress,
     tally: Tally,
@@ -229,9 +230,16 @@ impl Ingestion<'_> {
                     if doc.from_stdin && doc.id == doc.place {
                         doc.id = content_id(&doc.text);
                     }
-                    documents.push(self.fields.document(&doc));
-                    Item::Added {
+                    let record = CorpusRecord {
                         id: doc.id,
+                        text: doc.text,
+                        title: doc.title,
+                        url: doc.url,
+                        tags: doc.tags,
+                    };
+                    documents.push(self.fields.document(&record));
+                    Item::Added {
+                        id: record.id,
                         place: doc.place,
                     }
                 }
@@ -318,46 +326,4 @@ fn share_metadata(dir: &std::path::Path) -> anyhow::Result<()> {
 /// second run's would replace the first's; the same text is the same record (`exists`).
 fn content_id(text: &str) -> String {
     format!("-:{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
-}
-
-impl ReportLine {
-    /// The report line of a document the writer took.
-    fn of_outcome(id: String, outcome: &AddOutcome) -> ReportLine {
-        let fingerprint = match outcome {
-            AddOutcome::Added { fingerprint, .. } | AddOutcome::Updated { fingerprint, .. } => {
-                *fingerprint
-            }
-            AddOutcome::Rejected { fingerprint, .. }
-            | AddOutcome::Flagged { fingerprint, .. }
-            | AddOutcome::Replaced { fingerprint, .. } => Some(*fingerprint),
-            AddOutcome::Exists { .. } => None,
-        };
-        let (status, action) = match outcome {
-            AddOutcome::Added { .. } => ("added", None),
-            AddOutcome::Updated { .. } => ("updated", None),
-            AddOutcome::Exists { .. } => ("exists", None),
-            AddOutcome::Rejected { .. } => ("duplicate", Some("rejected")),
-            AddOutcome::Flagged { .. } => ("duplicate", Some("flagged")),
-            AddOutcome::Replaced { .. } => ("duplicate", Some("replaced")),
-        };
-        let duplicate = outcome.duplicate_of();
-        let named = |d: &tantivy_dedup::plugin::Duplicate| {
-            d.key.clone().unwrap_or_else(|| d.fingerprint.to_string())
-        };
-        let replaced = match outcome {
-            AddOutcome::Replaced { replaced, .. } => Some(replaced.iter().map(named).collect()),
-            _ => None,
-        };
-        ReportLine {
-            id,
-            status,
-            duplicate_of: duplicate.map(named),
-            replaced,
-            distance: duplicate.map(|d| d.distance),
-            similarity: duplicate.and_then(|d| d.similarity),
-            action,
-            fingerprint: fingerprint.map(|f| f.to_string()),
-            error: None,
-        }
-    }
 }

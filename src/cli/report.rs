@@ -6,68 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use serde::Serialize;
-
-/// One line of the report: what became of one input record.
-#[derive(Debug, Serialize)]
-pub struct ReportLine {
-    /// The document id, or `FILE:LINE` for a record that could not be read.
-    pub id: String,
-    /// `added`, `updated`, `duplicate`, `exists` or `error`.
-    pub status: &'static str,
-    /// For a duplicate: the id of the document it duplicates.
-    pub duplicate_of: Option<String>,
-    /// For a duplicate: the Hamming distance to it.
-    pub distance: Option<u32>,
-    /// For a duplicate in an index with two-stage matching (not created with
-    /// `--no-verify`): the verification's score.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similarity: Option<f64>,
-    /// For a duplicate: `rejected`, `flagged` or `replaced`, as the policy says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub action: Option<&'static str>,
-    /// For a duplicate that replaced documents: every one it replaced (`duplicate_of` is
-    /// the nearest), by id, or by fingerprint for one without an id.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replaced: Option<Vec<String>>,
-    /// The document's fingerprint, when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fingerprint: Option<String>,
-    /// For an error: what is wrong.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl ReportLine {
-    /// The line of a record that could not be indexed.
-    pub fn error(id: String, reason: String) -> ReportLine {
-        ReportLine {
-            id,
-            status: "error",
-            replaced: None,
-            duplicate_of: None,
-            distance: None,
-            similarity: None,
-            action: None,
-            fingerprint: None,
-            error: Some(reason),
-        }
-    }
-
-    /// Whether the record was an error.
-    pub fn is_error(&self) -> bool {
-        self.status == "error"
-    }
-
-    /// `ID: REASON`, for messages.
-    pub fn describe(&self) -> String {
-        format!(
-            "{}: {}",
-            self.id,
-            self.error.as_deref().unwrap_or(self.status)
-        )
-    }
-}
+use tantivy_dedup::corpus::ReportLine;
 
 /// Where report lines go: held back until [`flush`](Report::flush), which follows each
 /// commit, so that a line saying "added" means the document is committed.

@@ -1,0 +1,107 @@
+//! One line of an ingest's report: what became of one input record, in the JSON form
+//! `tantivy-dedup ingest --report` writes (the contract of `DESIGN.md`).
+
+use serde::Serialize;
+
+use crate::plugin::AddOutcome;
+
+/// One line of the report: what became of one input record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportLine {
+    /// The document id, or `FILE:LINE` for a record that could not be read.
+    pub id: String,
+    /// `added`, `updated`, `duplicate`, `exists` or `error`.
+    pub status: &'static str,
+    /// For a duplicate: the id of the document it duplicates.
+    pub duplicate_of: Option<String>,
+    /// For a duplicate: the Hamming distance to it.
+    pub distance: Option<u32>,
+    /// For a duplicate in an index with two-stage matching (not created with
+    /// `--no-verify`): the verification's score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
+    /// For a duplicate: `rejected`, `flagged` or `replaced`, as the policy says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<&'static str>,
+    /// For a duplicate that replaced documents: every one it replaced (`duplicate_of` is
+    /// the nearest), by id, or by fingerprint for one without an id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<Vec<String>>,
+    /// The document's fingerprint, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// For an error: what is wrong.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ReportLine {
+    /// The report line of a document the writer took.
+    pub fn of_outcome(id: String, outcome: &AddOutcome) -> ReportLine {
+        let fingerprint = match outcome {
+            AddOutcome::Added { fingerprint, .. } | AddOutcome::Updated { fingerprint, .. } => {
+                *fingerprint
+            }
+            AddOutcome::Rejected { fingerprint, .. }
+            | AddOutcome::Flagged { fingerprint, .. }
+            | AddOutcome::Replaced { fingerprint, .. } => Some(*fingerprint),
+            AddOutcome::Exists { .. } => None,
+        };
+        let (status, action) = match outcome {
+            AddOutcome::Added { .. } => ("added", None),
+            AddOutcome::Updated { .. } => ("updated", None),
+            AddOutcome::Exists { .. } => ("exists", None),
+            AddOutcome::Rejected { .. } => ("duplicate", Some("rejected")),
+            AddOutcome::Flagged { .. } => ("duplicate", Some("flagged")),
+            AddOutcome::Replaced { .. } => ("duplicate", Some("replaced")),
+        };
+        let duplicate = outcome.duplicate_of();
+        let named = |d: &crate::plugin::Duplicate| {
+            d.key.clone().unwrap_or_else(|| d.fingerprint.to_string())
+        };
+        let replaced = match outcome {
+            AddOutcome::Replaced { replaced, .. } => Some(replaced.iter().map(named).collect()),
+            _ => None,
+        };
+        ReportLine {
+            id,
+            status,
+            duplicate_of: duplicate.map(named),
+            replaced,
+            distance: duplicate.map(|d| d.distance),
+            similarity: duplicate.and_then(|d| d.similarity),
+            action,
+            fingerprint: fingerprint.map(|f| f.to_string()),
+            error: None,
+        }
+    }
+
+    /// The line of a record that could not be indexed.
+    pub fn error(id: String, reason: String) -> ReportLine {
+        ReportLine {
+            id,
+            status: "error",
+            replaced: None,
+            duplicate_of: None,
+            distance: None,
+            similarity: None,
+            action: None,
+            fingerprint: None,
+            error: Some(reason),
+        }
+    }
+
+    /// Whether the record was an error.
+    pub fn is_error(&self) -> bool {
+        self.status == "error"
+    }
+
+    /// `ID: REASON`, for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {}",
+            self.id,
+            self.error.as_deref().unwrap_or(self.status)
+        )
+    }
+}
