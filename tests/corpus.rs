@@ -7,7 +7,7 @@ mod support;
 use support::cli::{lines, run, stderr};
 use tantivy::collector::Count;
 use tantivy::query::AllQuery;
-use tantivy_dedup::corpus::{corpus_settings, CorpusIndex, CorpusRecord, ReportLine};
+use tantivy_dedup::corpus::{corpus_settings, CorpusIndex, CorpusRecord, PageRequest, ReportLine};
 use tantivy_dedup::plugin::Policy;
 
 const PAGE: &str = "the harbour board met on tuesday to approve the new ferry timetable, \
@@ -63,10 +63,46 @@ fn the_library_and_the_tool_share_one_folder() {
     assert_eq!(report[0], serde_json::to_value(&expected).unwrap());
     assert_eq!(report[1]["status"], "added");
 
-    // The library opens what the tool extended, with the settings it was created with.
+    // A flagged copy makes a cluster, and a page that lists it under its original.
+    let flagged = copy.replace("ferry-2", "ferry-3");
+    let ingest = run(
+        &["ingest", "--index", folder_arg, "--policy", "flag", "-"],
+        flagged.as_bytes(),
+    );
+    assert!(ingest.status.success(), "{}", stderr(&ingest));
+
+    // The library opens what the tool extended, with the settings it was created with,
+    // and its pages and clusters are the tool's.
     let reopened = CorpusIndex::open(&folder).unwrap();
     let searcher = reopened.dedup.index().reader().unwrap().searcher();
-    assert_eq!(searcher.search(&AllQuery, &Count).unwrap(), 2);
+    assert_eq!(searcher.search(&AllQuery, &Count).unwrap(), 3);
+    let request = PageRequest {
+        limit: 10,
+        offset: 0,
+        skip_flagged: false,
+    };
+    let page = reopened.search(&searcher, "ferry", request).unwrap();
+    // Same text, same score: either shows, the other hidden under it.
+    assert_eq!((page.hits.len(), page.hidden_total), (1, 1), "{page:?}");
+    let mut pair = [page.hits[0].id.as_str(), page.hits[0].hidden[0].as_str()];
+    pair.sort_unstable();
+    assert_eq!(pair, ["ferry", "ferry-3"]);
+    let tool_page = run(&["search", "--index", folder_arg, "--json", "ferry"], b"");
+    let tool_page: serde_json::Value = serde_json::from_slice(&tool_page.stdout).unwrap();
+    // Compared as JSON text read back, as the tool's output is (a score is an f32).
+    let page_json: serde_json::Value =
+        serde_json::from_str(&serde_json::to_string(&page).unwrap()).unwrap();
+    assert_eq!(page_json, tool_page);
+    let clusters = reopened.clusters(&searcher).unwrap();
+    assert_eq!(clusters, [["ferry", "ferry-3"]]);
+    let tool_clusters = run(&["clusters", "--index", folder_arg, "--json"], b"");
+    let tool_clusters: serde_json::Value = serde_json::from_slice(&tool_clusters.stdout).unwrap();
+    assert_eq!(
+        tool_clusters,
+        serde_json::json!({ "clusters": [{ "ids": ["ferry", "ferry-3"] }] })
+    );
+    let error = reopened.search(&searcher, "title:(", request).unwrap_err();
+    assert!(error.to_string().contains("query"), "{error}");
 }
 
 #[test]

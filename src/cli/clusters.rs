@@ -55,17 +55,11 @@ impl ClustersCommand {
             &self.verify,
         )?;
         let dedup = &opened.index.dedup;
-        let groups = dedup
-            .duplicate_groups(&opened.searcher, dedup.distance())
-            .context("cannot read the index's fingerprints")?;
-        let mut clusters = Vec::with_capacity(groups.len());
-        for group in groups {
-            let ids = std::iter::once(group.leader)
-                .chain(group.members)
-                .map(|address| opened.id_of(address))
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            clusters.push(Cluster { ids });
-        }
+        let clusters: Vec<Cluster> = (opened.index.clusters(&opened.searcher))
+            .context("cannot read the index")?
+            .into_iter()
+            .map(|ids| Cluster { ids })
+            .collect();
         if self.json {
             print(&format!(
                 "{}\n",

@@ -5,8 +5,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use tantivy::schema::{TantivyDocument, Value};
-use tantivy::{DocAddress, Searcher};
+use tantivy::Searcher;
 
 use crate::cli::index_dir::{open_existing, CliIndex};
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
@@ -36,18 +35,5 @@ impl OpenedIndex {
             .context("cannot read the index")?
             .searcher();
         Ok(OpenedIndex { index, searcher })
-    }
-
-    /// The stored id of the document at `address`.
-    pub fn id_of(&self, address: DocAddress) -> anyhow::Result<String> {
-        let doc: TantivyDocument = self
-            .searcher
-            .doc(address)
-            .context("cannot read a stored document")?;
-        Ok(doc
-            .get_first(self.index.fields.id)
-            .and_then(|value| value.as_str())
-            .unwrap_or_default()
-            .to_owned())
     }
 }

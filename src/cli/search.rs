@@ -2,11 +2,9 @@
 
 use anyhow::Context;
 use clap::Args;
-use serde::Serialize;
 use tantivy::collector::TopDocs;
-use tantivy::query::QueryParser;
-use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{DocAddress, Searcher};
+use tantivy_dedup::corpus::PageRequest;
 use tantivy_dedup::plugin::{DedupHit, DedupTopDocs, FINGERPRINT_FIELD};
 use tantivy_dedup::Fingerprint;
 
@@ -57,32 +55,6 @@ pub struct SearchCommand {
     json: bool,
 }
 
-#[derive(Serialize)]
-struct Hit {
-    id: String,
-    score: f32,
-    fingerprint: Option<String>,
-    title: Option<String>,
-    hidden: Vec<String>,
-    /// `hidden` again, each with how near it is to this hit (an extension of the contract:
-    /// `hidden` stays a list of ids).
-    hidden_details: Vec<HiddenDetail>,
-}
-
-#[derive(Serialize)]
-struct HiddenDetail {
-    id: String,
-    distance: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    jaccard: Option<f64>,
-}
-
-#[derive(Serialize)]
-struct Hits {
-    hits: Vec<Hit>,
-    hidden_total: usize,
-}
-
 impl SearchCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
@@ -93,12 +65,7 @@ impl SearchCommand {
             &VerifyOptions::default(),
         )?;
         let (index, searcher) = (&opened.index, &opened.searcher);
-        let parser = QueryParser::for_index(
-            index.dedup.index(),
-            vec![index.fields.title, index.fields.body],
-        );
-        let query = parser
-            .parse_query(&self.query)
+        let query = (index.parse_query(&self.query))
             .with_context(|| format!("cannot parse the query {:?}", self.query))?;
         let limit = usize::try_from(self.limit)?;
         let offset = usize::try_from(self.offset)?;
@@ -134,25 +101,16 @@ impl SearchCommand {
                 has_more: false,
             }
         } else {
-            let collector = index.dedup.collector(limit).offset(offset);
-            let collector = if self.skip_flagged {
-                collector
-            } else {
-                collector.include_flagged()
+            let request = PageRequest {
+                limit,
+                offset,
+                skip_flagged: self.skip_flagged,
             };
-            collector
+            (index.page_collector(request))
                 .search(searcher, &*query)
                 .context("search failed")?
         };
-        let hits = page
-            .hits
-            .iter()
-            .map(|hit| hit_of(&opened, hit))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let hits = Hits {
-            hits,
-            hidden_total: page.hidden_total,
-        };
+        let hits = (index.page(searcher, &page)).context("cannot read a stored document")?;
         if self.json {
             print(&format!("{}\n", serde_json::to_string(&hits)?))?;
         } else {
@@ -178,37 +136,6 @@ impl SearchCommand {
         }
         Ok(true)
     }
-}
-
-fn hit_of(opened: &OpenedIndex, hit: &DedupHit) -> anyhow::Result<Hit> {
-    let (index, searcher) = (&opened.index, &opened.searcher);
-    let doc: TantivyDocument = searcher
-        .doc(hit.address)
-        .context("cannot read a stored document")?;
-    let text = |field| {
-        doc.get_first(field)
-            .and_then(|value| value.as_str())
-            .map(str::to_owned)
-    };
-    let details = hit
-        .hidden
-        .iter()
-        .map(|hidden| {
-            Ok(HiddenDetail {
-                id: opened.id_of(hidden.address)?,
-                distance: hidden.distance,
-                jaccard: hidden.jaccard,
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(Hit {
-        id: text(index.fields.id).unwrap_or_default(),
-        score: hit.score,
-        fingerprint: hit.fingerprint.map(|f| f.to_string()),
-        title: text(index.fields.title),
-        hidden: details.iter().map(|detail| detail.id.clone()).collect(),
-        hidden_details: details,
-    })
 }
 
 fn fingerprint_at(searcher: &Searcher, address: DocAddress) -> anyhow::Result<Option<Fingerprint>> {

@@ -24,8 +24,10 @@
 
 mod fields;
 mod folder;
+mod page;
 mod report;
 
 pub use fields::{corpus_schema, corpus_settings, CorpusFields, CorpusRecord};
 pub use folder::{open_tantivy, CorpusIndex};
+pub use page::{HiddenDetail, Page, PageHit, PageRequest};
 pub use report::ReportLine;
