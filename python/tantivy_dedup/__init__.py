@@ -13,16 +13,20 @@ True
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional, Union
 
 import numpy as np
 
+from ._native import CorpusIndex as _NativeCorpusIndex
 from ._native import DedupError, MatchingSettings
 from ._native import FingerprintIndex as _NativeFingerprintIndex
 from ._native import TextMatcher as _NativeTextMatcher
 
 __all__ = [
+    "CorpusIndex",
     "DedupError",
     "FingerprintIndex",
     "Fingerprints",
@@ -159,6 +163,87 @@ class FingerprintIndex:
         """Every pair within ``k`` bits as three uint32 arrays ``a < b``, ``distance``."""
         a, b, d = self._native.all_pairs_bytes(k)
         return tuple(np.frombuffer(x, dtype="<u4") for x in (a, b, d))
+
+
+class CorpusIndex:
+    """An index folder of the ``tantivy-dedup`` command-line tool, from Python.
+
+    The folder is the one ``tantivy-dedup ingest --index DIR`` makes: the CLI searches what
+    Python ingested and the other way round. Records are dicts with ``id`` and ``text``
+    (or ``body``), and optionally ``title``, ``url`` and ``tags``, as the CLI's JSON lines.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> index = CorpusIndex.open_or_create(folder)
+    >>> page = "the council approved the harbour ferry timetable for the winter season"
+    >>> report = index.ingest([{"id": "a", "text": page}, {"id": "b", "text": page}])
+    >>> [(line["id"], line["status"]) for line in report]
+    [('a', 'added'), ('b', 'duplicate')]
+    >>> report[1]["duplicate_of"], report[1]["action"]
+    ('a', 'rejected')
+    >>> [hit["id"] for hit in index.search("harbour")["hits"]]
+    ['a']
+    """
+
+    def __init__(self, native: _NativeCorpusIndex) -> None:
+        self._native = native
+
+    @staticmethod
+    def open(path: Union[str, os.PathLike]) -> "CorpusIndex":
+        """Opens the index in ``path`` with the settings it was created with."""
+        return CorpusIndex(_NativeCorpusIndex.open(os.fspath(path)))
+
+    @staticmethod
+    def open_or_create(
+        path: Union[str, os.PathLike], settings: Optional[MatchingSettings] = None
+    ) -> "CorpusIndex":
+        """Opens the index in ``path``, or creates it there with ``settings`` (the library's
+        defaults when ``None``; a settings file from ``MatchingSettings.read``) when the
+        folder is missing or empty. Safe when several processes create it at once."""
+        return CorpusIndex(_NativeCorpusIndex.open_or_create(os.fspath(path), settings))
+
+    @property
+    def settings(self) -> MatchingSettings:
+        """The index's matching settings."""
+        return self._native.settings
+
+    def __len__(self) -> int:
+        """Documents in the index, as of the last ingest or open."""
+        return len(self._native)
+
+    def ingest(
+        self,
+        records: Iterable[Mapping],
+        policy: str = "reject",
+        commit_every: int = 10_000,
+    ) -> list:
+        """Adds ``records``, each checked against every document already in the index and
+        every earlier record; ``policy`` says what a near-duplicate gets: ``"reject"``
+        (not indexed), ``"flag"`` (indexed, listed under its original by ``search``) or
+        ``"replace"`` (indexed, the older copies deleted).
+
+        Returns one dict per record, in order, as ``ingest --report`` writes them:
+        ``status`` is ``added``, ``updated``, ``exists``, ``duplicate`` (with
+        ``duplicate_of``, ``distance``, ``similarity`` and ``action``) or ``error`` (with
+        ``error``: a record without ``id`` or text, or not a dict; the others go on).
+        Commits every ``commit_every`` records and at the end."""
+        lines = self._native.ingest_json(records, policy, commit_every)
+        return [json.loads(line) for line in lines]
+
+    def search(
+        self, query: str, limit: int = 10, offset: int = 0, skip_flagged: bool = False
+    ) -> dict:
+        """The page of ``query`` (tantivy's query syntax, over title and body) with
+        near-duplicates of better hits hidden under them: ``{"hits": [{"id", "score",
+        "fingerprint", "title", "hidden", "hidden_details"}], "hidden_total"}``, as
+        ``tantivy-dedup search --json`` prints it."""
+        return json.loads(self._native.search_json(query, limit, offset, skip_flagged))
+
+    def clusters(self) -> list:
+        """Every group of near-duplicates in the index by id, leader first, as
+        ``tantivy-dedup clusters`` lists them (an index ingested with ``"reject"`` has
+        none)."""
+        return self._native.clusters()
 
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:

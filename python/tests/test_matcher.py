@@ -4,17 +4,14 @@ the Jaccard similarity, verdicts as the index's, errors as DedupError."""
 
 import json
 import os
-import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tantivy_dedup import DedupError, FingerprintIndex, MatchingSettings, TextMatcher, hamming
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "samples" / "corpus.jsonl"
+from conftest import SAMPLES
 
 
 def sample_texts():
@@ -22,18 +19,7 @@ def sample_texts():
         return [json.loads(line)["text"] for line in f if line.strip()]
 
 
-def cli():
-    """The built command-line tool, if there is one."""
-    for path in (ROOT / "target" / "debug" / "tantivy-dedup", ROOT / "target" / "release" / "tantivy-dedup"):
-        if path.exists():
-            return str(path)
-    return shutil.which("tantivy-dedup")
-
-
-def test_fingerprints_are_the_command_lines():
-    tool = cli()
-    if tool is None:
-        pytest.skip("tantivy-dedup is not built")
+def test_fingerprints_are_the_command_lines(tool):
     out = subprocess.run([tool, "fingerprint", str(SAMPLES)], capture_output=True, check=True, text=True)
     expected = [json.loads(line)["fingerprint"] for line in out.stdout.splitlines()]
     fps = TextMatcher().fingerprints(sample_texts())

@@ -1,0 +1,127 @@
+"""`CorpusIndex`: the command-line tool's index folder from Python. The tool and Python
+read and extend the same folder, report lines and pages are the tool's JSON, a bad record
+is an error line and the others go on."""
+
+import json
+import subprocess
+
+import pytest
+
+from tantivy_dedup import CorpusIndex, DedupError, MatchingSettings
+
+from conftest import SAMPLES
+
+PAGE = (
+    "the harbour board met on tuesday to approve the new ferry timetable, which adds two "
+    "evening crossings and moves the first morning departure to half past six"
+)
+
+
+def run(tool, *args, stdin=""):
+    out = subprocess.run([tool, *args], input=stdin, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_the_tool_and_python_share_one_folder(tool, tmp_path):
+    folder = str(tmp_path / "index")
+    # The tool ingests the samples, flagging copies; Python sees its clusters and pages.
+    run(tool, "ingest", "--index", folder, "--policy", "flag", str(SAMPLES))
+    index = CorpusIndex.open(folder)
+    assert len(index) == sum(1 for line in open(SAMPLES, encoding="utf-8") if line.strip())
+    tool_clusters = json.loads(run(tool, "clusters", "--index", folder, "--json"))
+    assert index.clusters() == [c["ids"] for c in tool_clusters["clusters"]]
+    assert index.clusters(), "the samples hold near-duplicates"
+    for query in ["the", "river OR market", "title:news"]:
+        tool_page = json.loads(run(tool, "search", "--index", folder, "--json", query))
+        assert index.search(query) == tool_page, query
+
+    # Python ingests a copy of a sample under a new id; the tool's report of another copy
+    # is the same line, and its search hides Python's copy.
+    first = json.loads(open(SAMPLES, encoding="utf-8").readline())
+    (line,) = index.ingest([{"id": "py-copy", "text": first["text"]}], policy="flag")
+    assert line["status"] == "duplicate" and line["action"] == "flagged", line
+    tool_line = json.loads(
+        run(
+            tool,
+            "ingest", "--index", folder, "--policy", "flag", "--report", "-", "-",
+            stdin=json.dumps({"id": "tool-copy", "text": first["text"]}) + "\n",
+        )
+    )
+    assert {**tool_line, "id": "py-copy"} == line
+    reopened = CorpusIndex.open(folder)
+    assert len(reopened) == len(index) + 1
+    cluster = next(c for c in reopened.clusters() if "py-copy" in c)
+    assert "tool-copy" in cluster and cluster[0] not in ("py-copy", "tool-copy")
+
+
+def test_every_record_gets_a_line_and_bad_ones_do_not_stop_the_rest(tmp_path):
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    report = index.ingest(
+        [
+            "not a dict",
+            {"text": PAGE},
+            {"id": "blank", "text": "   "},
+            {"id": "tags", "text": PAGE, "tags": "harbour"},
+            {"id": "ferry", "body": PAGE, "title": "Ferries", "url": "https://example.org/f", "tags": ["harbour"]},
+            {"id": "ferry", "text": PAGE},
+            {"id": "copy", "text": PAGE + " today"},
+            {"id": "bees", "text": "an unrelated note about bees, hives and the honey harvest"},
+        ]
+    )
+    assert [(line["id"], line["status"]) for line in report] == [
+        ("#0", "error"),
+        ("#1", "error"),
+        ("blank", "error"),
+        ("#3", "error"),
+        ("ferry", "added"),
+        ("ferry", "exists"),
+        ("copy", "duplicate"),
+        ("bees", "added"),
+    ]
+    assert "not a dict" in report[0]["error"] and "id" in report[1]["error"]
+    assert "no text" in report[2]["error"] and "tags" in report[3]["error"]
+    assert report[6]["duplicate_of"] == "ferry" and report[6]["action"] == "rejected"
+    # Beyond k, within the candidate distance, verified by the signatures.
+    assert 0 <= report[6]["distance"] <= 16 and report[6]["similarity"] > 0.5, report[6]
+    assert len(index) == 2
+    hit = index.search("harbour")["hits"][0]
+    assert (hit["id"], hit["title"]) == ("ferry", "Ferries")
+
+
+def test_policies_and_their_clusters(tmp_path):
+    flagged = CorpusIndex.open_or_create(tmp_path / "flag")
+    flagged.ingest([{"id": "a", "text": PAGE}, {"id": "b", "text": PAGE}], policy="flag")
+    assert flagged.clusters() == [["a", "b"]]
+    page = flagged.search("ferry")
+    # One text, one score: the tie goes by address, which the writer's threads choose.
+    (hit,) = page["hits"]
+    assert sorted([hit["id"], *hit["hidden"]]) == ["a", "b"]
+    assert flagged.search("ferry", skip_flagged=True)["hidden_total"] == 0
+
+    replaced = CorpusIndex.open_or_create(tmp_path / "replace")
+    replaced.ingest([{"id": "old", "text": PAGE}])
+    (line,) = replaced.ingest([{"id": "new", "text": PAGE}], policy="replace")
+    assert line["replaced"] == ["old"]
+    assert [h["id"] for h in replaced.search("ferry")["hits"]] == ["new"]
+
+    with pytest.raises(ValueError, match="policy"):
+        replaced.ingest([], policy="drop")
+    with pytest.raises(ValueError, match="commit_every"):
+        replaced.ingest([], commit_every=0)
+
+
+def test_settings_of_a_new_index_and_errors_of_a_wrong_folder(tmp_path):
+    settings = MatchingSettings().with_distance(6)
+    index = CorpusIndex.open_or_create(tmp_path / "k6", settings)
+    assert index.settings.distance == 6
+    assert CorpusIndex.open(tmp_path / "k6").settings.to_json() == index.settings.to_json()
+    with pytest.raises(DedupError):
+        CorpusIndex.open(tmp_path / "missing")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("mine")
+    with pytest.raises(DedupError):
+        CorpusIndex.open_or_create(tmp_path / "notes")
+    assert (tmp_path / "notes" / "todo.txt").read_text() == "mine"
+    with pytest.raises(DedupError, match="query"):
+        index.search("title:(")
