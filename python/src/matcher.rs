@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use rayon::prelude::*;
+use tantivy_dedup::fingerprint::is_empty_set;
 use tantivy_dedup::matching::{self, Reason};
 use tantivy_dedup::Fingerprint;
 
@@ -91,6 +92,172 @@ impl TextMatcher {
             PyBytes::new(py, &fingerprints),
             PyBytes::new(py, &signatures),
             PyBytes::new(py, &valid),
+        ))
+    }
+
+    /// The values a batch job groups and judges texts by, in one pass on every core:
+    /// fingerprints (little-endian u64), one byte per text saying it has one, signatures
+    /// (`signature_len` little-endian u32 values a text, zeros without one), one byte per
+    /// text saying it has one, the signature's band keys (`bands` little-endian u32 values
+    /// a text; none when the rule has no bands), and one byte per text saying it has band
+    /// keys (a signature, not an empty set's).
+    #[allow(clippy::type_complexity)]
+    fn candidate_values<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+    ) -> (
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    ) {
+        let len = self.0.signature_len().unwrap_or(0);
+        let (bands, rows) = self.0.bands().unwrap_or((0, 1));
+        let values: Vec<(Option<Fingerprint>, Option<Vec<u32>>)> = py.allow_threads(|| {
+            texts
+                .par_iter()
+                .map(|t| self.0.fingerprint_and_signature(t))
+                .collect()
+        });
+        let n = values.len();
+        let (mut fingerprints, mut has_fingerprint) = (Vec::with_capacity(n * 8), Vec::new());
+        let (mut signatures, mut has_signature) = (Vec::with_capacity(n * len * 4), Vec::new());
+        let (mut keys, mut has_bands) = (Vec::with_capacity(n * bands * 4), Vec::new());
+        for (fingerprint, signature) in &values {
+            fingerprints.extend_from_slice(&fingerprint.map_or(0, |f| f.bits()).to_le_bytes());
+            has_fingerprint.push(u8::from(fingerprint.is_some()));
+            has_signature.push(u8::from(signature.is_some()));
+            match signature {
+                Some(values) => values
+                    .iter()
+                    .for_each(|v| signatures.extend_from_slice(&v.to_le_bytes())),
+                None => signatures.resize(signatures.len() + len * 4, 0),
+            }
+            // An empty set's signature shares its bands with every other: no band keys, as
+            // an index leaves it out of its band tables.
+            match signature.as_deref().filter(|values| !is_empty_set(values)) {
+                Some(values) if bands > 0 => {
+                    (tantivy_dedup::lookup::band_keys(values, rows).take(bands))
+                        .for_each(|key| keys.extend_from_slice(&key.to_le_bytes()));
+                    has_bands.push(1);
+                }
+                _ => {
+                    keys.resize(keys.len() + bands * 4, 0);
+                    has_bands.push(0);
+                }
+            }
+        }
+        (
+            PyBytes::new(py, &fingerprints),
+            PyBytes::new(py, &has_fingerprint),
+            PyBytes::new(py, &signatures),
+            PyBytes::new(py, &has_signature),
+            PyBytes::new(py, &keys),
+            PyBytes::new(py, &has_bands),
+        )
+    }
+
+    /// The bands and rows of the candidate stage; `None` without band candidates.
+    #[getter]
+    fn bands(&self) -> Option<(usize, usize)> {
+        self.0.bands()
+    }
+
+    /// The distance *k*.
+    #[getter]
+    fn distance(&self) -> u32 {
+        self.0.distance()
+    }
+
+    /// Verdicts on pairs by their stored values, as `candidate_values` gives them (bytes of
+    /// the same layouts, pair `i` being `a[i]` and `b[i]`), on every core: one byte per pair
+    /// saying near, its Hamming distance (little-endian u32; `u32::MAX` without
+    /// fingerprints), and its signatures' agreement (little-endian f64; NaN without).
+    #[allow(clippy::too_many_arguments)]
+    fn judge_pairs<'py>(
+        &self,
+        py: Python<'py>,
+        fingerprints_a: &[u8],
+        has_fingerprint_a: &[u8],
+        signatures_a: &[u8],
+        has_signature_a: &[u8],
+        fingerprints_b: &[u8],
+        has_fingerprint_b: &[u8],
+        signatures_b: &[u8],
+        has_signature_b: &[u8],
+    ) -> PyResult<(
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    )> {
+        let n = has_fingerprint_a.len();
+        let len = self.0.signature_len().unwrap_or(0);
+        let sized = [
+            (fingerprints_a.len(), n * 8),
+            (fingerprints_b.len(), n * 8),
+            (has_fingerprint_b.len(), n),
+            (has_signature_a.len(), n),
+            (has_signature_b.len(), n),
+            (signatures_a.len(), n * len * 4),
+            (signatures_b.len(), n * len * 4),
+        ];
+        if sized.iter().any(|(got, want)| got != want) {
+            return Err(DedupError::new_err(format!(
+                "judge_pairs: arrays of {n} pairs must hold 8 bytes a fingerprint and \
+                 {len} u32 values a signature"
+            )));
+        }
+        let side = |fingerprints: &[u8], has_fp: &[u8], signatures: &[u8], has_sig: &[u8], i| {
+            let fp = (has_fp[i] != 0).then(|| {
+                let bytes = fingerprints[i * 8..i * 8 + 8].try_into().expect("8 bytes");
+                Fingerprint(u64::from_le_bytes(bytes))
+            });
+            let sig = (has_sig[i] != 0 && len > 0).then(|| {
+                (signatures[i * len * 4..(i + 1) * len * 4].chunks_exact(4))
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .collect::<Vec<u32>>()
+            });
+            (fp, sig)
+        };
+        let verdicts: Vec<(bool, u32, f64)> = py.allow_threads(|| {
+            (0..n)
+                .into_par_iter()
+                .map(|i| {
+                    let a = side(
+                        fingerprints_a,
+                        has_fingerprint_a,
+                        signatures_a,
+                        has_signature_a,
+                        i,
+                    );
+                    let b = side(
+                        fingerprints_b,
+                        has_fingerprint_b,
+                        signatures_b,
+                        has_signature_b,
+                        i,
+                    );
+                    let judgement = self
+                        .0
+                        .judge_values((a.0, a.1.as_deref()), (b.0, b.1.as_deref()));
+                    (
+                        judgement.near,
+                        judgement.distance.unwrap_or(u32::MAX),
+                        judgement.jaccard.unwrap_or(f64::NAN),
+                    )
+                })
+                .collect()
+        });
+        let near: Vec<u8> = verdicts.iter().map(|v| u8::from(v.0)).collect();
+        let distances: Vec<u8> = verdicts.iter().flat_map(|v| v.1.to_le_bytes()).collect();
+        let similarity: Vec<u8> = verdicts.iter().flat_map(|v| v.2.to_le_bytes()).collect();
+        Ok((
+            PyBytes::new(py, &near),
+            PyBytes::new(py, &distances),
+            PyBytes::new(py, &similarity),
         ))
     }
 

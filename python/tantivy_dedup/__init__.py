@@ -26,6 +26,7 @@ from ._native import FingerprintIndex as _NativeFingerprintIndex
 from ._native import TextMatcher as _NativeTextMatcher
 
 __all__ = [
+    "CandidateValues",
     "CorpusIndex",
     "DedupError",
     "FingerprintIndex",
@@ -60,6 +61,25 @@ class Signatures:
     fingerprints: np.ndarray  # uint64, shape (n,)
     signatures: np.ndarray  # uint32, shape (n, signature_len)
     valid: np.ndarray  # bool, shape (n,)
+
+
+@dataclass(frozen=True)
+class CandidateValues:
+    """What a batch job groups and judges texts by, in input order (see
+    ``TextMatcher.candidate_values``).
+
+    ``band_keys[i]`` (``bands`` uint32 values) holds text ``i``'s signature's band keys
+    where ``has_bands[i]``: two texts whose keys agree at one band are candidates, as in an
+    index's band tables. Rows of texts without a fingerprint, signature or band keys are
+    zeros.
+    """
+
+    fingerprints: np.ndarray  # uint64, shape (n,)
+    has_fingerprint: np.ndarray  # bool, shape (n,)
+    signatures: np.ndarray  # uint32, shape (n, signature_len)
+    has_signature: np.ndarray  # bool, shape (n,)
+    band_keys: np.ndarray  # uint32, shape (n, bands)
+    has_bands: np.ndarray  # bool, shape (n,)
 
 
 def _texts(texts: Iterable[str]) -> list:
@@ -105,6 +125,54 @@ class TextMatcher:
             fingerprints=np.frombuffer(fingerprints, dtype="<u8"),
             signatures=np.frombuffer(signatures, dtype="<u4").reshape(n, self.signature_len or 0),
             valid=np.frombuffer(valid, dtype=np.uint8).astype(bool),
+        )
+
+    @property
+    def distance(self) -> int:
+        """The distance *k*: fingerprints within it are near-duplicates."""
+        return self._native.distance
+
+    @property
+    def bands(self) -> Optional[tuple]:
+        """``(bands, rows)`` of the candidate stage when pairs beyond *k* become candidates
+        by sharing a signature band; ``None`` otherwise."""
+        return self._native.bands
+
+    def candidate_values(self, texts: Iterable[str]) -> CandidateValues:
+        """Fingerprints, signatures and band keys of ``texts`` in one pass on every core:
+        what a job that finds pairs by grouping (on band keys and fingerprint blocks) needs,
+        and what ``judge_pairs`` takes back."""
+        fps, has_fp, sigs, has_sig, keys, has_bands = self._native.candidate_values(_texts(texts))
+        n = len(has_fp)
+        bands = self.bands[0] if self.bands else 0
+        return CandidateValues(
+            fingerprints=np.frombuffer(fps, dtype="<u8"),
+            has_fingerprint=np.frombuffer(has_fp, dtype=np.uint8).astype(bool),
+            signatures=np.frombuffer(sigs, dtype="<u4").reshape(n, self.signature_len or 0),
+            has_signature=np.frombuffer(has_sig, dtype=np.uint8).astype(bool),
+            band_keys=np.frombuffer(keys, dtype="<u4").reshape(n, bands),
+            has_bands=np.frombuffer(has_bands, dtype=np.uint8).astype(bool),
+        )
+
+    def judge_pairs(self, a: CandidateValues, b: CandidateValues):
+        """Verdicts on the pairs ``(a[i], b[i])`` by their values (rows of two
+        ``CandidateValues`` of equal length), as an index judges its candidates: three
+        arrays, ``near`` (bool), ``distance`` (uint32; 2**32 - 1 without fingerprints) and
+        ``similarity`` (float64, the signatures' agreement; NaN without)."""
+
+        def side(v: CandidateValues):
+            return (
+                np.ascontiguousarray(v.fingerprints, dtype="<u8").tobytes(),
+                np.ascontiguousarray(v.has_fingerprint, dtype=np.uint8).tobytes(),
+                np.ascontiguousarray(v.signatures, dtype="<u4").tobytes(),
+                np.ascontiguousarray(v.has_signature, dtype=np.uint8).tobytes(),
+            )
+
+        near, distance, similarity = self._native.judge_pairs(*side(a), *side(b))
+        return (
+            np.frombuffer(near, dtype=np.uint8).astype(bool),
+            np.frombuffer(distance, dtype="<u4"),
+            np.frombuffer(similarity, dtype="<f8"),
         )
 
     def judge(self, a: str, b: str) -> dict:

@@ -33,6 +33,15 @@ class Signatures:
     signatures: np.ndarray
     valid: np.ndarray
 
+@dataclass(frozen=True)
+class CandidateValues:
+    fingerprints: np.ndarray
+    has_fingerprint: np.ndarray
+    signatures: np.ndarray
+    has_signature: np.ndarray
+    band_keys: np.ndarray
+    has_bands: np.ndarray
+
 class TextMatcher:
     settings: MatchingSettings
     def __init__(self, settings: Optional[MatchingSettings] = None) -> None: ...
@@ -40,6 +49,14 @@ class TextMatcher:
     def signature_len(self) -> Optional[int]: ...
     def fingerprints(self, texts: Iterable[str]) -> Fingerprints: ...
     def signatures(self, texts: Iterable[str]) -> Signatures: ...
+    @property
+    def distance(self) -> int: ...
+    @property
+    def bands(self) -> Optional[tuple[int, int]]: ...
+    def candidate_values(self, texts: Iterable[str]) -> CandidateValues: ...
+    def judge_pairs(
+        self, a: CandidateValues, b: CandidateValues
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
     def judge(self, a: str, b: str) -> dict: ...
 
 class FingerprintIndex:

@@ -124,9 +124,11 @@ pub fn overlap(a: &[u32], b: &[u32]) -> f64 {
     (common / size_a.min(size_b)).clamp(0.0, 1.0)
 }
 
-/// True for the signature of an empty set (every value [`EMPTY`]; the scan stops at the first
-/// other value, the first one for any other set), or for no values at all.
-pub(crate) fn is_empty_set(values: &[u32]) -> bool {
+/// True for the signature of an empty set (every value `u32::MAX`; the scan stops at the
+/// first other value, the first one for any other set), or for no values at all. Such a
+/// signature shares its bands with every other empty one: indexes leave it out of their
+/// band tables, as a program grouping by [`band_keys`](crate::lookup::band_keys) must.
+pub fn is_empty_set(values: &[u32]) -> bool {
     values.iter().all(|&v| v == EMPTY)
 }
 

@@ -526,8 +526,24 @@ pub(crate) fn band_key(band: usize, values: &[u32]) -> u32 {
     }
 }
 
-/// The key of each band of `rows` values of `signature`, band by band.
-fn band_keys(signature: &[u32], rows: usize) -> impl Iterator<Item = u32> + '_ {
+/// The key of each band of `rows` values of `signature`, band by band (`len / rows` bands;
+/// values left over belong to none): two signatures share a band of a [`BandIndex`] of
+/// `rows` rows when they share a key at the same band. A program that groups documents by
+/// band itself (a Spark job) gets the index's candidates from these keys.
+///
+/// ```
+/// use tantivy_dedup::lookup::band_keys;
+///
+/// let a: Vec<u32> = band_keys(&[1, 2, 3, 4, 5], 2).collect();
+/// let b: Vec<u32> = band_keys(&[1, 2, 9, 9], 2).collect();
+/// assert_eq!(a.len(), 2);
+/// assert_eq!(a[0], b[0]); // the first band holds the same values
+/// assert_ne!(a[1], b[1]);
+/// ```
+///
+/// # Panics
+/// When `rows` is 0.
+pub fn band_keys(signature: &[u32], rows: usize) -> impl Iterator<Item = u32> + '_ {
     signature
         .chunks_exact(rows)
         .enumerate()

@@ -111,7 +111,7 @@ mod scan;
 mod signature_table;
 
 pub use band_layout::{band_probability, band_rows_for, LOST_PAIR_WEIGHT};
-pub use bands::{BandIndex, BandIndexBuilder, MIN_REBUILD};
+pub use bands::{band_keys, BandIndex, BandIndexBuilder, MIN_REBUILD};
 pub use index::FingerprintIndex;
 #[allow(deprecated)]
 pub use options::DEFAULT_MU;

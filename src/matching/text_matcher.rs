@@ -90,6 +90,19 @@ impl TextMatcher {
         }
     }
 
+    /// The distance *k*: fingerprints within it are near-duplicates.
+    pub fn distance(&self) -> u32 {
+        self.distance
+    }
+
+    /// The bands and rows of the candidate stage, when pairs beyond *k* become candidates
+    /// by sharing a band ([`lookup::band_keys`](crate::lookup::band_keys)); `None` when
+    /// they come from the fingerprints within the candidate distance, or the rule does not
+    /// verify.
+    pub fn bands(&self) -> Option<(usize, usize)> {
+        Matcher::new(self.distance, self.verification.as_ref()).bands()
+    }
+
     /// Values per signature; `None` when the rule does not verify.
     pub fn signature_len(&self) -> Option<usize> {
         self.verification.as_ref().map(Verification::get_hashes)

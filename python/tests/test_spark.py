@@ -1,0 +1,132 @@
+"""The Spark job (`tantivy_dedup.spark`) against the single-machine tool, in Spark's local
+mode: the same clusters as `tantivy-dedup clusters` and the same survivors as `ingest
+--policy reject` on the same documents in the same order, also where near-duplicates chain
+(the leader rule, not connected components), and the command line over Parquet."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+pyspark = pytest.importorskip("pyspark", reason="pyspark is installed by .ci/run")
+
+from tantivy_dedup import MatchingSettings  # noqa: E402
+from tantivy_dedup import spark as job  # noqa: E402
+
+from conftest import SAMPLES  # noqa: E402
+
+BASE = (
+    "the river rose during the night and the farmers of the valley moved their animals to "
+    "the high pastures before dawn while the council opened the school hall for families "
+    "whose houses stood near the old stone bridge that the water had reached by morning"
+).split()
+SPARE = "copper lantern meadow harbor violet engine saddle orchard marble thunder".split()
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = job.session("local[2]")
+    yield session
+    session.stop()
+
+
+def chain_corpus():
+    """Progressive rewrites of one paragraph (each a word further from the first) and
+    unrelated lines: near-duplicates that chain, so the leader rule and connected
+    components disagree."""
+    records, words = [], list(BASE)
+    for step in range(24):
+        at = (step * 7) % len(words)
+        words[at] = SPARE[step % len(SPARE)] + str(step)
+        records.append({"id": f"edit-{step:02}", "text": " ".join(words)})
+        records.append({"id": f"other-{step:02}", "text": f"note {step} about {SPARE[step % 10]} and bees"})
+    return records
+
+
+def tool_clusters(tool, tmp_path, lines):
+    """`ingest --policy flag` then `clusters --json`, and the ids `--policy reject` keeps."""
+    data = tmp_path / "input.jsonl"
+    data.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    flag, reject = tmp_path / "flag", tmp_path / "reject"
+    subprocess.run([tool, "ingest", "--index", str(flag), "--policy", "flag", str(data)], check=True, capture_output=True)
+    out = subprocess.run([tool, "clusters", "--index", str(flag), "--json"], check=True, capture_output=True, text=True)
+    report = subprocess.run(
+        [tool, "ingest", "--index", str(reject), "--report", "-", str(data)], check=True, capture_output=True, text=True
+    )
+    kept = {line["id"] for line in map(json.loads, report.stdout.splitlines()) if line["status"] == "added"}
+    return [c["ids"] for c in json.loads(out.stdout)["clusters"]], kept
+
+
+def spark_clusters(spark, lines, **options):
+    df = spark.createDataFrame([(line["id"], line["text"], n) for n, line in enumerate(lines)], "id string, text string, n long")
+    clusters, deduped = job.near_duplicate_clusters(df, order_column="n", **options)
+    groups = {}
+    for row in clusters.collect():
+        groups.setdefault(row["cluster"], []).append((row["position"], row["id"]))
+    as_lists = [[i for _, i in sorted(members)] for members in groups.values()]
+    return sorted(as_lists, key=lambda ids: lines.index(next(l for l in lines if l["id"] == ids[0]))), {
+        row["id"] for row in deduped.collect()
+    }
+
+
+def sample_lines():
+    return [json.loads(line) for line in open(SAMPLES, encoding="utf-8") if line.strip()]
+
+
+def test_the_samples_cluster_as_the_tool_clusters_them(spark, tool, tmp_path):
+    lines = [{"id": line["id"], "text": line["text"]} for line in sample_lines()]
+    expected, kept = tool_clusters(tool, tmp_path, lines)
+    clusters, deduped = spark_clusters(spark, lines)
+    assert clusters == expected
+    assert len(clusters) > 3
+    assert deduped == kept
+
+
+def test_chained_rewrites_follow_the_leader_rule(spark, tool, tmp_path):
+    lines = chain_corpus()
+    expected, kept = tool_clusters(tool, tmp_path, lines)
+    clusters, deduped = spark_clusters(spark, lines)
+    assert clusters == expected
+    edits = [c for c in clusters if c[0].startswith("edit-")]
+    # The rewrites chain from the first to the last, yet make several groups: each
+    # joins an earlier leader it is near, not any document it is near.
+    assert len(edits) >= 2, clusters
+    assert deduped == kept
+
+
+def test_settings_without_bands_are_refused(spark):
+    text = MatchingSettings().to_json().replace('"kind": "bands",\n      "rows": 4', '"kind": "scan"')
+    settings = MatchingSettings.from_json(text)
+    df = spark.createDataFrame([("a", "some words")], "id string, text string")
+    with pytest.raises(ValueError, match="bands"):
+        job.near_duplicate_clusters(df, settings=settings)
+
+
+def test_the_command_line_reads_and_writes_parquet(spark, tmp_path):
+    lines = sample_lines()
+    source = tmp_path / "docs.parquet"
+    spark.createDataFrame([(line["id"], line["text"]) for line in lines], "doc string, body string").coalesce(1).write.parquet(
+        str(source)
+    )
+    out = tmp_path / "out"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    run = subprocess.run(
+        [sys.executable, "-m", "tantivy_dedup.spark", "--input", str(source), "--output", str(out),
+         "--id-column", "doc", "--text-column", "body", "--master", "local[2]"],
+        capture_output=True, text=True, env=env,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "near-duplicates in" in run.stderr
+    clusters = spark.read.parquet(str(out / "clusters"))
+    deduped = spark.read.parquet(str(out / "deduped"))
+    assert set(clusters.columns) == {"cluster", "id", "position"}
+    assert set(deduped.columns) == {"doc", "body"}
+    members = clusters.filter("position > 0").count()
+    assert members > 0 and deduped.count() == len(lines) - members
+    missing = subprocess.run(
+        [sys.executable, "-m", "tantivy_dedup.spark", "--input", str(source), "--output", str(out), "--master", "local[1]"],
+        capture_output=True, text=True, env=env,
+    )
+    assert missing.returncode == 2 and "no column 'id'" in missing.stderr
