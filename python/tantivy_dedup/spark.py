@@ -5,16 +5,17 @@ the clusters ``tantivy-dedup clusters`` would print for the same documents inges
 same order, and the DataFrame without the documents ``ingest --policy reject`` would have
 rejected. Nothing is collected to the driver:
 
-1. **Values per partition** (``mapInPandas``): each text's fingerprint, signature and band
+1. **Values per partition** (``mapInArrow``): each text's fingerprint, signature and band
    keys, computed by the Rust extension on the executor's cores.
-2. **Candidate pairs by grouping**: documents sharing a block of their fingerprint (the
-   pigeonhole of Manku et al.: *k* + 1 blocks, so a pair within *k* bits shares one) or a
-   signature band (MinHash LSH) are paired by a join on the key.
+2. **Candidate pairs by grouping**: documents sharing a key of Manku et al.'s tables (the
+   fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b* growing with the
+   corpus so that unrelated documents rarely share one) or a signature band (MinHash LSH)
+   are paired by a join on the key.
 3. **Verification** of every candidate pair by the index's rule (``judge_pairs``: within
    *k*, or a shared band and signatures agreeing up to the threshold).
 4. **Connected components** of the near pairs, by minimum-label propagation with pointer
    jumping (DataFrame joins, checkpointed each round).
-5. **Leaders per component** (``cogroup().applyInPandas``): in input order, a document
+5. **Leaders per component** (a row per component, ``mapInArrow``): in input order, a document
    near an earlier leader joins the nearest (the earliest among equals), any other leads,
    as the index's writer decides. A document's fate depends only on the documents it is
    near, so a component decided alone is decided as the whole corpus would decide it.
@@ -42,7 +43,7 @@ _VALUES = "order long, id string, fp long, sig binary, has_sig boolean, bands ar
 _EDGES = "a long, b long, distance int"
 #: The schema of the clusters.
 _CLUSTERS = "cluster string, id string, position int, order long"
-#: Offset of band kinds among the candidate keys (block kinds are 0..=k).
+#: Offset of band kinds among the candidate keys (table kinds are below it).
 _BAND_KIND = 1000
 
 
@@ -51,16 +52,96 @@ def _matcher(settings_json: Optional[str]) -> TextMatcher:
     return TextMatcher(settings)
 
 
-def _blocks(k: int) -> list:
-    """``(shift, mask)`` of the k + 1 blocks of a 64-bit fingerprint, widths as equal as
-    they can be: two fingerprints within k bits agree on one block at least."""
-    count = k + 1
+#: At most this many fingerprint keys a document (Manku et al.'s tables).
+_MAX_TABLES = 64
+
+
+def _blocks(count: int) -> list:
+    """``(shift, width)`` of ``count`` blocks of a 64-bit fingerprint, widths as equal as
+    they can be."""
     widths = [64 // count + (1 if i < 64 % count else 0) for i in range(count)]
     blocks, shift = [], 0
     for width in widths:
-        blocks.append((shift, (1 << width) - 1))
+        blocks.append((shift, width))
         shift += width
     return blocks
+
+
+def _tables(k: int, documents: int) -> list:
+    """The fingerprint keys of Manku et al.'s tables for pairs within ``k`` bits among
+    ``documents``: the fingerprint cut into ``b`` blocks, one key per choice of ``b - k`` of
+    them (two fingerprints within ``k`` bits differ in at most ``k`` blocks, so they agree
+    on all the blocks of one choice). ``b`` grows until a key holds about 8 bits more than
+    ``log2(documents)`` (few pairs of unrelated documents share one), within
+    ``_MAX_TABLES`` keys. Each key is a list of ``(shift, width)`` blocks."""
+    from itertools import combinations
+    from math import comb, log2
+
+    want = log2(max(documents, 2)) + 8
+    count = k + 1
+    while count < 64 and comb(count + 1, count + 1 - k) <= _MAX_TABLES:
+        blocks = _blocks(count)
+        if min(sum(w for _, w in c) for c in combinations(blocks, count - k)) >= want:
+            break
+        count += 1
+    blocks = _blocks(count)
+    return [list(choice) for choice in combinations(blocks, count - k)]
+
+
+def _binary_rows(rows: np.ndarray, n: int):
+    """The rows of a 2-D array as an Arrow binary array, one value a row, without a Python
+    object a row."""
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(rows).tobytes()
+    width = len(data) // n if n else 0
+    offsets = np.arange(n + 1, dtype=np.int32) * width
+    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def _fixed_rows(column, width: int) -> np.ndarray:
+    """An Arrow binary column of ``width`` little-endian u32 values a row as an (n, width)
+    array, read from its buffers (every row has ``width`` values: the job writes them so)."""
+    n = len(column)
+    if width == 0 or n == 0:
+        return np.zeros((n, width), dtype=np.uint32)
+    if hasattr(column, "combine_chunks"):
+        column = column.combine_chunks()
+    offset_type = np.int64 if str(column.type) == "large_binary" else np.int32
+    _, offsets, data = column.buffers()
+    offsets = np.frombuffer(offsets, dtype=offset_type)[column.offset : column.offset + n + 1]
+    if column.null_count or not np.all(np.diff(offsets) == width * 4):
+        raise ValueError("signature rows of unequal length")
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[0] + n * width * 4]
+    return raw.view("<u4").reshape(n, width)
+
+
+def _numbers(column, dtype) -> np.ndarray:
+    """An Arrow column of numbers or booleans without nulls as a numpy array."""
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=dtype)
+
+
+def _leader_rows(members, near):
+    """The clusters of one component as rows ``(cluster, id, position, order)``: in order,
+    a document near an earlier leader joins the nearest (the earliest among equals), any
+    other leads; ``members`` are ``{order, id}``, ``near`` the verified pairs ``{a, b,
+    distance}`` (``a`` before ``b``)."""
+    earlier = {}
+    for pair in near:
+        earlier.setdefault(pair["b"], []).append((pair["distance"], pair["a"]))
+    ids = {m["order"]: m["id"] for m in members}
+    is_leader, groups = set(), {}
+    for at in sorted(ids):
+        options = [(d, a) for d, a in earlier.get(at, ()) if a in is_leader]
+        if options:
+            groups.setdefault(min(options)[1], []).append(at)
+        else:
+            is_leader.add(at)
+    rows = []
+    for leader, group in groups.items():
+        for position, at in enumerate([leader, *group]):
+            rows.append((ids[leader], ids[at], position, at))
+    return rows
 
 
 def near_duplicate_clusters(
@@ -102,24 +183,29 @@ def near_duplicate_clusters(
     docs = df.withColumn("__order", order).localCheckpoint()
 
     def values(batches):
-        m = _matcher(settings_json)
-        import pandas as pd
+        import pyarrow as pa
 
-        for pdf in batches:
-            texts = pdf["text"].fillna("").astype(str).tolist()
+        m = _matcher(settings_json)
+        for batch in batches:
+            texts = [t or "" for t in batch.column("text").to_pylist()]
             v = m.candidate_values(texts)
-            keep = v.has_fingerprint
-            yield pd.DataFrame(
-                {
-                    "order": pdf["order"].to_numpy()[keep],
-                    "id": pdf["id"].to_numpy()[keep],
-                    "fp": v.fingerprints.view(np.int64)[keep],
-                    "sig": [row.tobytes() for row in v.signatures[keep]],
-                    "has_sig": v.has_signature[keep],
-                    "bands": list(v.band_keys.view(np.int32)[keep]),
-                    "has_bands": v.has_bands[keep],
-                }
+            n = len(texts)
+            out = pa.RecordBatch.from_arrays(
+                [
+                    batch.column("order"),
+                    batch.column("id"),
+                    pa.array(v.fingerprints.view(np.int64)),
+                    _binary_rows(v.signatures, n),
+                    pa.array(v.has_signature),
+                    pa.ListArray.from_arrays(
+                        pa.array(np.arange(n + 1, dtype=np.int32) * v.band_keys.shape[1]),
+                        pa.array(v.band_keys.view(np.int32).reshape(-1)),
+                    ),
+                    pa.array(v.has_bands),
+                ],
+                names=["order", "id", "fp", "sig", "has_sig", "bands", "has_bands"],
             )
+            yield out.filter(pa.array(v.has_fingerprint))
 
     vals = (
         docs.select(
@@ -127,17 +213,21 @@ def near_duplicate_clusters(
             F.col(id_column).cast("string").alias("id"),
             F.col(text_column).cast("string").alias("text"),
         )
-        .mapInPandas(values, _VALUES)
+        .mapInArrow(values, _VALUES)
         .localCheckpoint()
     )
 
+    def table_key(blocks):
+        key, at = F.lit(0).cast("long"), 0
+        for shift, width in blocks:
+            block = F.shiftrightunsigned("fp", shift).bitwiseAND(F.lit((1 << width) - 1))
+            key = key.bitwiseOR(F.shiftleft(block, at))
+            at += width
+        return key
+
     block_keys = [
-        vals.select(
-            "order",
-            F.lit(i).alias("kind"),
-            F.shiftrightunsigned("fp", shift).bitwiseAND(F.lit(mask)).alias("key"),
-        )
-        for i, (shift, mask) in enumerate(_blocks(k))
+        vals.select("order", F.lit(i).alias("kind"), table_key(blocks).alias("key"))
+        for i, blocks in enumerate(_tables(k, vals.count()))
     ]
     keys = block_keys[0]
     for more in block_keys[1:]:
@@ -170,67 +260,74 @@ def near_duplicate_clusters(
     ).join(side.toDF("b", "fp_b", "sig_b", "has_sig_b"), "b")
 
     def judge(batches):
-        m = _matcher(settings_json)
-        import pandas as pd
+        import pyarrow as pa
 
-        for pdf in batches:
-            n = len(pdf)
+        m = _matcher(settings_json)
+        for batch in batches:
+            n = batch.num_rows
             if n == 0:
                 continue
 
             def values_of(suffix):
-                sigs = b"".join(pdf[f"sig_{suffix}"]) if sig_len else b""
                 return CandidateValues(
-                    fingerprints=pdf[f"fp_{suffix}"].to_numpy(dtype=np.int64).view(np.uint64),
+                    fingerprints=_numbers(batch.column(f"fp_{suffix}"), np.int64).view(np.uint64),
                     has_fingerprint=np.ones(n, dtype=bool),
-                    signatures=np.frombuffer(sigs, dtype="<u4").reshape(n, sig_len),
-                    has_signature=pdf[f"has_sig_{suffix}"].to_numpy(dtype=bool),
+                    signatures=_fixed_rows(batch.column(f"sig_{suffix}"), sig_len),
+                    has_signature=_numbers(batch.column(f"has_sig_{suffix}"), bool),
                     band_keys=np.zeros((n, 0), dtype=np.uint32),
                     has_bands=np.zeros(n, dtype=bool),
                 )
 
             near, distance, _ = m.judge_pairs(values_of("a"), values_of("b"))
-            yield pd.DataFrame(
-                {
-                    "a": pdf["a"].to_numpy()[near],
-                    "b": pdf["b"].to_numpy()[near],
-                    "distance": distance[near].astype(np.int32),
-                }
+            keep = pa.array(near)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    batch.column("a").filter(keep),
+                    batch.column("b").filter(keep),
+                    pa.array(distance[near].astype(np.int32)),
+                ],
+                names=["a", "b", "distance"],
             )
 
-    edges = candidates.mapInPandas(judge, _EDGES).localCheckpoint()
+    edges = candidates.mapInArrow(judge, _EDGES).localCheckpoint()
     labels = _components(edges, max_rounds)
 
-    def leaders(nodes, near):
-        import pandas as pd
+    def leaders(batches):
+        import pyarrow as pa
 
-        earlier = {}
-        for a, b, distance in zip(near["a"], near["b"], near["distance"]):
-            earlier.setdefault(int(b), []).append((int(distance), int(a)))
-        ids = dict(zip(nodes["order"].astype(int), nodes["id"]))
-        is_leader, members = set(), {}
-        for at in sorted(ids):
-            options = [(d, a) for d, a in earlier.get(at, ()) if a in is_leader]
-            if options:
-                members.setdefault(min(options)[1], []).append(at)
-            else:
-                is_leader.add(at)
-        rows = []
-        for leader, group in members.items():
-            for position, at in enumerate([leader, *group]):
-                rows.append((ids[leader], ids[at], position, at))
-        return pd.DataFrame(rows, columns=["cluster", "id", "position", "order"])
+        for batch in batches:
+            rows = []
+            for members, near in zip(
+                batch.column("members").to_pylist(), batch.column("near").to_pylist()
+            ):
+                rows.extend(_leader_rows(members, near or []))
+            if rows:
+                cluster, ids, position, order = zip(*rows)
+                yield pa.RecordBatch.from_arrays(
+                    [
+                        pa.array(cluster, pa.string()),
+                        pa.array(ids, pa.string()),
+                        pa.array(position, pa.int32()),
+                        pa.array(order, pa.int64()),
+                    ],
+                    names=["cluster", "id", "position", "order"],
+                )
 
-    nodes = labels.join(vals.select("order", "id"), labels["v"] == vals["order"]).select(
-        F.col("label").alias("component"), "order", "id"
+    nodes = (
+        labels.join(vals.select("order", "id"), labels["v"] == vals["order"])
+        .groupBy(F.col("label").alias("component"))
+        .agg(F.collect_list(F.struct("order", "id")).alias("members"))
     )
-    near_by_component = edges.join(labels, edges["a"] == labels["v"]).select(
-        F.col("label").alias("component"), "a", "b", "distance"
+    near_by_component = (
+        edges.join(labels, edges["a"] == labels["v"])
+        .groupBy(F.col("label").alias("component"))
+        .agg(F.collect_list(F.struct("a", "b", "distance")).alias("near"))
     )
+    # One row a component, many components a batch: a Python call a batch, not a
+    # component.
     clusters = (
-        nodes.groupBy("component")
-        .cogroup(near_by_component.groupBy("component"))
-        .applyInPandas(leaders, _CLUSTERS)
+        nodes.join(near_by_component, "component", "left")
+        .mapInArrow(leaders, _CLUSTERS)
         .localCheckpoint()
     )
     rejected = clusters.filter("position > 0").select(F.col("order").alias("__order"))
@@ -324,8 +421,9 @@ def main(argv=None) -> int:
     return 0
 
 
-def session(master: str = "local[*]"):
-    """A Spark session whose Python workers run this interpreter (and so this package)."""
+def session(master: str = "local[*]", ui: bool = False):
+    """A Spark session whose Python workers run this interpreter (and so this package);
+    with ``ui``, its web UI and REST API (on loopback in local mode)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # Local mode talks to itself only: on loopback, whatever the host name resolves to.
     if master.startswith("local"):
@@ -336,7 +434,7 @@ def session(master: str = "local[*]"):
         SparkSession.builder.master(master)
         .appName("tantivy-dedup")
         .config("spark.sql.shuffle.partitions", os.environ.get("SPARK_SHUFFLE_PARTITIONS", "8"))
-        .config("spark.ui.enabled", "false")
+        .config("spark.ui.enabled", "true" if ui else "false")
         .getOrCreate()
     )
 
