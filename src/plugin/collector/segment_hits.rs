@@ -28,8 +28,6 @@
 //! cut segment: that prefix is exact, and the cut segment it ends at brings its whole
 //! packing, so the walk reaches the page's end.
 
-use std::sync::Arc;
-
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
 
 use super::rank_key::RankKey;
@@ -133,7 +131,7 @@ struct Member {
 /// separation depends on it.
 enum SignatureRead {
     Unread(DocId),
-    Read(Option<Arc<[u32]>>),
+    Read(Option<Vec<u32>>),
     /// The column could not be read: the hit separates from nothing by its signature (the
     /// packing is then only larger; the walk, which reads it again, reports the error).
     Failed,
@@ -142,8 +140,9 @@ enum SignatureRead {
 impl SignatureRead {
     fn get(&mut self, columns: &SegmentColumns) -> Result<Option<&[u32]>, ()> {
         if let SignatureRead::Unread(doc) = *self {
-            *self = match columns.signature(doc) {
-                Ok(signature) => SignatureRead::Read(signature),
+            let mut values = Vec::new();
+            *self = match columns.append_signature(doc, &mut values) {
+                Ok(found) => SignatureRead::Read(found.then_some(values)),
                 Err(_) => SignatureRead::Failed,
             };
         }

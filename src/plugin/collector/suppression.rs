@@ -40,7 +40,7 @@ pub(crate) type ReadSignature<'a> = dyn Fn(DocAddress, &mut Vec<u32>) -> Result<
 /// nor read.
 ///
 /// # Errors
-/// As [`SegmentColumns::signature`](crate::plugin::columns::segment::SegmentColumns).
+/// As [`SegmentColumns::append_signature`](crate::plugin::columns::segment::SegmentColumns).
 pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTopDocs> {
     if let Some((_, column_type @ None)) = &mut page.sort {
         *column_type = segments
@@ -172,7 +172,6 @@ struct Shown {
 
 /// A hit's signature, read at most once, when a pair first needs it (most pairs are too far
 /// apart to need it), into the walk's [`Signatures`].
-#[derive(Clone)]
 enum LazySignature {
     /// Not read yet: the hit's address.
     Unread(DocAddress),
@@ -189,6 +188,12 @@ impl LazySignature {
         if let LazySignature::Unread(address) = *self {
             let start = signatures.0.len();
             let found = read(address, &mut signatures.0)?;
+            if start == 0 {
+                // A walk reads a handful: room for them now, not a doubling each.
+                signatures
+                    .0
+                    .reserve(signatures.0.len() * SIGNATURES_RESERVED);
+            }
             *self = LazySignature::Read(found.then_some(start..signatures.0.len()));
         }
         match self {
@@ -197,6 +202,9 @@ impl LazySignature {
         }
     }
 }
+
+/// Signatures a walk's buffer makes room for after its first read.
+const SIGNATURES_RESERVED: usize = 16;
 
 /// The signatures a walk read, one after the other in one buffer: a read allocates nothing
 /// once the buffer has grown (a walk reads a handful).

@@ -12,9 +12,6 @@ use super::signature::SignatureColumn;
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
-/// Signatures [`SegmentColumns::append_signature`] makes room for in an empty buffer.
-const SIGNATURES_RESERVED: usize = 16;
-
 /// The fingerprint, flag, signature and sort columns of one segment. A column missing from
 /// a segment (no document of it has a value) reads as no value.
 ///
@@ -144,8 +141,10 @@ impl SegmentColumns {
     }
 
     /// Appends the signature values of `doc` to `values`, when signatures are read and it
-    /// has one (true); false leaves `values` as it was. Judged as
-    /// [`signature`](Self::signature) judges a value of another length.
+    /// has one (true); false leaves `values` as it was. A value of another length than the
+    /// index's signatures was not written by this crate (a user's own pipeline, another
+    /// index's settings): the document is judged by its fingerprint alone, as one indexed
+    /// without a signature is.
     ///
     /// # Errors
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the column cannot be read.
@@ -154,10 +153,6 @@ impl SegmentColumns {
             return Ok(false);
         };
         let start = values.len();
-        if values.capacity() == 0 {
-            // A walk reads a handful: one allocation for them, not one a doubling.
-            values.reserve(hashes * SIGNATURES_RESERVED);
-        }
         values.resize(start + hashes, 0);
         let read = column.read_slice(doc, &mut values[start..]);
         if !matches!(read, Ok(true)) {
@@ -166,27 +161,6 @@ impl SegmentColumns {
         match read {
             Ok(found) => Ok(found),
             Err(Error::Decode { .. }) => Ok(false),
-            Err(error) => Err(error),
-        }
-    }
-
-    /// The signature values of `doc`, when signatures are read and it has one. A value of
-    /// another length than the index's signatures was not written by this crate (a user's
-    /// own pipeline, another index's settings): the document is judged by its fingerprint
-    /// alone, as one indexed without a signature is.
-    ///
-    /// # Errors
-    /// [`Error::Tantivy`](crate::Error::Tantivy) when the column cannot be read.
-    pub(crate) fn signature(&self, doc: DocId) -> Result<Option<Arc<[u32]>>> {
-        let Some((column, hashes)) = self.0.signature.as_ref() else {
-            return Ok(None);
-        };
-        // Built in place: one allocation a read, no copy.
-        let mut values: Arc<[u32]> = (0..*hashes).map(|_| 0).collect();
-        let slots = Arc::get_mut(&mut values).expect("a new Arc has no other owner");
-        match column.read_slice(doc, slots) {
-            Ok(true) => Ok(Some(values)),
-            Ok(false) | Err(Error::Decode { .. }) => Ok(None),
             Err(error) => Err(error),
         }
     }
