@@ -423,7 +423,9 @@ def main(argv=None) -> int:
 
 def session(master: str = "local[*]", ui: bool = False):
     """A Spark session whose Python workers run this interpreter (and so this package);
-    with ``ui``, its web UI and REST API (on loopback in local mode)."""
+    with ``ui``, its web UI and REST API (on loopback in local mode). The environment sets
+    ``SPARK_SHUFFLE_PARTITIONS`` (8) and ``SPARK_DRIVER_MEMORY`` (4g: local mode's executor
+    heap), read when the first session starts."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # Local mode talks to itself only: on loopback, whatever the host name resolves to.
     if master.startswith("local"):
@@ -434,6 +436,9 @@ def session(master: str = "local[*]", ui: bool = False):
         SparkSession.builder.master(master)
         .appName("tantivy-dedup")
         .config("spark.sql.shuffle.partitions", os.environ.get("SPARK_SHUFFLE_PARTITIONS", "8"))
+        # Local mode runs the executor in the driver's JVM, whose default heap (1 GB) the
+        # candidate pairs of a million documents outgrow.
+        .config("spark.driver.memory", os.environ.get("SPARK_DRIVER_MEMORY", "4g"))
         .config("spark.ui.enabled", "true" if ui else "false")
         .getOrCreate()
     )
