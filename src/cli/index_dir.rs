@@ -115,7 +115,7 @@ fn open_with_file(
     if let Some(k) = distance {
         wanted = wanted.distance(k);
     }
-    CorpusIndex::open_with(dir, &wanted).map_err(|e| explain(e, dir))
+    stored.with_settings(&wanted).map_err(|e| explain(e, dir))
 }
 
 /// The tantivy index in `dir`, also on storage this process cannot write (see

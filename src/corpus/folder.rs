@@ -64,7 +64,7 @@ impl CorpusIndex {
     /// Creates the corpus index in `dir` (made if missing) with `settings()`, unless it is
     /// there already or the folder holds files of its own: the creating half of
     /// [`open_or_create`](Self::open_or_create), for a caller that opens with settings of
-    /// its own ([`open_with`](Self::open_with)).
+    /// its own ([`open`](Self::open), then [`with_settings`](Self::with_settings)).
     ///
     /// # Errors
     /// [`Error::Io`] when the folder cannot be made, locked or read; what creating the
@@ -86,17 +86,18 @@ impl CorpusIndex {
         Ok(CorpusIndex { dedup, fields })
     }
 
-    /// Opens the corpus index in `dir` with `settings` for this run: the fingerprint
-    /// settings must be the index's, the distance and matching may differ (see
-    /// [`DedupIndex::open_with`]).
+    /// The same index with `settings` for this run: the fingerprint settings must be the
+    /// index's, the distance and matching may differ (see [`DedupIndex::open_with`]). The
+    /// folder is not opened again.
     ///
     /// # Errors
-    /// As [`open`](Self::open), and [`Error::SettingsMismatch`].
-    pub fn open_with(dir: &Path, settings: &DedupSettings) -> Result<CorpusIndex> {
-        let index = open_tantivy(dir)?;
-        let fields = CorpusFields::of(&index.schema())?;
-        let dedup = DedupIndex::open_with(index, settings)?;
-        Ok(CorpusIndex { dedup, fields })
+    /// [`Error::SettingsMismatch`] and what [`DedupIndex::open_with`] returns.
+    pub fn with_settings(&self, settings: &DedupSettings) -> Result<CorpusIndex> {
+        let dedup = DedupIndex::open_with(self.dedup.index().clone(), settings)?;
+        Ok(CorpusIndex {
+            dedup,
+            fields: self.fields,
+        })
     }
 
     /// True when `dir` holds an index whose creation finished.
