@@ -5,30 +5,12 @@ use pyo3::types::PyBytes;
 use tantivy_dedup::lookup;
 use tantivy_dedup::Fingerprint;
 
-use crate::{error, DedupError};
+use crate::{error, words, DedupError};
 
 /// Fingerprints by id, for lookups within a Hamming distance: Manku et al.'s permuted
 /// block tables, exact (a query beyond the tables' distance scans).
 #[pyclass(module = "tantivy_dedup._native")]
 pub(crate) struct FingerprintIndex(lookup::FingerprintIndex);
-
-/// Little-endian u64 or u32 values of `bytes`, `width` bytes each.
-fn words(bytes: &[u8], width: usize, what: &str) -> PyResult<Vec<u64>> {
-    if !bytes.len().is_multiple_of(width) {
-        return Err(DedupError::new_err(format!(
-            "{what}: {} bytes is not a whole number of {width}-byte values",
-            bytes.len()
-        )));
-    }
-    Ok(bytes
-        .chunks_exact(width)
-        .map(|chunk| {
-            let mut value = [0u8; 8];
-            value[..width].copy_from_slice(chunk);
-            u64::from_le_bytes(value)
-        })
-        .collect())
-}
 
 #[pymethods]
 impl FingerprintIndex {

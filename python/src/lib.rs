@@ -31,6 +31,24 @@ pub(crate) fn error(e: tantivy_dedup::Error) -> PyErr {
     DedupError::new_err(message)
 }
 
+/// Little-endian u64 or u32 values of `bytes`, `width` bytes each.
+pub(crate) fn words(bytes: &[u8], width: usize, what: &str) -> PyResult<Vec<u64>> {
+    if !bytes.len().is_multiple_of(width) {
+        return Err(DedupError::new_err(format!(
+            "{what}: {} bytes is not a whole number of {width}-byte values",
+            bytes.len()
+        )));
+    }
+    Ok(bytes
+        .chunks_exact(width)
+        .map(|chunk| {
+            let mut value = [0u8; 8];
+            value[..width].copy_from_slice(chunk);
+            u64::from_le_bytes(value)
+        })
+        .collect())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<settings::MatchingSettings>()?;

@@ -9,11 +9,98 @@ use tantivy_dedup::matching::{self, Reason};
 use tantivy_dedup::Fingerprint;
 
 use crate::settings::MatchingSettings;
-use crate::{error, DedupError};
+use crate::{error, words, DedupError};
 
 /// Fingerprints, signatures and verdicts of texts under one set of matching settings.
 #[pyclass(module = "tantivy_dedup._native", frozen)]
 pub(crate) struct TextMatcher(matching::TextMatcher);
+
+impl TextMatcher {
+    /// The fingerprint and signature of each text, on rayon's pool with the GIL released.
+    fn values_of(
+        &self,
+        py: Python<'_>,
+        texts: &[String],
+    ) -> Vec<(Option<Fingerprint>, Option<Vec<u32>>)> {
+        py.allow_threads(|| {
+            texts
+                .par_iter()
+                .map(|t| self.0.fingerprint_and_signature(t))
+                .collect()
+        })
+    }
+}
+
+/// Fingerprints and signatures as the Python side reads them: little-endian bytes, `len`
+/// u32 values a signature (zeros without one), and a byte per text saying each is there.
+struct Encoded {
+    fingerprints: Vec<u8>,
+    has_fingerprint: Vec<u8>,
+    signatures: Vec<u8>,
+    has_signature: Vec<u8>,
+}
+
+impl Encoded {
+    fn of(values: &[(Option<Fingerprint>, Option<Vec<u32>>)], len: usize) -> Encoded {
+        let n = values.len();
+        let mut encoded = Encoded {
+            fingerprints: Vec::with_capacity(n * 8),
+            has_fingerprint: Vec::with_capacity(n),
+            signatures: Vec::with_capacity(n * len * 4),
+            has_signature: Vec::with_capacity(n),
+        };
+        for (fingerprint, signature) in values {
+            (encoded.fingerprints)
+                .extend_from_slice(&fingerprint.map_or(0, |f| f.bits()).to_le_bytes());
+            encoded
+                .has_fingerprint
+                .push(u8::from(fingerprint.is_some()));
+            encoded.has_signature.push(u8::from(signature.is_some()));
+            match signature {
+                Some(values) => (values.iter())
+                    .for_each(|v| encoded.signatures.extend_from_slice(&v.to_le_bytes())),
+                None => encoded
+                    .signatures
+                    .resize(encoded.signatures.len() + len * 4, 0),
+            }
+        }
+        encoded
+    }
+}
+
+/// One side of `judge_pairs`, decoded once from the bytes [`Encoded`] describes.
+struct Decoded<'a> {
+    fingerprints: Vec<u64>,
+    has_fingerprint: &'a [u8],
+    signatures: Vec<u32>,
+    has_signature: &'a [u8],
+}
+
+impl<'a> Decoded<'a> {
+    fn of(
+        fingerprints: &[u8],
+        has_fingerprint: &'a [u8],
+        signatures: &[u8],
+        has_signature: &'a [u8],
+    ) -> PyResult<Decoded<'a>> {
+        Ok(Decoded {
+            fingerprints: words(fingerprints, 8, "fingerprints")?,
+            has_fingerprint,
+            signatures: (words(signatures, 4, "signatures")?.into_iter())
+                .map(|v| v as u32)
+                .collect(),
+            has_signature,
+        })
+    }
+
+    /// The values of row `i`, signatures of `len` values.
+    fn at(&self, i: usize, len: usize) -> (Option<Fingerprint>, Option<&[u32]>) {
+        let fingerprint = (self.has_fingerprint[i] != 0).then(|| Fingerprint(self.fingerprints[i]));
+        let signature = (self.has_signature[i] != 0 && len > 0)
+            .then(|| &self.signatures[i * len..(i + 1) * len]);
+        (fingerprint, signature)
+    }
+}
 
 #[pymethods]
 impl TextMatcher {
@@ -67,30 +154,14 @@ impl TextMatcher {
                 "these settings have no two-stage matching, so no signatures",
             ));
         };
-        let pairs: Vec<(Option<Fingerprint>, Option<Vec<u32>>)> = py.allow_threads(|| {
-            texts
-                .par_iter()
-                .map(|t| self.0.fingerprint_and_signature(t))
-                .collect()
-        });
-        let mut fingerprints = Vec::with_capacity(pairs.len() * 8);
-        let mut signatures = Vec::with_capacity(pairs.len() * len * 4);
-        let mut valid = Vec::with_capacity(pairs.len());
-        for (fingerprint, signature) in &pairs {
-            fingerprints.extend_from_slice(&fingerprint.map_or(0, |f| f.bits()).to_le_bytes());
-            match signature {
-                Some(values) => {
-                    for value in values {
-                        signatures.extend_from_slice(&value.to_le_bytes());
-                    }
-                }
-                None => signatures.resize(signatures.len() + len * 4, 0),
-            }
-            valid.push(u8::from(fingerprint.is_some() && signature.is_some()));
-        }
+        let values = Encoded::of(&self.values_of(py, &texts), len);
+        let valid: Vec<u8> = (values.has_fingerprint.iter())
+            .zip(&values.has_signature)
+            .map(|(fingerprint, signature)| fingerprint & signature)
+            .collect();
         Ok((
-            PyBytes::new(py, &fingerprints),
-            PyBytes::new(py, &signatures),
+            PyBytes::new(py, &values.fingerprints),
+            PyBytes::new(py, &values.signatures),
             PyBytes::new(py, &valid),
         ))
     }
@@ -116,26 +187,10 @@ impl TextMatcher {
     ) {
         let len = self.0.signature_len().unwrap_or(0);
         let (bands, rows) = self.0.bands().unwrap_or((0, 1));
-        let values: Vec<(Option<Fingerprint>, Option<Vec<u32>>)> = py.allow_threads(|| {
-            texts
-                .par_iter()
-                .map(|t| self.0.fingerprint_and_signature(t))
-                .collect()
-        });
-        let n = values.len();
-        let (mut fingerprints, mut has_fingerprint) = (Vec::with_capacity(n * 8), Vec::new());
-        let (mut signatures, mut has_signature) = (Vec::with_capacity(n * len * 4), Vec::new());
-        let (mut keys, mut has_bands) = (Vec::with_capacity(n * bands * 4), Vec::new());
-        for (fingerprint, signature) in &values {
-            fingerprints.extend_from_slice(&fingerprint.map_or(0, |f| f.bits()).to_le_bytes());
-            has_fingerprint.push(u8::from(fingerprint.is_some()));
-            has_signature.push(u8::from(signature.is_some()));
-            match signature {
-                Some(values) => values
-                    .iter()
-                    .for_each(|v| signatures.extend_from_slice(&v.to_le_bytes())),
-                None => signatures.resize(signatures.len() + len * 4, 0),
-            }
+        let values = self.values_of(py, &texts);
+        let encoded = Encoded::of(&values, len);
+        let (mut keys, mut has_bands) = (Vec::with_capacity(values.len() * bands * 4), Vec::new());
+        for (_, signature) in &values {
             // An empty set's signature shares its bands with every other: no band keys, as
             // an index leaves it out of its band tables.
             match signature.as_deref().filter(|values| !is_empty_set(values)) {
@@ -151,10 +206,10 @@ impl TextMatcher {
             }
         }
         (
-            PyBytes::new(py, &fingerprints),
-            PyBytes::new(py, &has_fingerprint),
-            PyBytes::new(py, &signatures),
-            PyBytes::new(py, &has_signature),
+            PyBytes::new(py, &encoded.fingerprints),
+            PyBytes::new(py, &encoded.has_fingerprint),
+            PyBytes::new(py, &encoded.signatures),
+            PyBytes::new(py, &encoded.has_signature),
             PyBytes::new(py, &keys),
             PyBytes::new(py, &has_bands),
         )
@@ -210,39 +265,23 @@ impl TextMatcher {
                  {len} u32 values a signature"
             )));
         }
-        let side = |fingerprints: &[u8], has_fp: &[u8], signatures: &[u8], has_sig: &[u8], i| {
-            let fp = (has_fp[i] != 0).then(|| {
-                let bytes = fingerprints[i * 8..i * 8 + 8].try_into().expect("8 bytes");
-                Fingerprint(u64::from_le_bytes(bytes))
-            });
-            let sig = (has_sig[i] != 0 && len > 0).then(|| {
-                (signatures[i * len * 4..(i + 1) * len * 4].chunks_exact(4))
-                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-                    .collect::<Vec<u32>>()
-            });
-            (fp, sig)
-        };
+        let a = Decoded::of(
+            fingerprints_a,
+            has_fingerprint_a,
+            signatures_a,
+            has_signature_a,
+        )?;
+        let b = Decoded::of(
+            fingerprints_b,
+            has_fingerprint_b,
+            signatures_b,
+            has_signature_b,
+        )?;
         let verdicts: Vec<(bool, u32, f64)> = py.allow_threads(|| {
             (0..n)
                 .into_par_iter()
                 .map(|i| {
-                    let a = side(
-                        fingerprints_a,
-                        has_fingerprint_a,
-                        signatures_a,
-                        has_signature_a,
-                        i,
-                    );
-                    let b = side(
-                        fingerprints_b,
-                        has_fingerprint_b,
-                        signatures_b,
-                        has_signature_b,
-                        i,
-                    );
-                    let judgement = self
-                        .0
-                        .judge_values((a.0, a.1.as_deref()), (b.0, b.1.as_deref()));
+                    let judgement = self.0.judge_values(a.at(i, len), b.at(i, len));
                     (
                         judgement.near,
                         judgement.distance.unwrap_or(u32::MAX),
