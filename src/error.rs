@@ -115,6 +115,18 @@ pub enum Error {
         reason: String,
     },
 
+    /// Shards searched together ([`DedupCollector::search_shards`](crate::plugin::DedupCollector::search_shards))
+    /// have different schemas: fields would not mean the same in each. Make every shard
+    /// with the same schema (the same fields, added in the same order, and the same
+    /// [`DedupSettings`](crate::plugin::DedupSettings)).
+    #[error(
+        "shard {shard} has another schema than shard 0: shards searched together need one schema"
+    )]
+    ShardSchema {
+        /// The position of the first shard whose schema differs from the first shard's.
+        shard: usize,
+    },
+
     /// The index verifies candidates with signatures, but some of its documents have a
     /// fingerprint and no signature: they were added by an `IndexWriter` of the
     /// application's own without their signatures, and a search would judge them by their

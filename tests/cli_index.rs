@@ -1225,3 +1225,137 @@ fn score_containment_rejects_an_article_embedded_in_a_page() {
     assert_eq!(verification["candidates"]["rows"], 2);
     assert_eq!(verification["kept_bits"], "high");
 }
+
+#[test]
+fn several_indexes_are_searched_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = |id: String, text: &str| format!("{{\"id\":\"{id}\",\"text\":\"{text}\"}}\n");
+    // Lengths differ, and with them scores: no ties, whose order would depend on how the
+    // reference index spread its documents over segments.
+    let text = |n: u64| {
+        format!(
+            "topic {}",
+            support::index::random_text(n, 40 + 3 * n as usize)
+        )
+    };
+    // Shard 0 holds pages 0..12; shard 1 pages 12..20 and copies of pages 0..6 (a word
+    // longer), crawled by another node. One index holding everything, copies flagged, is
+    // the reference.
+    let mut shard0 = String::new();
+    let mut shard1 = String::new();
+    for n in 0..12 {
+        shard0.push_str(&record(format!("page{n}"), &text(n)));
+    }
+    for n in 12..20 {
+        shard1.push_str(&record(format!("page{n}"), &text(n)));
+    }
+    for n in 0..6 {
+        shard1.push_str(&record(format!("copy{n}"), &format!("{} copied", text(n))));
+    }
+    let paths: Vec<_> = ["a", "b", "all"]
+        .iter()
+        .map(|n| dir.path().join(n))
+        .collect();
+    for (path, records, extra) in [
+        (&paths[0], shard0.clone(), &[][..]),
+        (&paths[1], shard1.clone(), &[][..]),
+        (&paths[2], shard0 + &shard1, &["--policy", "flag"][..]),
+    ] {
+        let output = ingest(path, &[&["-"], extra].concat(), records.as_bytes());
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let [a, b, all] = [0, 1, 2].map(|i| paths[i].to_str().unwrap());
+    let sharded = |extra: &[&str]| {
+        let mut args = vec!["search", "--index", a, "--index", b, "--json"];
+        args.extend_from_slice(extra);
+        json(&run(&args, b""))
+    };
+    let ids = |page: &Value| -> Vec<(String, Vec<String>)> {
+        (page["hits"].as_array().unwrap().iter())
+            .map(|hit| {
+                let hidden = hit["hidden"].as_array().unwrap();
+                let hidden = hidden.iter().map(|h| h.as_str().unwrap().to_owned());
+                (hit["id"].as_str().unwrap().to_owned(), hidden.collect())
+            })
+            .collect()
+    };
+    let page = sharded(&["--limit", "30", "topic"]);
+    // Each original shown, from the first index, hiding its copy from the second (equal
+    // scores rank the first index first); the other pages shown.
+    let mut expected: Vec<(String, Vec<String>)> = (0..20)
+        .map(|n| {
+            (
+                format!("page{n}"),
+                (n < 6).then(|| format!("copy{n}")).into_iter().collect(),
+            )
+        })
+        .collect();
+    let mut got = ids(&page);
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected, "{page}");
+    // Offset pages join up.
+    let later = sharded(&["--limit", "5", "--offset", "4", "topic"]);
+    assert_eq!(ids(&later), ids(&page)[4..9].to_vec());
+    // Scores are those of one index holding every document (statistics summed).
+    let scores = |page: &Value| -> HashMap<String, f64> {
+        (page["hits"].as_array().unwrap().iter())
+            .map(|hit| {
+                (
+                    hit["id"].as_str().unwrap().to_owned(),
+                    hit["score"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let one = scores(&search_json(all, &["--limit", "30", "--no-dedup", "topic"]));
+    assert_eq!(one.len(), 26);
+    for (id, score) in scores(&page) {
+        assert_eq!(one[&id], score, "{id}");
+    }
+    assert_eq!(page["hits"].as_array().unwrap().len(), 20, "{page}");
+    assert_eq!(page["hidden_total"], 6, "{page}");
+    for hit in page["hits"].as_array().unwrap() {
+        let page_number: u64 = hit["id"].as_str().unwrap()[4..].parse().unwrap();
+        let expected = if page_number < 12 { 0 } else { 1 };
+        assert_eq!(hit["index"], expected, "{hit}");
+        for detail in hit["hidden_details"].as_array().unwrap() {
+            assert_eq!(
+                detail["index"], 1,
+                "the copies are in the second index: {detail}"
+            );
+        }
+    }
+    // Without deduplication: every hit, from both, ranked as one.
+    let plain = sharded(&["--limit", "30", "--no-dedup", "topic"]);
+    assert_eq!(plain["hits"].as_array().unwrap().len(), 26, "{plain}");
+    // The text form names each hit's index.
+    let output = run(
+        &[
+            "search", "--index", a, "--index", b, "--limit", "30", "topic",
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("[0] page0 ") && text.contains("[1] page12 "),
+        "{text}"
+    );
+    // Indexes of other settings are refused, naming what differs.
+    let other = dir.path().join("other");
+    let output = ingest(
+        &other,
+        &["--no-verify", "-"],
+        record("x".into(), "topic x").as_bytes(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let other = other.to_str().unwrap();
+    let refused = run(&["search", "--index", a, "--index", other, "topic"], b"");
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("cannot be searched with"),
+        "{}",
+        stderr(&refused)
+    );
+}

@@ -1,16 +1,20 @@
 //! `tantivy-dedup search`: a query, with near-duplicates of better hits hidden.
 
-use anyhow::Context;
-use clap::Args;
-use tantivy::collector::TopDocs;
-use tantivy::{DocAddress, Searcher};
-use tantivy_dedup::corpus::PageRequest;
-use tantivy_dedup::plugin::{DedupHit, DedupTopDocs, FINGERPRINT_FIELD};
-use tantivy_dedup::Fingerprint;
-
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
-use crate::cli::index_dir::IndexArg;
+use anyhow::{bail, Context};
+use clap::Args;
+use tantivy::collector::{Collector, TopDocs};
+use tantivy::query::Query;
+use tantivy::{DocAddress, Score, Searcher};
+use tantivy_dedup::corpus::PageRequest;
+use tantivy_dedup::plugin::{
+    DedupHit, DedupTopDocs, ShardStatistics, ShardedTopDocs, FINGERPRINT_FIELD,
+};
+use tantivy_dedup::{Error, Fingerprint};
+
+use crate::cli::index_dir::{CliIndex, DEFAULT_INDEX};
 use crate::cli::opened::OpenedIndex;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
 use crate::cli::print;
@@ -24,12 +28,17 @@ use crate::cli::print;
 /// {"hits":[{"id":..,"score":..,"fingerprint":"<16 hex>","title":..,"hidden":[ids],
 /// "hidden_details":[{"id":..,"distance":..,"jaccard":..}]}],"hidden_total":N}
 /// ("jaccard" with verification: the signatures' agreement).
+///
+/// Several --index folders (shards of one corpus, made with the same settings) are
+/// searched as one index: one ranking, near-duplicates hidden across them; each hit and
+/// hidden hit then says which (the folder's position, from 0: "index" in the JSON).
 #[derive(Args, Debug)]
 pub struct SearchCommand {
     /// The query.
     query: String,
-    #[command(flatten)]
-    index: IndexArg,
+    /// The index folder; repeat it to search several as one.
+    #[arg(long = "index", value_name = "DIR", default_value = DEFAULT_INDEX)]
+    indexes: Vec<PathBuf>,
     /// The index's fingerprint options, checked against it: an index keeps the options it
     /// was created with.
     #[command(flatten)]
@@ -58,67 +67,49 @@ pub struct SearchCommand {
 impl SearchCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
-        let opened = OpenedIndex::open(
-            &self.index.index,
-            &self.options,
-            self.distance,
-            &VerifyOptions::default(),
-        )?;
-        let (index, searcher) = (&opened.index, &opened.searcher);
+        let opened = (self.indexes.iter())
+            .map(|dir| {
+                OpenedIndex::open(dir, &self.options, self.distance, &VerifyOptions::default())
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let index = &opened[0].index;
+        for (other, dir) in opened.iter().zip(&self.indexes).skip(1) {
+            let differences = other
+                .index
+                .dedup
+                .settings()
+                .differences(index.dedup.settings());
+            if !differences.is_empty() {
+                bail!(
+                    "{} cannot be searched with {}: {}",
+                    dir.display(),
+                    self.indexes[0].display(),
+                    Error::SettingsMismatch { differences }
+                );
+            }
+        }
         let query = (index.parse_query(&self.query))
             .with_context(|| format!("cannot parse the query {:?}", self.query))?;
         let limit = usize::try_from(self.limit)?;
         let offset = usize::try_from(self.offset)?;
-        // tantivy's TopDocs allocates for `offset + limit` hits: past the last document
-        // there is nothing to find, and nothing to allocate for.
-        let past_the_end = offset >= usize::try_from(searcher.num_docs()).unwrap_or(usize::MAX);
-        let page = if self.no_dedup && past_the_end {
-            DedupTopDocs::default()
-        } else if self.no_dedup {
-            let top = searcher
-                .search(
-                    &query,
-                    &TopDocs::with_limit(limit)
-                        .and_offset(offset)
-                        .order_by_score(),
-                )
-                .context("search failed")?;
-            let hits = top
-                .into_iter()
-                .map(|(score, address)| {
-                    Ok(DedupHit {
-                        score,
-                        sort_value: None,
-                        address,
-                        fingerprint: fingerprint_at(searcher, address)?,
-                        hidden: Vec::new(),
-                    })
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?;
-            DedupTopDocs {
-                hits,
-                hidden_total: 0,
-                has_more: false,
-            }
+        let hits = if let [one] = opened.as_slice() {
+            let page = self.page(index, &one.searcher, &*query, limit, offset)?;
+            index.page(&one.searcher, &page)
         } else {
-            let request = PageRequest {
-                limit,
-                offset,
-                skip_flagged: self.skip_flagged,
-            };
-            (index.page_collector(request))
-                .search(searcher, &*query)
-                .context("search failed")?
+            let searchers: Vec<Searcher> = opened.iter().map(|o| o.searcher.clone()).collect();
+            let page = self.sharded_page(index, &searchers, &*query, limit, offset)?;
+            index.sharded_page(&searchers, &page)
         };
-        let hits = (index.page(searcher, &page)).context("cannot read a stored document")?;
+        let hits = hits.context("cannot read a stored document")?;
         if self.json {
             print(&format!("{}\n", serde_json::to_string(&hits)?))?;
         } else {
             let mut out = String::new();
             for (n, hit) in hits.hits.iter().enumerate() {
+                let shard = hit.index.map(|i| format!("[{i}] ")).unwrap_or_default();
                 writeln!(
                     out,
-                    "{:>3}. {:7.3}  {}  {}",
+                    "{:>3}. {:7.3}  {shard}{}  {}",
                     offset + n + 1,
                     hit.score,
                     hit.id,
@@ -136,6 +127,113 @@ impl SearchCommand {
         }
         Ok(true)
     }
+
+    fn request(&self, limit: usize, offset: usize) -> PageRequest {
+        PageRequest {
+            limit,
+            offset,
+            skip_flagged: self.skip_flagged,
+        }
+    }
+
+    /// The page of one index.
+    fn page(
+        &self,
+        index: &CliIndex,
+        searcher: &Searcher,
+        query: &dyn Query,
+        limit: usize,
+        offset: usize,
+    ) -> anyhow::Result<DedupTopDocs> {
+        if !self.no_dedup {
+            return (index.page_collector(self.request(limit, offset)))
+                .search(searcher, query)
+                .context("search failed");
+        }
+        if past_the_end(std::slice::from_ref(searcher), offset) {
+            return Ok(DedupTopDocs::default());
+        }
+        let top = (searcher.search(query, &top_docs(limit, offset))).context("search failed")?;
+        let hits = (top.into_iter())
+            .map(|(score, address)| plain_hit(searcher, score, address, address))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(DedupTopDocs {
+            hits,
+            ..DedupTopDocs::default()
+        })
+    }
+
+    /// The page of several indexes searched as one.
+    fn sharded_page(
+        &self,
+        index: &CliIndex,
+        shards: &[Searcher],
+        query: &dyn Query,
+        limit: usize,
+        offset: usize,
+    ) -> anyhow::Result<ShardedTopDocs> {
+        if !self.no_dedup {
+            return (index.page_collector(self.request(limit, offset)))
+                .search_shards(shards, query)
+                .context("search failed");
+        }
+        let mut page = ShardedTopDocs::new(shards);
+        if past_the_end(shards, offset) {
+            return Ok(page);
+        }
+        // Each shard's best `offset + limit`, scored as one index, then merged: ties by
+        // shard, then address, as the deduplicating search ranks them.
+        let statistics = ShardStatistics(shards);
+        let collector = top_docs(limit.saturating_add(offset), 0);
+        let mut ranked: Vec<(Score, usize, DocAddress)> = Vec::new();
+        for (shard, searcher) in shards.iter().enumerate() {
+            let top = searcher
+                .search_with_statistics_provider(query, &collector, &statistics)
+                .context("search failed")?;
+            ranked.extend(
+                top.into_iter()
+                    .map(|(score, address)| (score, shard, address)),
+            );
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
+        page.page.hits = (ranked.into_iter().skip(offset).take(limit))
+            .map(|(score, shard, address)| {
+                let global = page.global(shard, address);
+                plain_hit(&shards[shard], score, address, global)
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(page)
+    }
+}
+
+/// True when `offset` is past the documents of `searchers`: tantivy's `TopDocs` allocates
+/// for `offset + limit` hits, and there is nothing to find.
+fn past_the_end(searchers: &[Searcher], offset: usize) -> bool {
+    let documents: u64 = searchers.iter().map(Searcher::num_docs).sum();
+    offset >= usize::try_from(documents).unwrap_or(usize::MAX)
+}
+
+fn top_docs(limit: usize, offset: usize) -> impl Collector<Fruit = Vec<(Score, DocAddress)>> {
+    TopDocs::with_limit(limit)
+        .and_offset(offset)
+        .order_by_score()
+}
+
+/// A hit of a search without deduplication: the document at `address` of `searcher`,
+/// reported at `reported` (its address in the page).
+fn plain_hit(
+    searcher: &Searcher,
+    score: Score,
+    address: DocAddress,
+    reported: DocAddress,
+) -> anyhow::Result<DedupHit> {
+    Ok(DedupHit {
+        score,
+        sort_value: None,
+        address: reported,
+        fingerprint: fingerprint_at(searcher, address)?,
+        hidden: Vec::new(),
+    })
 }
 
 fn fingerprint_at(searcher: &Searcher, address: DocAddress) -> anyhow::Result<Option<Fingerprint>> {

@@ -8,7 +8,7 @@ use tantivy::{DocAddress, Searcher};
 
 use super::folder::CorpusIndex;
 use crate::error::{Error, Result};
-use crate::plugin::{DedupCollector, DedupHit, DedupTopDocs};
+use crate::plugin::{DedupCollector, DedupHit, DedupTopDocs, ShardedTopDocs};
 
 /// One shown hit of a page, by id.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -21,6 +21,10 @@ pub struct PageHit {
     pub fingerprint: Option<String>,
     /// Its title.
     pub title: Option<String>,
+    /// The position of its index among the shards searched; `None` for a search of one
+    /// index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
     /// The ids of the hits it hides.
     pub hidden: Vec<String>,
     /// The hits it hides, with how near each is.
@@ -32,6 +36,10 @@ pub struct PageHit {
 pub struct HiddenDetail {
     /// Its id.
     pub id: String,
+    /// The position of its index among the shards searched; `None` for a search of one
+    /// index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
     /// Its Hamming distance to the hit that hides it.
     pub distance: u32,
     /// The similarity of their signatures, with two-stage matching.
@@ -106,8 +114,30 @@ impl CorpusIndex {
     /// # Errors
     /// [`Error::Tantivy`] when a stored document cannot be read.
     pub fn page(&self, searcher: &Searcher, page: &DedupTopDocs) -> Result<Page> {
+        self.located_page(page, |address| (searcher, address, None))
+    }
+
+    /// The page of a search over several shards (indexes of this schema, `shards` in the
+    /// order searched) by id, as [`page`](Self::page) gives one index's: each hit and hidden
+    /// hit read from its shard, with the shard's position.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`] when a stored document cannot be read.
+    pub fn sharded_page(&self, shards: &[Searcher], page: &ShardedTopDocs) -> Result<Page> {
+        self.located_page(&page.page, |address| {
+            let (shard, address) = page.locate(address);
+            (&shards[shard], address, Some(shard))
+        })
+    }
+
+    /// A page whose addresses `locate` turns into a searcher, an address in it and a shard.
+    fn located_page<'a>(
+        &self,
+        page: &DedupTopDocs,
+        locate: impl Fn(DocAddress) -> (&'a Searcher, DocAddress, Option<usize>),
+    ) -> Result<Page> {
         let hits = (page.hits.iter())
-            .map(|hit| self.page_hit(searcher, hit))
+            .map(|hit| self.page_hit(hit, &locate))
             .collect::<Result<Vec<_>>>()?;
         Ok(Page {
             hits,
@@ -115,8 +145,13 @@ impl CorpusIndex {
         })
     }
 
-    fn page_hit(&self, searcher: &Searcher, hit: &DedupHit) -> Result<PageHit> {
-        let doc: TantivyDocument = searcher.doc(hit.address)?;
+    fn page_hit<'a>(
+        &self,
+        hit: &DedupHit,
+        locate: impl Fn(DocAddress) -> (&'a Searcher, DocAddress, Option<usize>),
+    ) -> Result<PageHit> {
+        let (searcher, address, index) = locate(hit.address);
+        let doc: TantivyDocument = searcher.doc(address)?;
         let text = |field| {
             doc.get_first(field)
                 .and_then(|value| value.as_str())
@@ -124,8 +159,10 @@ impl CorpusIndex {
         };
         let details = (hit.hidden.iter())
             .map(|hidden| {
+                let (searcher, address, index) = locate(hidden.address);
                 Ok(HiddenDetail {
-                    id: self.id_of(searcher, hidden.address)?,
+                    id: self.id_of(searcher, address)?,
+                    index,
                     distance: hidden.distance,
                     jaccard: hidden.jaccard,
                 })
@@ -136,6 +173,7 @@ impl CorpusIndex {
             score: hit.score,
             fingerprint: hit.fingerprint.map(|f| f.to_string()),
             title: text(self.fields.title),
+            index,
             hidden: details.iter().map(|detail| detail.id.clone()).collect(),
             hidden_details: details,
         })

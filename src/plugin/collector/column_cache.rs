@@ -6,8 +6,10 @@
 //! immutable (deletes live in a separate bitset), so a segment's columns, once opened, serve
 //! every later search of it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHashMap;
 
 use tantivy::index::SegmentId;
 use tantivy::Searcher;
@@ -26,7 +28,8 @@ const CAPACITY: usize = 1024;
 /// [`DedupIndex::collector`](crate::plugin::DedupIndex::collector) does.
 #[derive(Clone, Default)]
 pub struct ColumnCache {
-    columns: Arc<Mutex<HashMap<(SegmentId, u64), SegmentColumns>>>,
+    // FxHash: a lookup per segment and search, on keys no outsider chooses.
+    columns: Arc<Mutex<FxHashMap<(SegmentId, u64), SegmentColumns>>>,
 }
 
 impl ColumnCache {
@@ -56,22 +59,22 @@ impl ColumnCache {
         Ok(columns)
     }
 
-    /// Drops the columns of segments `searcher` does not have: merged away, their files
+    /// Drops the columns of segments none of `searchers` has: merged away, their files
     /// deleted, and kept from the disk only by the open columns' memory maps.
-    pub(crate) fn retain_segments_of(&self, searcher: &Searcher) {
-        let readers = searcher.segment_readers();
+    pub(crate) fn retain_segments_of(&self, searchers: &[Searcher]) {
+        let readers = || searchers.iter().flat_map(Searcher::segment_readers);
         let mut cache = self.lock();
-        // A searcher of the same generation leaves nothing to drop: the common case, checked
+        // Searchers of the same generation leave nothing to drop: the common case, checked
         // without building a set (a few segments, a few collectors sharing the cache).
-        let is_live = |segment: &SegmentId| readers.iter().any(|r| r.segment_id() == *segment);
+        let is_live = |segment: &SegmentId| readers().any(|r| r.segment_id() == *segment);
         if cache.keys().all(|(segment, _)| is_live(segment)) {
             return;
         }
-        let live: HashSet<SegmentId> = readers.iter().map(|r| r.segment_id()).collect();
+        let live: HashSet<SegmentId> = readers().map(|r| r.segment_id()).collect();
         cache.retain(|(segment, _), _| live.contains(segment));
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(SegmentId, u64), SegmentColumns>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FxHashMap<(SegmentId, u64), SegmentColumns>> {
         // The map holds no invariant a panic could break.
         self.columns.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -18,6 +18,7 @@ use super::results::DedupTopDocs;
 use super::segment_hits::{
     finish, kept, Gathered, Hits, Kept, Need, RankedHit, Ranking, SegmentHits, StreamedHits,
 };
+use super::shards::ShardStatistics;
 use super::suppression::{merge, walk, Page};
 use super::top_hits::TopHits;
 use crate::error::{Error, Result};
@@ -43,6 +44,10 @@ const RETRY_FACTOR: usize = 4;
 /// hit through the merge costs a few nanoseconds, a packing's signature reads and
 /// comparisons a few microseconds a segment.
 const WHOLE_SEGMENT_HITS: usize = 256;
+
+/// Documents whose sort values are read at once (tantivy hands `for_each_no_score` blocks
+/// of 64).
+const SORT_VALUES_BLOCK: usize = 64;
 
 /// Deduplicated top documents, by score or by a fast field: one page of the shown hits of
 /// the greedy walk described in [`DedupTopDocs`].
@@ -291,23 +296,45 @@ impl DedupCollector {
     /// missing or of the wrong type, or the search fails.
     pub fn search(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
         self.validate()?;
-        self.search_merged(searcher, query)
+        self.search_merged(std::slice::from_ref(searcher), query)
     }
 
     /// The page proved on the merged ranking: segments keep their best hits, and the walk
     /// over the exact prefix of the merged ranking (as [`merge`] cuts it) is the page once
     /// it reaches a shown hit after the page, or when no segment was cut. Until then the cut
     /// segments collect again with more (a complete segment has nothing more to give).
-    fn search_merged(&self, searcher: &Searcher, query: &dyn Query) -> Result<DedupTopDocs> {
-        self.check_schema(searcher.schema())?;
+    pub(super) fn search_merged(
+        &self,
+        searchers: &[Searcher],
+        query: &dyn Query,
+    ) -> Result<DedupTopDocs> {
+        for searcher in searchers {
+            self.check_schema(searcher.schema())?;
+        }
         let ranking = self.ranking();
-        let scoring = match ranking {
-            Ranking::Score => EnableScoring::enabled_from_searcher(searcher),
-            Ranking::Field(_) => EnableScoring::disabled_from_searcher(searcher),
-        };
-        let weight = query.weight(scoring)?;
-        let readers = searcher.segment_readers();
-        let columns = self.open_all_columns(searcher)?;
+        // Several shards score as one index: BM25 statistics summed over them.
+        let statistics = ShardStatistics(searchers);
+        let weights = (searchers.iter())
+            .map(|searcher| {
+                let scoring = match ranking {
+                    Ranking::Score if searchers.len() == 1 => {
+                        EnableScoring::enabled_from_searcher(searcher)
+                    }
+                    Ranking::Score => {
+                        EnableScoring::enabled_from_statistics_provider(&statistics, searcher)
+                    }
+                    Ranking::Field(_) => EnableScoring::disabled_from_searcher(searcher),
+                };
+                query.weight(scoring)
+            })
+            .collect::<tantivy::Result<Vec<_>>>()?;
+        // Every segment of every shard, numbered across the shards in order.
+        let readers: Vec<(&dyn Weight, &SegmentReader)> = (searchers.iter().zip(&weights))
+            .flat_map(|(searcher, weight)| {
+                (searcher.segment_readers().iter()).map(move |reader| (weight.as_ref(), reader))
+            })
+            .collect();
+        let columns = self.open_all_columns(searchers)?;
         let mut capacity = self
             .need()
             .needed
@@ -315,12 +342,12 @@ impl DedupCollector {
             .div_ceil(readers.len().max(1));
         let mut segments: Vec<SegmentHits> = Vec::with_capacity(readers.len());
         loop {
-            for (ord, (reader, columns)) in readers.iter().zip(&columns).enumerate() {
+            for (ord, (&(weight, reader), columns)) in readers.iter().zip(&columns).enumerate() {
                 if segments.get(ord).is_some_and(SegmentHits::is_complete) {
                     continue;
                 }
                 let top = TopHits::new(capacity, reader.max_doc());
-                let top = top_hits(weight.as_ref(), reader, columns, top, ranking)?;
+                let top = top_hits(weight, reader, columns, top, ranking)?;
                 let (hits, truncated) = top.into_hits();
                 let segment_ord =
                     SegmentOrdinal::try_from(ord).expect("segment ordinals fit in u32");
@@ -389,7 +416,7 @@ impl DedupCollector {
         self.validate()?;
         self.check_schema(searcher.schema())?;
         let readers = searcher.segment_readers();
-        let columns = self.open_all_columns(searcher)?;
+        let columns = self.open_all_columns(std::slice::from_ref(searcher))?;
         let mut seen = HashSet::new();
         let mut hits = Vec::new();
         for (score, address) in ranked {
@@ -458,16 +485,15 @@ impl DedupCollector {
         }
     }
 
-    /// The columns of every segment of `searcher`, from the cache when there is one (which
-    /// then forgets the segments `searcher` no longer has).
-    fn open_all_columns(&self, searcher: &Searcher) -> Result<Vec<SegmentColumns>> {
+    /// The columns of every segment of `searchers`, in order, from the cache when there is
+    /// one (which then forgets the segments the searchers no longer have).
+    fn open_all_columns(&self, searchers: &[Searcher]) -> Result<Vec<SegmentColumns>> {
         if let Some(cache) = &self.cache {
-            cache.retain_segments_of(searcher);
+            cache.retain_segments_of(searchers);
         }
         let fields = self.fields_key();
-        searcher
-            .segment_readers()
-            .iter()
+        (searchers.iter())
+            .flat_map(Searcher::segment_readers)
             .map(|reader| self.open_columns_keyed(reader, fields))
             .collect()
     }
@@ -590,6 +616,14 @@ fn top_hits<H: Hits>(
     let skipped =
         |doc| alive.is_some_and(|bitset| bitset.is_deleted(doc)) || columns.is_flagged(doc);
     match ranking {
+        // Most segments have no deletes and no flags: a match then costs its push alone
+        // (the loop runs once per match).
+        Ranking::Score if alive.is_none() && !columns.has_flags() => {
+            weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
+                into.push(RankKey::of_score(score), doc);
+                into.score_threshold()
+            })?
+        }
         Ranking::Score => weight.for_each_pruning(Score::MIN, reader, &mut |doc, score| {
             if !skipped(doc) {
                 into.push(RankKey::of_score(score), doc);
@@ -597,9 +631,15 @@ fn top_hits<H: Hits>(
             into.score_threshold()
         })?,
         Ranking::Field(order) => weight.for_each_no_score(reader, &mut |docs| {
-            for &doc in docs {
-                if !skipped(doc) {
-                    into.push(RankKey::of_value(columns.sort_value(doc), order), doc);
+            // Values read a block at a time, as `TopDocs::order_by_fast_field` reads them.
+            let mut values = [None; SORT_VALUES_BLOCK];
+            for docs in docs.chunks(SORT_VALUES_BLOCK) {
+                let values = &mut values[..docs.len()];
+                columns.sort_values(docs, values);
+                for (&doc, &value) in docs.iter().zip(values.iter()) {
+                    if !skipped(doc) {
+                        into.push(RankKey::of_value(value, order), doc);
+                    }
                 }
             }
         })?,

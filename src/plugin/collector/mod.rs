@@ -13,6 +13,8 @@
 //! * `suppression`: the greedy walk down the merged ranking that shows and hides hits.
 //! * `results`: [`DedupTopDocs`], [`DedupHit`].
 //! * `column_cache`: [`ColumnCache`], the segments' opened columns kept across searches.
+//! * `shards`: several indexes searched as one ([`DedupCollector::search_shards`],
+//!   [`ShardedTopDocs`]).
 
 mod carried_floor;
 mod column_cache;
@@ -20,6 +22,7 @@ mod dedup_collector;
 mod rank_key;
 mod results;
 mod segment_hits;
+mod shards;
 mod suppression;
 mod top_hits;
 
@@ -27,3 +30,4 @@ pub use column_cache::ColumnCache;
 pub use dedup_collector::{DedupCollector, DedupSegmentCollector};
 pub use results::{DedupHit, DedupTopDocs, HiddenHit};
 pub use segment_hits::SegmentHits;
+pub use shards::{ShardStatistics, ShardedTopDocs};

@@ -446,7 +446,7 @@ impl Gathered {
 
     /// The same, offered only hits scoring above `floor`.
     pub(crate) fn above(mut self, floor: Score) -> Gathered {
-        self.floor = floor;
+        self.floor = floor.max(Score::MIN);
         self
     }
 
@@ -465,28 +465,29 @@ impl Gathered {
 impl Hits for Gathered {
     #[inline]
     fn push(&mut self, key: RankKey, doc: DocId) {
-        if let Some(top) = &mut self.top {
-            top.push(key, doc);
-            return;
-        }
-        self.all.push((key, doc));
-        if self.all.len() > self.whole {
-            // Past the whole-segment number: the best `capacity` from here on, fed the hits
-            // so far in the order they came.
-            let mut top = TopHits::new(self.capacity, self.max_doc);
-            for (key, doc) in self.all.drain(..) {
+        match &mut self.top {
+            None if self.all.len() < self.whole => self.all.push((key, doc)),
+            Some(top) => top.push(key, doc),
+            None => {
+                // Past the whole-segment number: the best `capacity` from here on, fed the
+                // hits so far in the order they came.
+                let mut top = TopHits::new(self.capacity, self.max_doc);
+                for (key, doc) in self.all.drain(..) {
+                    top.push(key, doc);
+                }
                 top.push(key, doc);
+                self.top = Some(top);
             }
-            self.top = Some(top);
         }
     }
 
     #[inline]
     fn score_threshold(&self) -> Score {
-        self.top
-            .as_ref()
-            .map_or(Score::MIN, TopHits::score_threshold)
-            .max(self.floor)
+        match &self.top {
+            // `floor` is at least `Score::MIN` (see `above`).
+            None => self.floor,
+            Some(top) => top.score_threshold().max(self.floor),
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 //! [`Matcher`]), and shown otherwise — the "similar results omitted" of web
 //! search engines, or field collapsing keyed by fingerprint distance instead of equal values.
 
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
@@ -53,14 +54,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
     // enough shown hits); under `DedupCollector::search` a walk that reaches it without
     // ending the page makes the cut segments collect again.
     let boundary = segments.iter().filter_map(Entry::boundary).max();
-    let mut entries = Vec::with_capacity(segments.iter().map(SegmentHits::len).sum());
-    for segment in segments {
-        for entry in Entry::all(segment) {
-            if boundary.is_none_or(|boundary| entry >= boundary) {
-                entries.push(entry);
-            }
-        }
-    }
+    let entries = Kept { segments, boundary };
     let ranked_entries = best_first(entries, page.offset.saturating_add(page.limit));
     let by_score = page.sort.is_none();
     // Segments arrive in any order: find each hit's columns by its segment ordinal.
@@ -88,25 +82,80 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
     walk(ranked, page, &read)
 }
 
-/// `entries` best first, ranked lazily: the walk usually stops within its first page's
-/// worth, so the best `2 × (end + 1)` are selected and sorted (a selection costs less than
-/// building a heap of all), and the rest go into a heap only if the walk goes past them.
-fn best_first(mut entries: Vec<Entry>, end: usize) -> impl Iterator<Item = Entry> {
-    let head = end.saturating_add(1).saturating_mul(2).min(entries.len());
-    if head < entries.len() {
-        entries.select_nth_unstable_by(head, |a, b| b.cmp(a));
-    }
-    entries[..head].sort_unstable_by(|a, b| b.cmp(a));
+/// The entries `entries` passes on, best first, ranked lazily: the walk usually stops
+/// within its first page's worth, so the best `2 × (end + 1)` are kept in a bounded heap as
+/// the entries stream by (no list of them all, no selection over it) and sorted, and the
+/// rest are gathered into a heap, from a second pass, only if the walk goes past them.
+/// Entries are distinct (each holds its address).
+fn best_first(entries: impl Entries, end: usize) -> impl Iterator<Item = Entry> {
+    let head_len = end.saturating_add(1).saturating_mul(2);
+    // The best `head_len` so far, the worst of them on top and, once full, in `worst`: most
+    // entries rank below it and cost one comparison.
+    let mut best: BinaryHeap<Reverse<Entry>> = BinaryHeap::new();
+    let mut worst = None;
+    entries.for_each(|entry| {
+        if worst.is_some_and(|worst| entry < worst) {
+            return;
+        }
+        if best.len() < head_len {
+            best.push(Reverse(entry));
+        } else if let Some(mut top) = best.peek_mut() {
+            *top = Reverse(entry);
+        }
+        if best.len() == head_len {
+            worst = best.peek().map(|top| top.0);
+        }
+    });
+    // Ascending by `Reverse`: best first.
+    let head: Vec<Reverse<Entry>> = best.into_sorted_vec();
+    // Only a full head can have entries ranked below it.
+    let below = worst;
     let mut taken = 0;
     let mut rest: Option<BinaryHeap<Entry>> = None;
     std::iter::from_fn(move || {
-        if taken < head {
+        if taken < head.len() {
             taken += 1;
-            return Some(entries[taken - 1]);
+            return Some(head[taken - 1].0);
         }
-        rest.get_or_insert_with(|| entries.drain(head..).collect())
-            .pop()
+        let below = below?;
+        rest.get_or_insert_with(|| {
+            let mut rest = BinaryHeap::new();
+            entries.for_each(|entry| {
+                if entry < below {
+                    rest.push(entry);
+                }
+            });
+            rest
+        })
+        .pop()
     })
+}
+
+/// Entries the merge can go through more than once.
+trait Entries {
+    /// Calls `f` with each entry.
+    fn for_each(&self, f: impl FnMut(Entry));
+}
+
+/// The segments' kept hits at or above the boundary (see [`merge`]).
+struct Kept<'a> {
+    segments: &'a [SegmentHits],
+    boundary: Option<Entry>,
+}
+
+impl Entries for Kept<'_> {
+    #[inline]
+    fn for_each(&self, mut f: impl FnMut(Entry)) {
+        for segment in self.segments {
+            let segment_ord = segment.segment_ord;
+            for &(key, doc) in &segment.hits {
+                let entry = Entry::pack(key, DocAddress::new(segment_ord, doc));
+                if self.boundary.is_none_or(|boundary| entry >= boundary) {
+                    f(entry);
+                }
+            }
+        }
+    }
 }
 
 /// A kept hit in the merge's ranking, its key and address packed in one integer so that the
@@ -203,6 +252,9 @@ impl LazySignature {
     }
 }
 
+/// Hits a walk's page makes room for before the first (at most the limit).
+const PAGE_RESERVED: usize = 64;
+
 /// Signatures a walk's buffer makes room for after its first read.
 const SIGNATURES_RESERVED: usize = 16;
 
@@ -237,7 +289,8 @@ pub(crate) fn walk(
     // The shown hits so far, in ranking order.
     let mut shown: Vec<Shown> = Vec::new();
     let mut shown_count = 0usize;
-    let mut hits: Vec<DedupHit> = Vec::new();
+    // Room for the page up to a bound (a limit may be far above the hits there are).
+    let mut hits: Vec<DedupHit> = Vec::with_capacity(page.limit.min(PAGE_RESERVED));
     let mut has_more = false;
     let mut signatures = Signatures::default();
     for hit in ranked {
@@ -452,8 +505,14 @@ mod tests {
         }
     }
 
+    impl Entries for &[Entry] {
+        fn for_each(&self, f: impl FnMut(Entry)) {
+            self.iter().copied().for_each(f);
+        }
+    }
+
     #[test]
-    fn best_first_ranks_past_its_selected_head() {
+    fn best_first_ranks_past_its_bounded_head() {
         // Entries in a scrambled order, ties included: every prefix is the sorted one,
         // through the selected head and the heap after it.
         let entries: Vec<Entry> = (0..200u32)
@@ -465,10 +524,10 @@ mod tests {
         let mut sorted = entries.clone();
         sorted.sort_unstable_by(|a, b| b.cmp(a));
         for end in [0, 1, 9, 99, 150, 500] {
-            let ranked: Vec<Entry> = best_first(entries.clone(), end).collect();
+            let ranked: Vec<Entry> = best_first(entries.as_slice(), end).collect();
             assert_eq!(ranked, sorted, "end {end}");
         }
-        assert_eq!(best_first(Vec::new(), 3).count(), 0);
+        assert_eq!(best_first(&[][..], 3).count(), 0);
     }
 
     #[test]

@@ -17,6 +17,10 @@ use super::segment_hits::Hits;
 pub(crate) struct TopHits {
     heap: BinaryHeap<Worst>,
     capacity: usize,
+    /// The worst kept key once the heap is full: a hit with a key at most this ranks below
+    /// every kept hit (docs come in increasing id, so a tie ranks below too), and costs one
+    /// comparison.
+    floor: Option<RankKey>,
 }
 
 /// A heap entry ordered so that the worst-ranked hit is the greatest.
@@ -44,6 +48,7 @@ impl TopHits {
         TopHits {
             heap: BinaryHeap::with_capacity(capacity.min(max_doc as usize)),
             capacity,
+            floor: None,
         }
     }
 
@@ -60,13 +65,17 @@ impl TopHits {
     /// Offers a hit.
     #[inline]
     pub(crate) fn push(&mut self, key: RankKey, doc: DocId) {
+        if self.floor.is_some_and(|floor| key <= floor) {
+            return;
+        }
         let entry = Worst { key, doc };
         if self.heap.len() < self.capacity {
             self.heap.push(entry);
         } else if let Some(mut worst) = self.heap.peek_mut() {
-            if entry < *worst {
-                *worst = entry;
-            }
+            *worst = entry;
+        }
+        if self.heap.len() >= self.capacity {
+            self.floor = self.heap.peek().map(|worst| worst.key);
         }
     }
 

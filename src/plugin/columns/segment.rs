@@ -98,6 +98,12 @@ impl SegmentColumns {
         })))
     }
 
+    /// True when the segment has a flag column (else no document is flagged).
+    #[inline]
+    pub(crate) fn has_flags(&self) -> bool {
+        self.0.flag.is_some()
+    }
+
     /// True when `doc` has a non-zero flag.
     #[inline]
     pub(crate) fn is_flagged(&self, doc: DocId) -> bool {
@@ -128,6 +134,16 @@ impl SegmentColumns {
             .sort
             .as_ref()
             .and_then(|(column, _)| column.first(doc))
+    }
+
+    /// The sort field's first values of `docs` into `values` (as long as `docs`): `None`
+    /// for a document without one, or when the segment has no column.
+    #[inline]
+    pub(crate) fn sort_values(&self, docs: &[DocId], values: &mut [Option<u64>]) {
+        values.fill(None);
+        if let Some((column, _)) = &self.0.sort {
+            column.first_vals(docs, values);
+        }
     }
 
     /// The type of the sort field's values, when the segment has the column.
