@@ -3,15 +3,17 @@
 //! the shards must be the page of one index holding the same documents, one segment per
 //! shard in the same order: the same scores (BM25 statistics summed over the shards), the
 //! same hits shown and hidden with the same distances and similarities, on every page and
-//! query. Public API only, as a downstream crate uses it.
+//! query. Shards on other machines (each sends a `ShardPage`, serialized; a coordinator
+//! merges them and asks for more where the walk runs out) give the same page. Public API
+//! only, as a downstream crate uses it.
 
 use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{Query, QueryParser};
 use tantivy::schema::{Field, Schema};
 use tantivy::{doc, DocAddress, Index, IndexWriter, Searcher};
 use tantivy_dedup::plugin::{
-    text_field_options, DedupHit, DedupIndex, DedupSettings, DedupTopDocs, HiddenHit,
-    ShardedTopDocs, FINGERPRINT_FIELD,
+    text_field_options, DedupCollector, DedupHit, DedupIndex, DedupSettings, DedupTopDocs,
+    HiddenHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs, FINGERPRINT_FIELD,
 };
 use tantivy_dedup::Error;
 
@@ -215,4 +217,58 @@ fn shards_of_other_schemas_are_a_typed_error() {
         Err(Error::ShardSchema { shard: 2 }) => {}
         other => panic!("{other:?}"),
     }
+}
+
+/// The coordinator of shards on other machines: pages asked of every shard at `depth`,
+/// sent as JSON, merged, and asked again deeper where the merge says so. Returns the page
+/// and the number of times a shard was asked again.
+fn coordinate(
+    collector: &DedupCollector,
+    shards: &[Searcher],
+    query: &dyn Query,
+    mut depth: Vec<usize>,
+) -> (ShardedTopDocs, usize) {
+    let statistics = ShardStatistics(shards);
+    let ask = |shard: usize, depth: usize| -> ShardPage {
+        let page = (collector.shard_page(&shards[shard], query, &statistics, depth)).unwrap();
+        serde_json::from_str(&serde_json::to_string(&page).unwrap()).unwrap()
+    };
+    let mut pages: Vec<ShardPage> = (0..shards.len()).map(|s| ask(s, depth[s])).collect();
+    let mut again = 0;
+    loop {
+        match collector.merge_shard_pages(&pages).unwrap() {
+            ShardMerge::Page(page) => return (page, again),
+            ShardMerge::Deeper(deeper) => {
+                assert!(!deeper.is_empty());
+                for shard in deeper {
+                    again += 1;
+                    depth[shard] *= 4;
+                    pages[shard] = ask(shard, depth[shard]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_coordinator_merges_shard_pages_as_one_search() {
+    let mut asked_again = 0;
+    for seed in 1..=3 {
+        let (shards, _, body) = build(seed);
+        let searchers: Vec<Searcher> = shards.iter().map(searcher).collect();
+        let parser = QueryParser::for_index(shards[0].index(), vec![body]);
+        for text in ["alpha", "beta", "alpha beta"] {
+            let query: Box<dyn Query> = parser.parse_query(text).unwrap();
+            for (limit, offset) in [(10, 0), (4, 3), (7, 20)] {
+                let collector = shards[0].collector(limit).offset(offset);
+                let expected = collector.search_shards(&searchers, query.as_ref()).unwrap();
+                let (got, again) =
+                    coordinate(&collector, &searchers, query.as_ref(), vec![2; SHARDS]);
+                asked_again += again;
+                let context = format!("seed {seed}, {text:?}, limit {limit}, offset {offset}");
+                assert_eq!(as_combined(&got), as_combined(&expected), "{context}");
+            }
+        }
+    }
+    assert!(asked_again > 0, "the coordinator asked some shard for more");
 }

@@ -72,7 +72,7 @@ mod writer;
 pub use batch::{DuplicateGroup, NearDuplicate};
 pub use collector::{
     ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, HiddenHit,
-    SegmentHits, ShardStatistics, ShardedTopDocs,
+    SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs,
 };
 pub use columns::{
     DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,

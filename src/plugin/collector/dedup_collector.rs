@@ -452,7 +452,7 @@ impl DedupCollector {
         walk(hits, page, &read)
     }
 
-    fn page(&self) -> Page {
+    pub(super) fn page(&self) -> Page {
         Page {
             offset: self.offset,
             limit: self.limit,
@@ -461,7 +461,7 @@ impl DedupCollector {
         }
     }
 
-    fn ranking(&self) -> Ranking {
+    pub(super) fn ranking(&self) -> Ranking {
         match &self.sort {
             Some((_, order)) => Ranking::Field(*order),
             None => Ranking::Score,
@@ -487,7 +487,7 @@ impl DedupCollector {
 
     /// The columns of every segment of `searchers`, in order, from the cache when there is
     /// one (which then forgets the segments the searchers no longer have).
-    fn open_all_columns(&self, searchers: &[Searcher]) -> Result<Vec<SegmentColumns>> {
+    pub(super) fn open_all_columns(&self, searchers: &[Searcher]) -> Result<Vec<SegmentColumns>> {
         if let Some(cache) = &self.cache {
             cache.retain_segments_of(searchers);
         }
@@ -605,7 +605,7 @@ impl DedupCollector {
 
 /// Offers `into` the segment's hits (alive, not skipped as flagged) and returns it: by score
 /// with block-WAND pruning at the threshold it sets, or by the sort column, every match.
-fn top_hits<H: Hits>(
+pub(super) fn top_hits<H: Hits>(
     weight: &dyn Weight,
     reader: &SegmentReader,
     columns: &SegmentColumns,

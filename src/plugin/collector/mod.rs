@@ -15,6 +15,8 @@
 //! * `column_cache`: [`ColumnCache`], the segments' opened columns kept across searches.
 //! * `shards`: several indexes searched as one ([`DedupCollector::search_shards`],
 //!   [`ShardedTopDocs`]).
+//! * `shard_pages`: shards on other machines: each sends a [`ShardPage`], a coordinator
+//!   merges them ([`DedupCollector::merge_shard_pages`]).
 
 mod carried_floor;
 mod column_cache;
@@ -22,6 +24,7 @@ mod dedup_collector;
 mod rank_key;
 mod results;
 mod segment_hits;
+mod shard_pages;
 mod shards;
 mod suppression;
 mod top_hits;
@@ -30,4 +33,5 @@ pub use column_cache::ColumnCache;
 pub use dedup_collector::{DedupCollector, DedupSegmentCollector};
 pub use results::{DedupHit, DedupTopDocs, HiddenHit};
 pub use segment_hits::SegmentHits;
+pub use shard_pages::{ShardHit, ShardMerge, ShardPage};
 pub use shards::{ShardStatistics, ShardedTopDocs};

@@ -67,6 +67,15 @@ impl ShardedTopDocs {
         }
     }
 
+    /// An empty page whose global segment ordinals are the positions in `segments` of
+    /// the (shard, segment) pairs.
+    pub(super) fn from_segments(segments: Vec<(usize, SegmentOrdinal)>) -> ShardedTopDocs {
+        ShardedTopDocs {
+            page: DedupTopDocs::default(),
+            segments,
+        }
+    }
+
     /// The global address of the document at `address` in shard `shard`'s searcher.
     ///
     /// # Panics
