@@ -115,6 +115,19 @@ pub enum Error {
         reason: String,
     },
 
+    /// The shared near-duplicate space in Redis Cluster (`shared`, cargo feature
+    /// `cluster`) could not be reached or answered with an error, after bounded retries
+    /// (a failover takes a few seconds). Check that the cluster's seed addresses are right
+    /// and that it reports `cluster_state:ok`; nothing falls back to a local-only check.
+    #[error("shared index in Redis Cluster: {what}")]
+    Cluster {
+        /// What was being done.
+        what: String,
+        /// The client's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+
     /// Shards searched together ([`DedupCollector::search_shards`](crate::plugin::DedupCollector::search_shards))
     /// have different schemas: fields would not mean the same in each. Make every shard
     /// with the same schema (the same fields, added in the same order, and the same

@@ -28,6 +28,8 @@
 //!   rule, two-stage matching by default.
 //! - [`eval`]: detection quality against labeled pairs: precision, recall and F1 for every
 //!   distance *k*, ROC AUC, a grid of configs, and SimHash candidates verified with MinHash.
+//! - `shared` (cargo feature `cluster`): `shared::SharedRegistry`, a near-duplicate space
+//!   shared by writers on several machines in Redis Cluster.
 //! - `html` (cargo feature `html`, on by default): `html::extract`, the title and main text
 //!   of an HTML page without its menus, sidebars and footers, to fingerprint crawled pages.
 //!
@@ -117,6 +119,8 @@ pub mod html;
 pub mod lookup;
 pub mod matching;
 pub mod plugin;
+#[cfg(feature = "cluster")]
+pub mod shared;
 pub mod text;
 
 pub use error::{Error, Result};

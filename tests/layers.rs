@@ -1,4 +1,4 @@
-//! The crate's layers import one way only: text → fingerprint → lookup → matching →
+//! The crate's layers import one way only: text → fingerprint → lookup → matching → shared →
 //! {eval, plugin} → corpus. A module may name itself, `error`, and the layers below it; eval and the
 //! plugin sit side by side and name neither each other nor anything above them. Inside the
 //! plugin, the writer's path and the collector's path do not name each other.
@@ -10,16 +10,17 @@ use std::path::{Path, PathBuf};
 
 /// The layer of each top-level module, lowest first; modules of one layer may not name
 /// each other. `error` is everyone's.
-const LAYERS: [(&str, u32); 9] = [
+const LAYERS: [(&str, u32); 10] = [
     ("text", 0),
     ("html", 0),
     ("fingerprint", 1),
     ("lookup", 2),
     ("matching", 3),
-    ("eval", 4),
-    ("plugin", 4),
-    ("corpus", 5),
-    ("cli", 6),
+    ("shared", 4),
+    ("eval", 5),
+    ("plugin", 5),
+    ("corpus", 6),
+    ("cli", 7),
 ];
 
 /// What the crate root re-exports, by the module it comes from.

@@ -1,0 +1,18 @@
+//! A near-duplicate space shared by writers on several machines (cargo feature `cluster`),
+//! kept in Redis Cluster: the store crawler fleets already run for URL frontiers, and that
+//! datasketch uses for shared MinHash LSH.
+//!
+//! Each document is registered under its candidate keys (the fingerprint's blocks for the
+//! distance *k*, Manku et al.'s pigeonhole, and its signature's bands), receives a number
+//! from one cluster-wide counter, and is then judged, by the index's rule
+//! ([`MatchRule`](crate::matching::MatchRule)), against the documents numbered before it that
+//! share a key: it is rejected when one of them was admitted and is a near-duplicate. Why
+//! no near-duplicate pair is admitted even when two writers add one at the same moment:
+//! [`SharedRegistry`].
+
+mod keys;
+mod record;
+mod registry;
+mod store;
+
+pub use registry::{SharedDecision, SharedRegistry};

@@ -1,0 +1,393 @@
+//! [`SharedRegistry`]: register, number, then decide by number.
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use redis::cluster::cluster_pipe;
+use redis::Commands;
+
+use super::keys::candidate_keys;
+use super::record::{self, Record, State};
+use super::store::Store;
+use crate::error::{Error, Result};
+use crate::lookup::MAX_TABLE_DISTANCE;
+use crate::matching::{Matcher, Verification};
+use crate::Fingerprint;
+
+/// How long a registration may stay undecided before the others take its writer for dead
+/// and the registration for given up.
+const DEFAULT_LEASE: Duration = Duration::from_secs(10);
+
+/// The pause between two reads of a candidate that is not decided yet.
+const POLL: Duration = Duration::from_millis(5);
+
+/// What [`SharedRegistry::decide`] says of a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SharedDecision {
+    /// No document numbered before it is an admitted near-duplicate: add it.
+    Admitted {
+        /// Its number from the cluster-wide counter.
+        seq: u64,
+    },
+    /// A document numbered before it, admitted, is a near-duplicate: leave it out.
+    Rejected {
+        /// Its number from the cluster-wide counter.
+        seq: u64,
+        /// The id of the admitted near-duplicate.
+        by: String,
+    },
+    /// Another writer (`node`) registered this id and admitted it: it is in that writer's
+    /// shard (the same page fetched by two nodes). Leave it out here.
+    Elsewhere {
+        /// The writer that admitted it.
+        node: String,
+    },
+}
+
+/// A near-duplicate space shared by several writers, each with its own shard, in Redis
+/// Cluster, under the `Reject` policy: of every group of near-duplicates added by any
+/// writer, the first (by the cluster's numbering) is admitted, the others rejected.
+///
+/// **The protocol.** To decide a document `d`, its writer
+/// 1. writes `d`'s record (fingerprint, signature, *pending*, the time) and adds `d` to
+///    the set of each of its candidate keys (the fingerprint's blocks, the signature's
+///    bands: any near-duplicate of `d` shares one);
+/// 2. then takes `d`'s number from one cluster-wide counter (`INCR`) and writes it into
+///    the record;
+/// 3. then reads the sets of `d`'s keys, and judges by the index's rule each candidate
+///    numbered before `d`, waiting for those still pending: `d` is rejected when one of
+///    them is an admitted near-duplicate, admitted otherwise; the decision goes into the
+///    record.
+///
+/// **Why no near-duplicate pair is admitted.** Take near-duplicates `a` and `b`, `a`
+/// numbered first; they share a key `K`. `b` reads `K` after taking its number, which
+/// comes after `a`'s, which `a` took after adding itself to `K`: so `b` finds `a` in `K`
+/// (each key is one Redis node's, and every step completes before the next is sent). `b`
+/// then waits until `a` is decided, reading `a`'s number first if `a` has not written it
+/// yet, and is rejected if `a` was admitted. A document waits only for documents numbered
+/// before it, so no two wait for each other. By induction over the numbers, the admitted
+/// documents are those a single writer would admit taking every document in number order.
+///
+/// **Faults.** Redis unreachable, or a failover not over within 15 seconds, is
+/// [`Error::Cluster`]: nothing falls back to a local-only check. A writer that dies leaves
+/// its pending records behind; after the lease (10 s by default) the others take them for
+/// given up, and a run that adds the same id again registers it anew. A failover can lose
+/// writes Redis acknowledged but had not copied to the replica yet (Redis replicates
+/// asynchronously); the guarantee above holds for what the cluster keeps.
+pub struct SharedRegistry {
+    store: Store,
+    matcher: Matcher,
+    namespace: String,
+    /// This writer's name: an id registered by another writer is that writer's.
+    node: String,
+    lease: Duration,
+}
+
+impl std::fmt::Debug for SharedRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedRegistry")
+            .field("namespace", &self.namespace)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SharedRegistry {
+    /// Connects to the cluster through its seed addresses (`redis://127.0.0.1:30001`, ...)
+    /// for the space `namespace` (one per corpus: every writer of the corpus names the
+    /// same) as the writer `node` (a name of its own, the same when it runs again),
+    /// judging by the rule of an index with `distance` and `verification` (the
+    /// index's [`get_distance`](crate::plugin::DedupSettings::get_distance) and
+    /// [`get_verification`](crate::plugin::DedupSettings::get_verification): every writer
+    /// must use the same).
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] when the cluster cannot be reached; [`Error::InvalidSetting`]
+    /// (`distance`) when the rule's block tables would cover more than
+    /// [`MAX_TABLE_DISTANCE`] bits (a candidate stage that scans, without bands).
+    pub fn connect(
+        urls: &[String],
+        namespace: &str,
+        node: &str,
+        distance: u32,
+        verification: Option<&Verification>,
+    ) -> Result<SharedRegistry> {
+        let matcher = Matcher::new(distance, verification);
+        if matcher.table_distance() > MAX_TABLE_DISTANCE {
+            return Err(Error::InvalidSetting {
+                name: "distance",
+                reason: format!(
+                    "a shared index finds candidates within at most {MAX_TABLE_DISTANCE} bits \
+                     by blocks (use candidates from bands beyond k)"
+                ),
+            });
+        }
+        Ok(SharedRegistry {
+            store: Store::connect(urls)?,
+            matcher,
+            namespace: namespace.to_owned(),
+            node: node.to_owned(),
+            lease: DEFAULT_LEASE,
+        })
+    }
+
+    /// The same, taking a registration undecided for longer than `lease` for given up.
+    #[must_use]
+    pub fn lease(mut self, lease: Duration) -> SharedRegistry {
+        self.lease = lease;
+        self
+    }
+
+    /// Decides the document `id` (unique in the corpus) with `fingerprint` and `signature`
+    /// (as the index stores them) against every writer's documents (see
+    /// [`SharedRegistry`]). A document decided before is decided the same again, so that a
+    /// resumed run finishes the job; one registered but never decided (its writer died) is
+    /// registered anew.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`].
+    pub fn decide(
+        &self,
+        id: &str,
+        fingerprint: Fingerprint,
+        signature: Option<&[u32]>,
+    ) -> Result<SharedDecision> {
+        let record_key = self.record_key(id);
+        // 1. The record (claimed: one writer decides an id), then the candidate keys.
+        loop {
+            let record = self.read(id)?;
+            if let Some(record) = &record {
+                if let Some(decision) = self.settled(record) {
+                    return Ok(decision);
+                }
+            }
+            let fields = record::fields(&self.node, fingerprint, signature, now_ms());
+            if self.claim(&record_key, record.as_ref(), &fields)? {
+                break;
+            }
+            // Another writer claimed it first: its decision, once made, is the answer.
+            std::thread::sleep(POLL);
+        }
+        let keys = candidate_keys(&self.namespace, &self.matcher, fingerprint, signature);
+        self.store.run("cannot register a document's keys", |c| {
+            let mut pipe = cluster_pipe();
+            for key in &keys {
+                pipe.sadd(key, id).ignore();
+            }
+            pipe.query::<()>(c)
+        })?;
+        // 2. Its number, after its keys.
+        let seq: u64 = self
+            .store
+            .run("cannot number a document", |c| c.incr(self.seq_key(), 1))?;
+        self.store.run("cannot number a document", |c| {
+            c.hset::<_, _, _, ()>(&record_key, "seq", seq)
+        })?;
+        // 3. The candidates numbered before it, each once decided.
+        let members: Vec<Vec<String>> = self.store.run("cannot read candidates", |c| {
+            let mut pipe = cluster_pipe();
+            for key in &keys {
+                pipe.smembers(key);
+            }
+            pipe.query(c)
+        })?;
+        let candidates: BTreeSet<String> = (members.into_iter().flatten())
+            .filter(|other| other != id)
+            .collect();
+        let by = self.first_admitted_near(seq, fingerprint, signature, candidates)?;
+        self.store.run("cannot record a decision", |c| {
+            let fields = match &by {
+                Some(by) => vec![("st", State::Rejected.code()), ("by", by.as_str())],
+                None => vec![("st", State::Admitted.code())],
+            };
+            c.hset_multiple::<_, _, _, ()>(&record_key, &fields)
+        })?;
+        Ok(match by {
+            Some(by) => SharedDecision::Rejected { seq, by },
+            None => SharedDecision::Admitted { seq },
+        })
+    }
+
+    /// Gives up `id`'s registration (its add failed): it no longer rejects anything.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`].
+    pub fn abort(&self, id: &str) -> Result<()> {
+        let record_key = self.record_key(id);
+        self.store.run("cannot give a document up", |c| {
+            c.hset::<_, _, _, ()>(&record_key, "st", State::Aborted.code())
+        })
+    }
+
+    /// `id`'s record, if it has one.
+    fn read(&self, id: &str) -> Result<Option<Record>> {
+        let hash: HashMap<String, String> = self
+            .store
+            .run("cannot read a document", |c| c.hgetall(self.record_key(id)))?;
+        Ok(record::parse(&hash))
+    }
+
+    /// The answer `record` already gives: its decision when this writer made it (a
+    /// resumed run), what the other writer decided when one did; `None` when the record
+    /// is this writer's undecided one, given up, or expired, and is to be claimed anew,
+    /// or another writer's still pending (to be read again).
+    fn settled(&self, record: &Record) -> Option<SharedDecision> {
+        let seq = record.seq?;
+        match record.state {
+            State::Admitted if record.node == self.node => Some(SharedDecision::Admitted { seq }),
+            State::Admitted => Some(SharedDecision::Elsewhere {
+                node: record.node.clone(),
+            }),
+            State::Rejected => Some(SharedDecision::Rejected {
+                seq,
+                by: record.by.clone().unwrap_or_default(),
+            }),
+            State::Pending | State::Aborted => None,
+        }
+    }
+
+    /// Writes `fields` as `id`'s new record, unless another writer's live registration is
+    /// there: a compare and set on the record's writer and registration time, which were
+    /// `seen` (a record of no writer when `None`). False when the record changed since.
+    fn claim(
+        &self,
+        record_key: &str,
+        seen: Option<&Record>,
+        fields: &[(&'static str, String)],
+    ) -> Result<bool> {
+        if let Some(seen) = seen {
+            let live = seen.state == State::Pending
+                && now_ms().saturating_sub(seen.at) <= self.lease.as_millis() as u64;
+            if seen.node != self.node && live {
+                return Ok(false);
+            }
+        }
+        let (node, at) = seen.map_or((String::new(), String::new()), |r| {
+            (r.node.clone(), r.at.to_string())
+        });
+        let mut script = redis::cmd("EVAL");
+        script.arg(CLAIM).arg(1).arg(record_key).arg(node).arg(at);
+        for (field, value) in fields {
+            script.arg(*field).arg(value);
+        }
+        let claimed: i64 = self
+            .store
+            .run("cannot register a document", |c| script.query(c))?;
+        Ok(claimed == 1)
+    }
+
+    /// The lowest-numbered admitted near-duplicate among `candidates` numbered before
+    /// `seq`, reading again those not decided yet until they are (or their lease ends).
+    fn first_admitted_near(
+        &self,
+        seq: u64,
+        fingerprint: Fingerprint,
+        signature: Option<&[u32]>,
+        mut candidates: BTreeSet<String>,
+    ) -> Result<Option<String>> {
+        let mut admitted: Option<(u64, String)> = None;
+        while !candidates.is_empty() {
+            let ids: Vec<String> = candidates.iter().cloned().collect();
+            let hashes: Vec<HashMap<String, String>> =
+                self.store.run("cannot read candidates", |c| {
+                    let mut pipe = cluster_pipe();
+                    for other in &ids {
+                        pipe.hgetall(self.record_key(other));
+                    }
+                    pipe.query(c)
+                })?;
+            let now = now_ms();
+            for (other, hash) in ids.into_iter().zip(hashes) {
+                match self.judge(seq, fingerprint, signature, record::parse(&hash), now) {
+                    Verdict::Wait => continue,
+                    Verdict::Admitted(their_seq) => {
+                        if admitted.as_ref().is_none_or(|(best, _)| their_seq < *best) {
+                            admitted = Some((their_seq, other.clone()));
+                        }
+                    }
+                    Verdict::Irrelevant => {}
+                }
+                candidates.remove(&other);
+            }
+            if !candidates.is_empty() {
+                std::thread::sleep(POLL);
+            }
+        }
+        Ok(admitted.map(|(_, id)| id))
+    }
+
+    /// What a candidate's record means for a document numbered `seq`.
+    fn judge(
+        &self,
+        seq: u64,
+        fingerprint: Fingerprint,
+        signature: Option<&[u32]>,
+        record: Option<Record>,
+        now: u64,
+    ) -> Verdict {
+        // A record being rewritten (a resumed writer) or removed: numbered after us if
+        // at all, once it is written again.
+        let Some(record) = record else {
+            return Verdict::Irrelevant;
+        };
+        let expired = now.saturating_sub(record.at) > self.lease.as_millis() as u64;
+        let Some(their_seq) = record.seq else {
+            // Registered, not numbered yet: numbered after us if it has not been by now,
+            // unless its writer is between the counter and the record. Wait for it.
+            return if expired {
+                Verdict::Irrelevant
+            } else {
+                Verdict::Wait
+            };
+        };
+        if their_seq >= seq {
+            return Verdict::Irrelevant;
+        }
+        let distance = fingerprint.distance(record.fingerprint);
+        let near = (self.matcher)
+            .judge(distance, signature, record.signature.as_deref())
+            .is_some();
+        match record.state {
+            _ if !near => Verdict::Irrelevant,
+            State::Admitted => Verdict::Admitted(their_seq),
+            State::Rejected | State::Aborted => Verdict::Irrelevant,
+            State::Pending if expired => Verdict::Irrelevant,
+            State::Pending => Verdict::Wait,
+        }
+    }
+
+    fn record_key(&self, id: &str) -> String {
+        format!("{}:d:{id}", self.namespace)
+    }
+
+    fn seq_key(&self) -> String {
+        format!("{}:seq", self.namespace)
+    }
+}
+
+/// The compare and set of [`SharedRegistry::claim`], on one key: `ARGV[1]` and `ARGV[2]`
+/// the writer and time seen (empty: no record), the rest the new record's fields.
+const CLAIM: &str = "
+local node = redis.call('HGET', KEYS[1], 'node') or ''
+local at = redis.call('HGET', KEYS[1], 'at') or ''
+if node ~= ARGV[1] or at ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+return 1
+";
+
+/// What a candidate means for a document.
+enum Verdict {
+    /// Not decided yet: read it again.
+    Wait,
+    /// An admitted near-duplicate numbered before it, with its number.
+    Admitted(u64),
+    /// Numbered after it, not near, rejected or given up.
+    Irrelevant,
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
