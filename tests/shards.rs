@@ -271,4 +271,17 @@ fn a_coordinator_merges_shard_pages_as_one_search() {
         }
     }
     assert!(asked_again > 0, "the coordinator asked some shard for more");
+    let (shards, _, body) = build(4);
+    let searchers: Vec<Searcher> = shards.iter().map(searcher).collect();
+    let query = (QueryParser::for_index(shards[0].index(), vec![body]))
+        .parse_query("alpha")
+        .unwrap();
+    let statistics = ShardStatistics(&searchers);
+    let nothing = shards[0]
+        .collector(10)
+        .shard_page(&searchers[0], query.as_ref(), &statistics, 0);
+    assert!(matches!(
+        nothing,
+        Err(Error::InvalidSetting { name: "depth", .. })
+    ));
 }

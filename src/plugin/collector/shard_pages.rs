@@ -18,7 +18,7 @@ use super::segment_hits::{RankedHit, Ranking};
 use super::shards::ShardedTopDocs;
 use super::suppression::{walk, Page};
 use super::top_hits::TopHits;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::Fingerprint;
 
 /// One shard's best hits for a coordinator ([`DedupCollector::shard_page`]): serializable,
@@ -70,7 +70,8 @@ impl DedupCollector {
     /// ranking.
     ///
     /// # Errors
-    /// As [`search`](Self::search).
+    /// [`Error::InvalidSetting`] (`depth`) for a depth of 0; otherwise as
+    /// [`search`](Self::search).
     pub fn shard_page(
         &self,
         searcher: &Searcher,
@@ -79,6 +80,12 @@ impl DedupCollector {
         depth: usize,
     ) -> Result<ShardPage> {
         self.validate()?;
+        if depth == 0 {
+            return Err(Error::InvalidSetting {
+                name: "depth",
+                reason: "must be at least 1".to_owned(),
+            });
+        }
         self.check_schema(searcher.schema())?;
         let ranking = self.ranking();
         let scoring = match ranking {
@@ -136,9 +143,18 @@ impl DedupCollector {
     /// depth ([`ShardMerge::Deeper`]) when the walk ran past what they sent.
     ///
     /// # Errors
-    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) for invalid settings.
+    /// [`Error::InvalidSetting`] for invalid settings.
     pub fn merge_shard_pages(&self, pages: &[ShardPage]) -> Result<ShardMerge> {
         self.validate()?;
+        // A page without hits that is not all of its shard's says nothing of where the
+        // shard's ranking stands.
+        let blind: Vec<usize> = (pages.iter().enumerate())
+            .filter(|(_, page)| !page.complete && page.hits.is_empty())
+            .map(|(shard, _)| shard)
+            .collect();
+        if !blind.is_empty() {
+            return Ok(ShardMerge::Deeper(blind));
+        }
         // Global segment ordinals: the segments the pages name, by shard, then segment.
         let mut segments: Vec<(usize, SegmentOrdinal)> = (pages.iter().enumerate())
             .flat_map(|(shard, page)| {

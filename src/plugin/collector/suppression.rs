@@ -54,7 +54,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
     // enough shown hits); under `DedupCollector::search` a walk that reaches it without
     // ending the page makes the cut segments collect again.
     let boundary = segments.iter().filter_map(Entry::boundary).max();
-    let entries = Kept { segments, boundary };
+    let entries = KeptEntries { segments, boundary };
     let ranked_entries = best_first(entries, page.offset.saturating_add(page.limit));
     let by_score = page.sort.is_none();
     // Segments arrive in any order: find each hit's columns by its segment ordinal.
@@ -138,12 +138,12 @@ trait Entries {
 }
 
 /// The segments' kept hits at or above the boundary (see [`merge`]).
-struct Kept<'a> {
+struct KeptEntries<'a> {
     segments: &'a [SegmentHits],
     boundary: Option<Entry>,
 }
 
-impl Entries for Kept<'_> {
+impl Entries for KeptEntries<'_> {
     #[inline]
     fn for_each(&self, mut f: impl FnMut(Entry)) {
         for segment in self.segments {
