@@ -19,7 +19,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    Ingest(cli::ingest::IngestCommand),
+    // Boxed: its options are most of the enum's size.
+    Ingest(Box<cli::ingest::IngestCommand>),
     Search(cli::search::SearchCommand),
     Clusters(cli::clusters::ClustersCommand),
     Stats(cli::stats::StatsCommand),

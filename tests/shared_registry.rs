@@ -2,14 +2,14 @@
 //! loopback, `scripts/redis-cluster.sh start`, seed addresses in `TANTIVY_DEDUP_REDIS`):
 //! several writers decide overlapping streams with planted near-duplicates at once, and
 //! what they admit is what one writer would admit taking the documents in the cluster's
-//! numbering; no admitted pair is a near-duplicate; a master killed during the run
-//! (`TANTIVY_DEDUP_REDIS_DIR` names the cluster's folder) fails over and the writers go
-//! on. Run by `.ci/run` with `--features cluster`.
+//! numbering; no admitted pair is a near-duplicate. Three `ingest --cluster` processes on
+//! their own shards keep one page of each near-duplicate group across the shards while a
+//! master is killed (`TANTIVY_DEDUP_REDIS_DIR` names the cluster's folder) and fails
+//! over. Run by `.ci/run` with `--features cluster`.
 #![cfg(feature = "cluster")]
 
 use std::collections::HashMap;
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 
 use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
@@ -70,23 +70,17 @@ fn near(a: &Doc, b: &Doc, matcher: &TextMatcher) -> bool {
 }
 
 /// Every writer decides its share of `docs` (each document by two writers, as two nodes
-/// fetch one page), all at once; `during` runs in the middle. Returns each id's number
-/// and whether it was admitted.
-fn run_writers(
-    namespace: &str,
-    docs: &[Doc],
-    during: impl FnOnce(),
-) -> HashMap<String, (u64, bool)> {
+/// fetch one page), all at once. Returns each id's number and whether it was admitted.
+fn run_writers(namespace: &str, docs: &[Doc]) -> HashMap<String, (u64, bool)> {
     let settings = MatchingSettings::default();
     let barrier = Arc::new(Barrier::new(WRITERS));
-    let decided = Arc::new(AtomicUsize::new(0));
     let threads: Vec<_> = (0..WRITERS)
         .map(|writer| {
             let docs: Vec<Doc> = (docs.iter().enumerate())
                 .filter(|(i, _)| i % WRITERS == writer || (i + 1) % WRITERS == writer)
                 .map(|(_, doc)| doc.clone())
                 .collect();
-            let (barrier, decided) = (barrier.clone(), decided.clone());
+            let barrier = barrier.clone();
             let namespace = namespace.to_owned();
             let verification = settings.get_verification().cloned();
             let distance = settings.get_distance();
@@ -104,18 +98,11 @@ fn run_writers(
                 for (id, fingerprint, signature) in &docs {
                     let decision = registry.decide(id, *fingerprint, signature.as_deref());
                     decisions.push((id.clone(), decision.unwrap()));
-                    decided.fetch_add(1, Ordering::Relaxed);
                 }
                 decisions
             })
         })
         .collect();
-    // `during` once half the decisions are made (or the writers stopped early).
-    let half = 2 * docs.len() / 2;
-    while decided.load(Ordering::Relaxed) < half && !threads.iter().all(|t| t.is_finished()) {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
-    during();
     // Each id's decision by the writer that registered it; the other writer of the id
     // is told where it went (`Elsewhere`) or the same rejection.
     let mut outcome: HashMap<String, (u64, bool)> = HashMap::new();
@@ -183,7 +170,7 @@ fn check_against_one_writer(docs: &[Doc], outcome: &HashMap<String, (u64, bool)>
 fn writers_at_once_admit_what_one_writer_would() {
     let namespace = format!("test-{}", std::process::id());
     let docs = documents(1, 300);
-    let outcome = run_writers(&namespace, &docs, || {});
+    let outcome = run_writers(&namespace, &docs);
     check_against_one_writer(&docs, &outcome);
 
     // A resumed run: every document decided as before, without a new number.
@@ -208,25 +195,6 @@ fn writers_at_once_admit_what_one_writer_would() {
             SharedDecision::Elsewhere { .. } => assert!(outcome[id].1, "{id}"),
         }
     }
-
-    // A master killed halfway: the writers go on, and the guarantee holds.
-    let Ok(dir) = std::env::var("TANTIVY_DEDUP_REDIS_DIR") else {
-        panic!("TANTIVY_DEDUP_REDIS_DIR: the folder of scripts/redis-cluster.sh start");
-    };
-    let docs = documents(2, 300);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/redis-cluster.sh");
-    let outcome = run_writers(&format!("{namespace}-failover"), &docs, || {
-        let killed = Command::new("bash")
-            .args([script, "kill-master", &dir])
-            .output()
-            .unwrap();
-        assert!(
-            killed.status.success(),
-            "{}",
-            String::from_utf8_lossy(&killed.stderr)
-        );
-    });
-    check_against_one_writer(&docs, &outcome);
 }
 
 #[test]
@@ -242,4 +210,169 @@ fn an_unreachable_cluster_is_a_clear_error() {
     .unwrap_err();
     assert!(matches!(error, Error::Cluster { .. }), "{error:?}");
     assert!(error.to_string().contains("Redis Cluster"), "{error}");
+}
+
+#[test]
+fn ingest_processes_on_their_own_shards_keep_one_copy_of_each_page() {
+    use std::process::Stdio;
+    use tantivy_dedup::corpus::CorpusIndex;
+
+    let dir = tempfile::tempdir().unwrap();
+    // Pages in groups of three near-duplicates (one word edited) and unrelated pages;
+    // every page in the input of two of the three nodes, as two crawlers fetch one page.
+    let mut rng = Rng(5);
+    let pages: Vec<(String, String)> = (0..240u64)
+        .map(|i| {
+            let group = i / 3;
+            let text = if group % 2 == 0 {
+                let base = random_text(90_000 + group, 100);
+                let mut words: Vec<&str> = base.split(' ').collect();
+                let at = rng.below(words.len() as u64) as usize;
+                words[at] = "edited";
+                words.join(" ")
+            } else {
+                random_text(50_000 + i, 100)
+            };
+            (format!("page{i}"), text)
+        })
+        .collect();
+    let nodes = 3;
+    let inputs: Vec<std::path::PathBuf> = (0..nodes)
+        .map(|node| {
+            let path = dir.path().join(format!("input{node}.jsonl"));
+            let lines: String = (pages.iter().enumerate())
+                .filter(|(i, _)| i % nodes != node)
+                .map(|(_, (id, text))| format!("{{\"id\":\"{id}\",\"text\":\"{text}\"}}\n"))
+                .collect();
+            std::fs::write(&path, lines).unwrap();
+            path
+        })
+        .collect();
+    let shards: Vec<std::path::PathBuf> = (0..nodes)
+        .map(|node| dir.path().join(format!("shard{node}")))
+        .collect();
+    let namespace = format!("ingest-{}", std::process::id());
+    let seeds = seeds().join(",");
+    let children: Vec<_> = (0..nodes)
+        .map(|node| {
+            Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+                .args([
+                    "ingest",
+                    "--report",
+                    "-",
+                    "--commit-every",
+                    "50",
+                    "--cluster",
+                ])
+                .arg(&seeds)
+                .args([
+                    "--cluster-namespace",
+                    &namespace,
+                    "--node",
+                    &format!("node{node}"),
+                ])
+                .arg("--index")
+                .arg(&shards[node])
+                .arg(&inputs[node])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // A master killed while the nodes ingest: they wait out the failover and go on.
+    let dir_of_cluster = std::env::var("TANTIVY_DEDUP_REDIS_DIR")
+        .expect("TANTIVY_DEDUP_REDIS_DIR: the folder of scripts/redis-cluster.sh start");
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/redis-cluster.sh");
+    let killed = Command::new("bash")
+        .args([script, "kill-master", &dir_of_cluster])
+        .output()
+        .unwrap();
+    assert!(
+        killed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&killed.stderr)
+    );
+    let reports: Vec<Vec<serde_json::Value>> = (children.into_iter())
+        .map(|child| {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            support::cli::lines(&output)
+        })
+        .collect();
+    // Each page is in one shard at most; the added pages hold no near-duplicate pair, and
+    // every page left out has a near-duplicate (or itself) among them.
+    let text_of: HashMap<&str, &str> = pages
+        .iter()
+        .map(|(i, t)| (i.as_str(), t.as_str()))
+        .collect();
+    let mut added: HashMap<String, usize> = HashMap::new();
+    for (node, report) in reports.iter().enumerate() {
+        for line in report {
+            if line["status"] == "added" {
+                let id = line["id"].as_str().unwrap().to_owned();
+                assert!(
+                    added.insert(id.clone(), node).is_none(),
+                    "{id} in two shards"
+                );
+            }
+        }
+    }
+    let judge = CorpusIndex::open(&shards[0]).unwrap();
+    let near = |a: &str, b: &str| judge.dedup.judge(text_of[a], text_of[b]).near;
+    let kept: Vec<&String> = added.keys().collect();
+    for (n, a) in kept.iter().enumerate() {
+        for b in &kept[n + 1..] {
+            assert!(!near(a, b), "{a} and {b} both kept");
+        }
+    }
+    for (node, report) in reports.iter().enumerate() {
+        for line in report {
+            let id = line["id"].as_str().unwrap();
+            match line["status"].as_str().unwrap() {
+                "added" => {}
+                "exists" => assert!(added.contains_key(id), "node {node}: {line}"),
+                "duplicate" => {
+                    let by = line["duplicate_of"].as_str().unwrap();
+                    assert!(
+                        added.contains_key(by) && near(id, by),
+                        "node {node}: {line}"
+                    );
+                }
+                other => panic!("node {node}: {other}: {line}"),
+            }
+        }
+    }
+    let groups = 240 / 3 / 2;
+    assert_eq!(
+        added.len(),
+        240 / 2 + groups,
+        "one page of each near-duplicate group"
+    );
+    // The shards searched as one show each page once.
+    let mut args = vec![
+        "search".to_owned(),
+        "--json".to_owned(),
+        "--limit".to_owned(),
+        "500".to_owned(),
+    ];
+    for shard in &shards {
+        args.extend(["--index".to_owned(), shard.to_str().unwrap().to_owned()]);
+    }
+    args.push("edited".to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = support::cli::run(&args, b"");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let page: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(page["hits"].as_array().unwrap().len(), groups);
+    assert_eq!(page["hidden_total"], 0, "no copy in any shard: {page}");
 }

@@ -16,6 +16,8 @@ use crate::cli::input::{read_inputs, read_sample, Record};
 use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, Tally};
+#[cfg(feature = "cluster")]
+use crate::cli::shared::{ClusterOptions, SharedCheck};
 use crate::cli::source_index::{read_index, SourceFields};
 use crate::cli::windows::read_in_windows;
 
@@ -84,6 +86,29 @@ pub struct IngestCommand {
     options: FingerprintOptions,
     #[command(flatten)]
     verify: VerifyOptions,
+    #[cfg(feature = "cluster")]
+    #[command(flatten)]
+    cluster: ClusterOptions,
+}
+
+/// Without the `cluster` feature there is no shared index: no value of this type exists.
+#[cfg(not(feature = "cluster"))]
+enum SharedCheck {}
+
+#[cfg(not(feature = "cluster"))]
+impl SharedCheck {
+    fn check(
+        &self,
+        _: &tantivy_dedup::corpus::CorpusIndex,
+        _: &str,
+        _: &tantivy::TantivyDocument,
+    ) -> anyhow::Result<Option<ReportLine>> {
+        match *self {}
+    }
+
+    fn settle(&self, _: &str, _: Option<&tantivy_dedup::plugin::AddOutcome>) -> anyhow::Result<()> {
+        match *self {}
+    }
 }
 
 impl IngestCommand {
@@ -109,6 +134,11 @@ impl IngestCommand {
             PolicyArg::Flag => Policy::Flag,
             PolicyArg::Replace => Policy::Replace,
         };
+        #[cfg(feature = "cluster")]
+        let shared =
+            (self.cluster).connect(&index, &self.index.index, matches!(policy, Policy::Reject))?;
+        #[cfg(not(feature = "cluster"))]
+        let shared: Option<SharedCheck> = None;
         let memory = usize::try_from(self.memory_mb << 20).unwrap_or(usize::MAX);
         let writer = index.dedup.writer(policy, memory).with_context(|| {
             format!(
@@ -131,6 +161,8 @@ impl IngestCommand {
         }
         let mut ingestion = Ingestion {
             writer: &writer,
+            index: &index,
+            shared: shared.as_ref(),
             fields: &index.fields,
             report: &mut report,
             progress: Progress::new("ingesting"),
@@ -185,6 +217,9 @@ impl IngestCommand {
 /// A run's state between the records it reads.
 struct Ingestion<'a> {
     writer: &'a DedupWriter,
+    index: &'a tantivy_dedup::corpus::CorpusIndex,
+    /// The shared index of `--cluster`, which decides each document first.
+    shared: Option<&'a SharedCheck>,
     fields: &'a CorpusFields,
     report: &'a mut Report,
     progress: Progress,
@@ -202,7 +237,12 @@ struct Ingestion<'a> {
 /// document of it handed to the writer.
 enum Item {
     Line(ReportLine),
-    Added { id: String, place: String },
+    Added {
+        id: String,
+        place: String,
+    },
+    /// The shared index could not decide it: the run stops there.
+    Failed(anyhow::Error),
 }
 
 impl Ingestion<'_> {
@@ -237,7 +277,15 @@ impl Ingestion<'_> {
                         url: doc.url,
                         tags: doc.tags,
                     };
-                    documents.push(self.fields.document(&record));
+                    let document = self.fields.document(&record);
+                    if let Some(shared) = self.shared {
+                        match shared.check(self.index, &record.id, &document) {
+                            Ok(Some(line)) => return Item::Line(line),
+                            Ok(None) => {}
+                            Err(e) => return Item::Failed(e),
+                        }
+                    }
+                    documents.push(document);
                     Item::Added {
                         id: record.id,
                         place: doc.place,
@@ -253,19 +301,32 @@ impl Ingestion<'_> {
             }
             let line = match item {
                 Item::Line(line) => line,
-                Item::Added { id, place } => match outcomes.next().expect("one per document") {
-                    Ok(outcome) => ReportLine::of_outcome(id, &outcome),
-                    // This record's fault, not the writer's: an error line, and on.
-                    // Named by its place: the id itself is what is wrong.
-                    Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
-                        ReportLine::error(place, format!("`id`: {e}"))
+                Item::Failed(e) => {
+                    self.failure = Err(e);
+                    return false;
+                }
+                Item::Added { id, place } => {
+                    let outcome = outcomes.next().expect("one per document");
+                    if let Some(shared) = self.shared {
+                        if let Err(e) = shared.settle(&id, outcome.as_ref().ok()) {
+                            self.failure = Err(e);
+                            return false;
+                        }
                     }
-                    Err(e) => {
-                        self.failure =
-                            Err(anyhow::Error::new(e).context("the index writer failed"));
-                        return false;
+                    match outcome {
+                        Ok(outcome) => ReportLine::of_outcome(id, &outcome),
+                        // This record's fault, not the writer's: an error line, and on.
+                        // Named by its place: the id itself is what is wrong.
+                        Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
+                            ReportLine::error(place, format!("`id`: {e}"))
+                        }
+                        Err(e) => {
+                            self.failure =
+                                Err(anyhow::Error::new(e).context("the index writer failed"));
+                            return false;
+                        }
                     }
-                },
+                }
             };
             self.push(line);
         }

@@ -35,6 +35,8 @@ pub mod panics;
 pub mod progress;
 pub mod report;
 pub mod search;
+#[cfg(feature = "cluster")]
+pub mod shared;
 pub mod source_index;
 pub mod stats;
 pub mod windows;

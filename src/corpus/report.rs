@@ -33,6 +33,11 @@ pub struct ReportLine {
     /// For an error: what is wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// With a shared index (`ingest --cluster`): for a duplicate, `true` when the
+    /// document it duplicates was judged in the shared index (it may be in another
+    /// writer's shard); for `exists`, the writer whose shard holds the document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared: Option<serde_json::Value>,
 }
 
 impl ReportLine {
@@ -73,6 +78,7 @@ impl ReportLine {
             action,
             fingerprint: fingerprint.map(|f| f.to_string()),
             error: None,
+            shared: None,
         }
     }
 
@@ -88,6 +94,53 @@ impl ReportLine {
             action: None,
             fingerprint: None,
             error: Some(reason),
+            shared: None,
+        }
+    }
+
+    /// The line of a document the shared index kept out (`ingest --cluster`): a
+    /// near-duplicate of a document admitted by any writer (`duplicate`, `"shared":
+    /// true`), or a document another writer admitted under the same id (`exists`,
+    /// `"shared": "<that writer>"`); `None` for a document it admitted.
+    #[cfg(feature = "cluster")]
+    pub fn of_shared(
+        id: String,
+        fingerprint: Option<crate::Fingerprint>,
+        decision: &crate::shared::SharedDecision,
+    ) -> Option<ReportLine> {
+        use crate::shared::SharedDecision;
+        let line = ReportLine {
+            id,
+            status: "duplicate",
+            duplicate_of: None,
+            distance: None,
+            similarity: None,
+            action: None,
+            replaced: None,
+            fingerprint: fingerprint.map(|f| f.to_string()),
+            error: None,
+            shared: None,
+        };
+        match decision {
+            SharedDecision::Admitted { .. } => None,
+            SharedDecision::Rejected {
+                by,
+                distance,
+                similarity,
+                ..
+            } => Some(ReportLine {
+                duplicate_of: Some(by.clone()),
+                distance: Some(*distance),
+                similarity: *similarity,
+                action: Some("rejected"),
+                shared: Some(serde_json::Value::Bool(true)),
+                ..line
+            }),
+            SharedDecision::Elsewhere { node } => Some(ReportLine {
+                status: "exists",
+                shared: Some(serde_json::Value::String(node.clone())),
+                ..line
+            }),
         }
     }
 

@@ -22,7 +22,7 @@ const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(5);
 
 /// What [`SharedRegistry::decide`] says of a document.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SharedDecision {
     /// No document numbered before it is an admitted near-duplicate: add it.
     Admitted {
@@ -35,6 +35,10 @@ pub enum SharedDecision {
         seq: u64,
         /// The id of the admitted near-duplicate.
         by: String,
+        /// The Hamming distance between their fingerprints.
+        distance: u32,
+        /// With verification, the pair's score (as `Matcher` judged it).
+        similarity: Option<f64>,
     },
     /// Another writer (`node`) registered this id and admitted it: it is in that writer's
     /// shard (the same page fetched by two nodes). Leave it out here.
@@ -195,15 +199,28 @@ impl SharedRegistry {
             .filter(|other| other != id)
             .collect();
         let by = self.first_admitted_near(seq, fingerprint, signature, candidates)?;
+        let fields = match &by {
+            Some(near) => {
+                let mut fields = vec![
+                    ("st", State::Rejected.code().to_owned()),
+                    ("by", near.id.clone()),
+                    ("dist", near.distance.to_string()),
+                ];
+                fields.extend(near.similarity.map(|s| ("sim", s.to_string())));
+                fields
+            }
+            None => vec![("st", State::Admitted.code().to_owned())],
+        };
         self.store.run("cannot record a decision", |c| {
-            let fields = match &by {
-                Some(by) => vec![("st", State::Rejected.code()), ("by", by.as_str())],
-                None => vec![("st", State::Admitted.code())],
-            };
             c.hset_multiple::<_, _, _, ()>(&record_key, &fields)
         })?;
         Ok(match by {
-            Some(by) => SharedDecision::Rejected { seq, by },
+            Some(near) => SharedDecision::Rejected {
+                seq,
+                by: near.id,
+                distance: near.distance,
+                similarity: near.similarity,
+            },
             None => SharedDecision::Admitted { seq },
         })
     }
@@ -241,6 +258,8 @@ impl SharedRegistry {
             State::Rejected => Some(SharedDecision::Rejected {
                 seq,
                 by: record.by.clone().unwrap_or_default(),
+                distance: record.distance.unwrap_or_default(),
+                similarity: record.similarity,
             }),
             State::Pending | State::Aborted => None,
         }
@@ -284,8 +303,8 @@ impl SharedRegistry {
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
         mut candidates: BTreeSet<String>,
-    ) -> Result<Option<String>> {
-        let mut admitted: Option<(u64, String)> = None;
+    ) -> Result<Option<Nearest>> {
+        let mut admitted: Option<(u64, Nearest)> = None;
         while !candidates.is_empty() {
             let ids: Vec<String> = candidates.iter().cloned().collect();
             let hashes: Vec<HashMap<String, String>> =
@@ -300,9 +319,21 @@ impl SharedRegistry {
             for (other, hash) in ids.into_iter().zip(hashes) {
                 match self.judge(seq, fingerprint, signature, record::parse(&hash), now) {
                     Verdict::Wait => continue,
-                    Verdict::Admitted(their_seq) => {
+                    Verdict::Admitted {
+                        seq: their_seq,
+                        distance,
+                        similarity,
+                    } => {
                         if admitted.as_ref().is_none_or(|(best, _)| their_seq < *best) {
-                            admitted = Some((their_seq, other.clone()));
+                            let id = other.clone();
+                            admitted = Some((
+                                their_seq,
+                                Nearest {
+                                    id,
+                                    distance,
+                                    similarity,
+                                },
+                            ));
                         }
                     }
                     Verdict::Irrelevant => {}
@@ -313,7 +344,7 @@ impl SharedRegistry {
                 std::thread::sleep(POLL);
             }
         }
-        Ok(admitted.map(|(_, id)| id))
+        Ok(admitted.map(|(_, nearest)| nearest))
     }
 
     /// What a candidate's record means for a document numbered `seq`.
@@ -344,12 +375,16 @@ impl SharedRegistry {
             return Verdict::Irrelevant;
         }
         let distance = fingerprint.distance(record.fingerprint);
-        let near = (self.matcher)
-            .judge(distance, signature, record.signature.as_deref())
-            .is_some();
+        let Some(near) = (self.matcher).judge(distance, signature, record.signature.as_deref())
+        else {
+            return Verdict::Irrelevant;
+        };
         match record.state {
-            _ if !near => Verdict::Irrelevant,
-            State::Admitted => Verdict::Admitted(their_seq),
+            State::Admitted => Verdict::Admitted {
+                seq: their_seq,
+                distance,
+                similarity: near.similarity,
+            },
             State::Rejected | State::Aborted => Verdict::Irrelevant,
             State::Pending if expired => Verdict::Irrelevant,
             State::Pending => Verdict::Wait,
@@ -376,12 +411,23 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 return 1
 ";
 
+/// The admitted near-duplicate that rejects a document.
+struct Nearest {
+    id: String,
+    distance: u32,
+    similarity: Option<f64>,
+}
+
 /// What a candidate means for a document.
 enum Verdict {
     /// Not decided yet: read it again.
     Wait,
-    /// An admitted near-duplicate numbered before it, with its number.
-    Admitted(u64),
+    /// An admitted near-duplicate numbered before it, with its number and how near.
+    Admitted {
+        seq: u64,
+        distance: u32,
+        similarity: Option<f64>,
+    },
     /// Numbered after it, not near, rejected or given up.
     Irrelevant,
 }

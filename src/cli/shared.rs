@@ -1,0 +1,124 @@
+//! `ingest --cluster`: every document decided against the documents of every writer that
+//! shares a Redis Cluster, before the index's own writer takes it
+//! (`tantivy_dedup::shared::SharedRegistry`, docs/SCALING.md).
+
+use anyhow::{bail, Context};
+use clap::Args;
+use tantivy::schema::{TantivyDocument, Value};
+use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
+use tantivy_dedup::plugin::AddOutcome;
+use tantivy_dedup::shared::SharedRegistry;
+
+/// The shared index's options of `ingest`.
+#[derive(Args, Debug)]
+pub struct ClusterOptions {
+    /// Decide every document against the documents of every writer sharing this Redis
+    /// Cluster (its seed addresses, comma-separated: redis://127.0.0.1:30001,...): a
+    /// near-duplicate of a document any writer admitted is "duplicate" with "shared":true,
+    /// a record another writer admitted under the same id "exists" with "shared":"<that
+    /// writer>". Only with --policy reject.
+    #[arg(long, value_name = "URLS", value_delimiter = ',')]
+    cluster: Vec<String>,
+    /// The shared space's name: every writer of one corpus gives the same.
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "tantivy-dedup",
+        requires = "cluster"
+    )]
+    cluster_namespace: String,
+    /// This writer's name in the shared space, the same when it runs again [default: the
+    /// host's name and the index folder's path].
+    #[arg(long, value_name = "NAME", requires = "cluster")]
+    node: Option<String>,
+}
+
+/// The shared space, when the command line asks for one.
+pub struct SharedCheck {
+    registry: SharedRegistry,
+}
+
+impl ClusterOptions {
+    /// Connects to the shared space of `--cluster`, for `index` (whose rule it judges by)
+    /// in `dir`; `None` without `--cluster`.
+    pub fn connect(
+        &self,
+        index: &CorpusIndex,
+        dir: &std::path::Path,
+        reject: bool,
+    ) -> anyhow::Result<Option<SharedCheck>> {
+        if self.cluster.is_empty() {
+            return Ok(None);
+        }
+        if !reject {
+            bail!("--cluster decides documents under --policy reject only");
+        }
+        let node = match &self.node {
+            Some(node) => node.clone(),
+            None => {
+                let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+                let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+                format!("{}:{}", host.trim(), dir.display())
+            }
+        };
+        let settings = index.dedup.settings();
+        let registry = SharedRegistry::connect(
+            &self.cluster,
+            &self.cluster_namespace,
+            &node,
+            index.dedup.distance(),
+            settings.get_verification(),
+        )
+        .context("cannot use the shared index (--cluster)")?;
+        Ok(Some(SharedCheck { registry }))
+    }
+}
+
+impl SharedCheck {
+    /// Decides the record `id` whose document is `document`: `None` when the shared space
+    /// admits it (the index's writer takes it next), else its report line.
+    pub fn check(
+        &self,
+        index: &CorpusIndex,
+        id: &str,
+        document: &TantivyDocument,
+    ) -> anyhow::Result<Option<ReportLine>> {
+        // The plugin's values of the document, as the writer will compute them.
+        let mut probe = document.clone();
+        let fingerprint = index.dedup.fill_document(&mut probe);
+        let Some(fingerprint) = fingerprint else {
+            // No features: never a near-duplicate, here as in the index.
+            return Ok(None);
+        };
+        let signature: Option<Vec<u32>> = (index.dedup.fields().signature)
+            .map(|field| {
+                (probe.get_all(field))
+                    .filter_map(|value| value.as_u64())
+                    .map(|value| value as u32)
+                    .collect::<Vec<u32>>()
+            })
+            .filter(|values| !values.is_empty());
+        let decision = self
+            .registry
+            .decide(id, fingerprint, signature.as_deref())
+            .with_context(|| format!("the shared index cannot decide {id}"))?;
+        Ok(ReportLine::of_shared(
+            id.to_owned(),
+            Some(fingerprint),
+            &decision,
+        ))
+    }
+
+    /// Gives up `id` in the shared space when the index did not take it after all (a
+    /// near-duplicate of a document of this index alone, or an error): it must not keep
+    /// other writers' documents out.
+    pub fn settle(&self, id: &str, outcome: Option<&AddOutcome>) -> anyhow::Result<()> {
+        match outcome {
+            Some(
+                AddOutcome::Added { .. } | AddOutcome::Updated { .. } | AddOutcome::Exists { .. },
+            ) => Ok(()),
+            _ => (self.registry.abort(id))
+                .with_context(|| format!("the shared index cannot give {id} up")),
+        }
+    }
+}
