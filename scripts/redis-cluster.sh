@@ -97,6 +97,18 @@ is_running() {
     [[ "$state" != Z ]]
 }
 
+# Waits until none of the pids runs, polling every 0.1 s at most $1 times.
+wait_stopped() {
+    local tries=$1 waited pid alive
+    shift
+    for ((waited = 0; waited < tries; waited++)); do
+        alive=0
+        for pid in "$@"; do is_running "$pid" && alive=1; done
+        ((alive)) || return 0
+        sleep 0.1
+    done
+}
+
 do_stop() {
     local port pid pids=() waited
     [[ -d "$DIR" ]] || return 0
@@ -109,24 +121,14 @@ do_stop() {
     done < <(ports_of_dir)
     if ((${#pids[@]})); then
         log "stopping ${#pids[@]} node(s) in $DIR"
-        for ((waited = 0; waited < 100; waited++)); do # 10 s at most
-            local alive=0
-            for pid in "${pids[@]}"; do is_running "$pid" && alive=1; done
-            ((alive)) || break
-            sleep 0.1
-        done
+        wait_stopped 100 "${pids[@]}" # 10 s at most
         for pid in "${pids[@]}"; do
             if is_running "$pid"; then
                 log "pid $pid did not stop on SIGTERM; sending SIGKILL"
                 kill -KILL "$pid" 2>/dev/null || true
             fi
         done
-        for ((waited = 0; waited < 50; waited++)); do # 5 s at most
-            local alive=0
-            for pid in "${pids[@]}"; do is_running "$pid" && alive=1; done
-            ((alive)) || break
-            sleep 0.1
-        done
+        wait_stopped 50 "${pids[@]}" # 5 s at most
     fi
     rm -rf "$DIR"/node-* "$DIR/ports"
 }
