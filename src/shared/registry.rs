@@ -159,15 +159,13 @@ impl SharedRegistry {
         let record_key = self.record_key(id);
         // 1. The record (claimed: one writer decides an id), then the candidate keys.
         loop {
-            let record = self.read(id)?;
-            if let Some(record) = &record {
-                if let Some(decision) = self.settled(record) {
-                    return Ok(decision);
-                }
-            }
+            // Registered now: the lease runs from the claim.
             let fields = record::fields(&self.node, fingerprint, signature, now_ms());
-            if self.claim(&record_key, record.as_ref(), &fields)? {
+            let Some(record) = self.claim(&record_key, &fields)? else {
                 break;
+            };
+            if let Some(decision) = self.settled(&record) {
+                return Ok(decision);
             }
             // Another writer claimed it first: its decision, once made, is the answer.
             std::thread::sleep(POLL);
@@ -184,12 +182,11 @@ impl SharedRegistry {
         let seq: u64 = self
             .store
             .run("cannot number a document", |c| c.incr(self.seq_key(), 1))?;
-        self.store.run("cannot number a document", |c| {
-            c.hset::<_, _, _, ()>(&record_key, "seq", seq)
-        })?;
-        // 3. The candidates numbered before it, each once decided.
+        // 3. Its number into its record, and the candidates (in one pipeline: the order
+        // that matters is the counter's before the reads), each judged once decided.
         let members: Vec<Vec<String>> = self.store.run("cannot read candidates", |c| {
             let mut pipe = cluster_pipe();
+            pipe.hset(&record_key, "seq", seq).ignore();
             for key in &keys {
                 pipe.smembers(key);
             }
@@ -236,14 +233,6 @@ impl SharedRegistry {
         })
     }
 
-    /// `id`'s record, if it has one.
-    fn read(&self, id: &str) -> Result<Option<Record>> {
-        let hash: HashMap<String, String> = self
-            .store
-            .run("cannot read a document", |c| c.hgetall(self.record_key(id)))?;
-        Ok(record::parse(&hash))
-    }
-
     /// The answer `record` already gives: its decision when this writer made it (a
     /// resumed run), what the other writer decided when one did; `None` when the record
     /// is this writer's undecided one, given up, or expired, and is to be claimed anew,
@@ -265,34 +254,33 @@ impl SharedRegistry {
         }
     }
 
-    /// Writes `fields` as `id`'s new record, unless another writer's live registration is
-    /// there: a compare and set on the record's writer and registration time, which were
-    /// `seen` (a record of no writer when `None`). False when the record changed since.
-    fn claim(
-        &self,
-        record_key: &str,
-        seen: Option<&Record>,
-        fields: &[(&'static str, String)],
-    ) -> Result<bool> {
-        if let Some(seen) = seen {
-            let live = seen.state == State::Pending
-                && now_ms().saturating_sub(seen.at) <= self.lease.as_millis() as u64;
-            if seen.node != self.node && live {
-                return Ok(false);
-            }
-        }
-        let (node, at) = seen.map_or((String::new(), String::new()), |r| {
-            (r.node.clone(), r.at.to_string())
-        });
+    /// Writes `fields` as the record at `record_key`, in one step on its node, unless the
+    /// record there is decided or another writer's live registration: `None` once
+    /// written, else that record.
+    fn claim(&self, record_key: &str, fields: &[(&'static str, String)]) -> Result<Option<Record>> {
         let mut script = redis::cmd("EVAL");
-        script.arg(CLAIM).arg(1).arg(record_key).arg(node).arg(at);
+        script.arg(CLAIM).arg(1).arg(record_key);
+        script
+            .arg(&self.node)
+            .arg(now_ms())
+            .arg(self.lease.as_millis() as u64);
         for (field, value) in fields {
             script.arg(*field).arg(value);
         }
-        let claimed: i64 = self
+        let found: Vec<String> = self
             .store
             .run("cannot register a document", |c| script.query(c))?;
-        Ok(claimed == 1)
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let hash: HashMap<String, String> = (found.chunks_exact(2))
+            .map(|pair| (pair[0].clone(), pair[1].clone()))
+            .collect();
+        let record = record::parse(&hash).ok_or_else(|| Error::Decode {
+            what: "a record of the shared index",
+            source: format!("{record_key}: {hash:?}").into(),
+        })?;
+        Ok(Some(record))
     }
 
     /// The lowest-numbered admitted near-duplicate among `candidates` numbered before
@@ -400,15 +388,22 @@ impl SharedRegistry {
     }
 }
 
-/// The compare and set of [`SharedRegistry::claim`], on one key: `ARGV[1]` and `ARGV[2]`
-/// the writer and time seen (empty: no record), the rest the new record's fields.
+/// The claim of [`SharedRegistry::claim`], on one key: `ARGV[1]` this writer, `ARGV[2]` the
+/// time, `ARGV[3]` the lease (milliseconds), the rest the new record's fields. Returns the
+/// record found when it is decided or another writer's live registration, else writes the
+/// new one and returns nothing.
 const CLAIM: &str = "
-local node = redis.call('HGET', KEYS[1], 'node') or ''
-local at = redis.call('HGET', KEYS[1], 'at') or ''
-if node ~= ARGV[1] or at ~= ARGV[2] then return 0 end
+local found = redis.call('HGETALL', KEYS[1])
+if #found > 0 then
+  local r = {}
+  for i = 1, #found, 2 do r[found[i]] = found[i + 1] end
+  local decided = (r.st == 'a' or r.st == 'r') and r.seq ~= nil
+  local live = r.st == 'p' and tonumber(ARGV[2]) - tonumber(r.at or '0') <= tonumber(ARGV[3])
+  if decided or (r.node ~= ARGV[1] and live) then return found end
+end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-return 1
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+return {}
 ";
 
 /// The admitted near-duplicate that rejects a document.
