@@ -163,13 +163,8 @@ impl DedupCollector {
             .collect();
         segments.sort_unstable();
         segments.dedup();
-        let global = |shard: usize, address: DocAddress| {
-            let at = segments
-                .binary_search(&(shard, address.segment_ord))
-                .expect("a segment of the pages");
-            let at = SegmentOrdinal::try_from(at).expect("segment ordinals fit in u32");
-            DocAddress::new(at, address.doc_id)
-        };
+        let mut sharded = ShardedTopDocs::from_segments(segments);
+        let global = |shard: usize, address: DocAddress| sharded.global(shard, address);
         let mut ranked: Vec<(RankKey, DocAddress, &ShardHit)> = (pages.iter().enumerate())
             .flat_map(|(shard, page)| {
                 let global = &global;
@@ -235,7 +230,6 @@ impl DedupCollector {
                 hit.sort_value = by_address[&hit.address].sort_value.clone();
             }
         }
-        let mut sharded = ShardedTopDocs::from_segments(segments);
         sharded.page = page;
         Ok(ShardMerge::Page(sharded))
     }

@@ -67,8 +67,8 @@ impl ShardedTopDocs {
         }
     }
 
-    /// An empty page whose global segment ordinals are the positions in `segments` of
-    /// the (shard, segment) pairs.
+    /// An empty page whose global segment ordinals are the positions in `segments` (in
+    /// (shard, segment) order) of the (shard, segment) pairs.
     pub(super) fn from_segments(segments: Vec<(usize, SegmentOrdinal)>) -> ShardedTopDocs {
         ShardedTopDocs {
             page: DedupTopDocs::default(),
@@ -82,8 +82,9 @@ impl ShardedTopDocs {
     /// When `shard` or its segment is not one of this page's search.
     #[must_use]
     pub fn global(&self, shard: usize, address: DocAddress) -> DocAddress {
-        let segment = (self.segments.iter())
-            .position(|&segment| segment == (shard, address.segment_ord))
+        // `segments` is in (shard, segment) order, however it was made.
+        let segment = (self.segments)
+            .binary_search(&(shard, address.segment_ord))
             .expect("a segment of one of the shards");
         let segment = SegmentOrdinal::try_from(segment).expect("ordinals fit in u32");
         DocAddress::new(segment, address.doc_id)
