@@ -51,7 +51,10 @@ impl WordShingleHashes {
     #[inline]
     pub(crate) fn push(&mut self, word_hash: u64, emit: &mut impl FnMut(u64)) {
         if self.held == self.n {
-            self.window.copy_within(1..self.n, 0);
+            // A loop of n - 1 moves (one for the default shingles), not a call to memmove.
+            for i in 1..self.n {
+                self.window[i - 1] = self.window[i];
+            }
             self.held -= 1;
         }
         self.window[self.held] = word_hash;

@@ -8,8 +8,8 @@ use crate::fingerprint::{
     SimHashCounter, SimHasher, WordShingleHashes,
 };
 use crate::text::{
-    for_each_joint_feature, for_each_shingle_unit, shingle_words, ChineseDictionary, FeatureKind,
-    JointFeature, ShingleUnit, Weighting, WordShingles,
+    for_each_joint_feature, for_each_shingle_unit, shingle_words, AsciiNgrams, ChineseDictionary,
+    FeatureKind, JointFeature, ShingleUnit, Weighting, WordShingles,
 };
 
 /// Computes a text's fingerprint and the MinHash signature of its shingles: the two values
@@ -95,18 +95,25 @@ impl Signer {
         // Both read the same prefix, and hash a feature the same way (xxh3, the config's
         // seed): an n-gram of both is hashed once.
         let text = bounded_prefix(text, fingerprints.config().get_max_text_bytes());
-        let chars = match self.joint {
-            // An ASCII text has no Han text, so nothing to share, and each side has a fast
-            // path for ASCII.
-            Some(chars) if !text.is_ascii() => chars,
-            _ => {
-                let fingerprint = fingerprints.fingerprint(text);
-                return (fingerprint, fingerprint.map(|_| self.sign(text)));
-            }
+        let Some(chars) = self.joint else {
+            let fingerprint = fingerprints.fingerprint(text);
+            return (fingerprint, fingerprint.map(|_| self.sign(text)));
         };
         let mut counter = SimHashCounter::new();
         let mut signature = self.builder();
         let tokenizer = fingerprints.extractor().tokenizer();
+        if text.is_ascii() {
+            // Most English text: its words and its letters in one scan, then the n-grams
+            // over the letters, with the counting in the loop.
+            let normalized = tokenizer.ascii_joint_walk(text, |word| signature.word(word));
+            for gram in AsciiNgrams::of_normalized(chars, normalized).grams() {
+                counter.add(fingerprints.feature_hash_bytes(gram));
+            }
+            return match counter.finish() {
+                Some(fingerprint) => (Some(fingerprint), Some(signature.finish())),
+                None => (None, None),
+            };
+        }
         for_each_joint_feature(tokenizer, chars, text, |feature| match feature {
             JointFeature::Fingerprint(gram) => counter.add(fingerprints.feature_hash(gram)),
             JointFeature::Both(gram) => {
@@ -306,6 +313,28 @@ mod tests {
             }
             let signer = signer_of(&fingerprints, hashing);
             proptest::prop_assert_eq!(signer.joint.is_some(), config != 1 && config != 2);
+            let fingerprint = SimHasher::new(&fingerprints).unwrap().fingerprint(&text);
+            let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
+            proptest::prop_assert_eq!(signer.fingerprint_and_sign(&text), apart);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        /// The ASCII walk (words and letters in one scan) gives what the fingerprint and the
+        /// signature give apart: capitals, infixes (`can't`, `3.14`, `e.g`), underscores and
+        /// stop words included.
+        #[test]
+        fn the_ascii_walk_gives_the_fingerprint_and_the_signature(
+            text in "([a-zA-Z0-9_]{1,6}|[ ,.';:!_-]|The |and |I |\\n){0,60}",
+            stop_words in proptest::prelude::any::<bool>(),
+            hashing in proptest::sample::select(HASHINGS.to_vec()),
+        ) {
+            let fingerprints = FingerprintConfig::default()
+                .tokenizer(crate::text::TokenizerConfig::default().stop_words(stop_words));
+            let signer = signer_of(&fingerprints, hashing);
+            proptest::prop_assert!(signer.joint.is_some());
             let fingerprint = SimHasher::new(&fingerprints).unwrap().fingerprint(&text);
             let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
             proptest::prop_assert_eq!(signer.fingerprint_and_sign(&text), apart);

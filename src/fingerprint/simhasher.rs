@@ -166,8 +166,8 @@ impl SimHasher {
                 (self.config.get_features(), text.is_ascii())
             {
                 // ASCII text, with the counting in the loop over its n-grams.
-                for gram in AsciiNgrams::new(n, text).iter() {
-                    counter.add(hash(gram));
+                for gram in AsciiNgrams::new(n, text).grams() {
+                    counter.add(self.feature_hash_bytes(gram));
                 }
                 return counter.finish();
             }
@@ -188,7 +188,13 @@ impl SimHasher {
     /// seed (which [`MinHasher::hash`](super::MinHasher::hash) with the same seed is too).
     #[inline]
     pub(crate) fn feature_hash(&self, feature: &str) -> u64 {
-        xxhash_rust::xxh3::xxh3_64_with_seed(feature.as_bytes(), self.config.get_seed())
+        self.feature_hash_bytes(feature.as_bytes())
+    }
+
+    /// [`feature_hash`](Self::feature_hash) of a feature's bytes.
+    #[inline]
+    pub(crate) fn feature_hash_bytes(&self, feature: &[u8]) -> u64 {
+        xxhash_rust::xxh3::xxh3_64_with_seed(feature, self.config.get_seed())
     }
 
     /// The fingerprint of bytes that should be UTF-8, with an explicit policy for those that

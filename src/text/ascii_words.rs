@@ -22,12 +22,12 @@ pub(crate) fn for_each_ascii_word<'a>(text: &'a str, mut emit: impl FnMut(usize,
             continue;
         }
         let start = i;
-        let mut alphanumeric = bytes[i].is_ascii_alphanumeric();
+        let mut classes = CLASS[usize::from(bytes[i])];
         i += 1;
         while i < len {
             let b = bytes[i];
             if joins(b) {
-                alphanumeric |= b.is_ascii_alphanumeric();
+                classes |= CLASS[usize::from(b)];
                 i += 1;
             } else if i + 1 < len && is_infix(b, bytes[i - 1], bytes[i + 1]) {
                 i += 1;
@@ -36,25 +36,64 @@ pub(crate) fn for_each_ascii_word<'a>(text: &'a str, mut emit: impl FnMut(usize,
             }
         }
         // A run of underscores alone is a segment, not a word.
-        if alphanumeric {
+        if classes & ALPHANUMERIC != 0 {
             emit(start, &text[start..i]);
         }
     }
+}
+
+/// [`CLASS`] bit of ASCII letters and digits.
+pub(crate) const ALPHANUMERIC: u8 = 1;
+/// [`CLASS`] bit of the bytes that join: letters, digits and `_`.
+const JOINS: u8 = 2;
+/// [`CLASS`] bit of digits.
+const DIGIT: u8 = 4;
+/// [`CLASS`] bit of letters.
+const LETTER: u8 = 8;
+/// [`CLASS`] bit of uppercase letters: the bit that lowercases them (`b | UPPERCASE`).
+pub(crate) const UPPERCASE: u8 = 0x20;
+
+/// The class bits of every byte: one load per byte where the scans test several classes.
+pub(crate) static CLASS: [u8; 256] = classes();
+
+const fn classes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut class = 0;
+        if b.is_ascii_digit() {
+            class |= ALPHANUMERIC | JOINS | DIGIT;
+        }
+        if b.is_ascii_alphabetic() {
+            class |= ALPHANUMERIC | JOINS | LETTER;
+        }
+        if b.is_ascii_uppercase() {
+            class |= UPPERCASE;
+        }
+        if b == b'_' {
+            class |= JOINS;
+        }
+        table[i] = class;
+        i += 1;
+    }
+    table
 }
 
 /// Letters, digits and `_` (ALetter, Numeric, ExtendNumLet): they never break from each
 /// other.
 #[inline]
 fn joins(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    CLASS[usize::from(b)] & JOINS != 0
 }
 
 /// Whether `b`, between `prev` and `next`, joins them into one word.
 #[inline]
 fn is_infix(b: u8, prev: u8, next: u8) -> bool {
+    let both = CLASS[usize::from(prev)] & CLASS[usize::from(next)];
     match b {
-        b'.' | b',' | b';' | b'\'' if prev.is_ascii_digit() && next.is_ascii_digit() => true,
-        b'\'' | b'.' | b':' if prev.is_ascii_alphabetic() && next.is_ascii_alphabetic() => true,
+        b'.' | b',' | b';' | b'\'' if both & DIGIT != 0 => true,
+        b'\'' | b'.' | b':' if both & LETTER != 0 => true,
         _ => false,
     }
 }

@@ -177,10 +177,15 @@ pub(crate) struct AsciiNgrams {
 impl AsciiNgrams {
     /// The n-grams of `text`, which must be ASCII.
     pub(crate) fn new(n: usize, text: &str) -> Self {
-        AsciiNgrams {
-            normalized: ascii_letters_and_digits(text),
-            n,
-        }
+        Self::of_normalized(n, ascii_letters_and_digits(text))
+    }
+
+    /// The n-grams of text already normalized: ASCII letters and digits, lowercased.
+    pub(crate) fn of_normalized(n: usize, normalized: String) -> Self {
+        debug_assert!(normalized
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()));
+        AsciiNgrams { normalized, n }
     }
 
     /// The n-grams in order; the whole normalized text when it is shorter than n, nothing
@@ -194,6 +199,15 @@ impl AsciiNgrams {
             (self.n, len - self.n + 1)
         };
         (0..count).map(move |start| &self.normalized[start..start + width])
+    }
+
+    /// The n-grams of [`iter`](Self::iter) as bytes (one per character): the hashing loops
+    /// take these, without a character boundary check per n-gram.
+    #[inline]
+    pub(crate) fn grams(&self) -> impl Iterator<Item = &[u8]> {
+        let bytes = self.normalized.as_bytes();
+        let width = self.n.min(bytes.len()).max(1);
+        bytes.windows(width)
     }
 }
 

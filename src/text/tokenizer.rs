@@ -10,6 +10,7 @@ use std::ops::Range;
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use crate::error::{Error, Result};
+use crate::text::ascii_words::{for_each_ascii_word, ALPHANUMERIC, CLASS, UPPERCASE};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
 use crate::text::script::{
@@ -191,7 +192,7 @@ impl MixedTokenizer {
         let mut lowered = String::new();
         for_each_run(text, |run_start, run, is_han| {
             if is_han {
-                self.for_each_normalized_char(run, |c| emit(ScriptUnit::Han(c)));
+                self.for_each_han_char(run, |c| emit(ScriptUnit::Han(c)));
             } else {
                 self.segment_other(run_start, run, &mut lowered, &mut |token, _| {
                     emit(ScriptUnit::Word(token))
@@ -213,7 +214,7 @@ impl MixedTokenizer {
         let mut lowered = String::new();
         for_each_run(text, |_, run, is_han| {
             if is_han {
-                self.for_each_normalized_char(run, |c| emit(JointUnit::Han(c)));
+                self.for_each_han_char(run, |c| emit(JointUnit::Han(c)));
                 return;
             }
             let mut piece_is_ascii = false;
@@ -240,6 +241,45 @@ impl MixedTokenizer {
                 }
             });
         });
+    }
+
+    /// The joint walk of an ASCII `text` (which has no Han text): calls `emit` with each
+    /// token, as [`for_each_token`](Self::for_each_token) gives them, and returns the
+    /// normalized characters, as [`for_each_normalized_char`](Self::for_each_normalized_char)
+    /// gives them, one byte each. One scan serves both: every ASCII letter or digit belongs
+    /// to a word (see [`for_each_joint_unit`](Self::for_each_joint_unit)), so the words'
+    /// bytes are the only ones to normalize, in the same pass that finds them.
+    pub(crate) fn ascii_joint_walk(&self, text: &str, mut emit: impl FnMut(&str)) -> String {
+        debug_assert!(text.is_ascii());
+        // Written in place: a word's letters never end past the word itself.
+        let mut normalized = vec![0u8; text.len()];
+        let mut end = 0;
+        let mut lowered = String::new();
+        for_each_ascii_word(text, |_, word| {
+            // Every byte written lowercased, the length advanced past letters and digits
+            // only: no branch per byte.
+            let out = &mut normalized[end..end + word.len()];
+            let mut len = 0;
+            let mut classes = 0;
+            for b in word.bytes() {
+                let class = CLASS[usize::from(b)];
+                out[len] = b | (class & UPPERCASE);
+                len += usize::from(class & ALPHANUMERIC);
+                classes |= class;
+            }
+            end += len;
+            // A word of lowercase letters and digits only is its own token.
+            let token = if classes & UPPERCASE == 0 && len == word.len() {
+                word
+            } else {
+                lowercase(word, &mut lowered)
+            };
+            if !self.is_stop_word(token) {
+                emit(token);
+            }
+        });
+        normalized.truncate(end);
+        String::from_utf8(normalized).expect("ASCII letters and digits")
     }
 
     /// The tokens of a non-Han `run` starting at byte `run_start` of the text: UAX #29 words,
@@ -316,6 +356,21 @@ impl MixedTokenizer {
                 needs_folding,
                 &mut emit,
             );
+        }
+    }
+
+    /// [`for_each_normalized_char`](Self::for_each_normalized_char) of a `run` of Han
+    /// characters only: the run is read twice (whether it needs folding, then its
+    /// characters) rather than its characters held in a buffer grown per run.
+    fn for_each_han_char(&self, run: &str, mut emit: impl FnMut(char)) {
+        match &self.folder {
+            Some(folder) if run.chars().any(|c| folder.changes(c)) => {
+                folder
+                    .convert(run)
+                    .chars()
+                    .for_each(|c| normalize(c, &mut emit));
+            }
+            _ => run.chars().for_each(|c| normalize(c, &mut emit)),
         }
     }
 
