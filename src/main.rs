@@ -26,6 +26,8 @@ enum Command {
     Stats(cli::stats::StatsCommand),
     Fingerprint(cli::fingerprint::FingerprintCommand),
     Eval(cli::eval::EvalCommand),
+    #[cfg(feature = "cluster")]
+    Repair(cli::repair::RepairCommand),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +39,8 @@ fn main() -> ExitCode {
         Command::Stats(command) => command.run(),
         Command::Fingerprint(command) => command.run(),
         Command::Eval(command) => command.run(),
+        #[cfg(feature = "cluster")]
+        Command::Repair(command) => command.run(),
     });
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

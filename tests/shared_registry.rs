@@ -376,3 +376,193 @@ fn ingest_processes_on_their_own_shards_keep_one_copy_of_each_page() {
     assert_eq!(page["hits"].as_array().unwrap().len(), groups);
     assert_eq!(page["hidden_total"], 0, "no copy in any shard: {page}");
 }
+
+/// The ids of the documents alive in the shard at `dir`.
+fn ids_in(dir: &std::path::Path) -> Vec<String> {
+    use tantivy::schema::{TantivyDocument, Value};
+    let index = tantivy_dedup::corpus::CorpusIndex::open(dir).unwrap();
+    let searcher = index.dedup.index().reader().unwrap().searcher();
+    let mut ids = Vec::new();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        for doc in segment.doc_ids_alive() {
+            let document: TantivyDocument = searcher
+                .doc(tantivy::DocAddress::new(ord as u32, doc))
+                .unwrap();
+            let id = document.get_first(index.fields.id).unwrap();
+            ids.push(id.as_str().unwrap().to_owned());
+        }
+    }
+    ids.sort();
+    ids
+}
+
+/// `tantivy-dedup ARGS`, which must succeed; its JSON lines.
+fn run_ok(args: &[&str]) -> Vec<serde_json::Value> {
+    let output = support::cli::run(args, b"");
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    support::cli::lines(&output)
+}
+
+#[test]
+fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
+    use std::collections::HashSet;
+    use tantivy_dedup::corpus::CorpusIndex;
+    use tantivy_dedup::shared::SharedState;
+
+    let dir = tempfile::tempdir().unwrap();
+    let namespace = format!("repair-{}", std::process::id());
+    let seeds = seeds().join(",");
+    let edited = |seed: u64| {
+        let mut words: Vec<String> = random_text(seed, 100)
+            .split(' ')
+            .map(str::to_owned)
+            .collect();
+        words[40] = "edited".to_owned();
+        words.join(" ")
+    };
+    let write = |name: &str, records: &[(String, String)]| {
+        let path = dir.path().join(name);
+        let lines: String = (records.iter())
+            .map(|(id, text)| format!("{}\n", serde_json::json!({"id": id, "text": text})))
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        path
+    };
+    // Shard A was indexed before it joined: its own pages, near-duplicates of pages B
+    // admits, and pages B holds under the same ids.
+    let mut a: Vec<(String, String)> = (0..30)
+        .map(|i| (format!("a{i}"), random_text(70_000 + i, 100)))
+        .collect();
+    a.extend((0..5).map(|g| (format!("dupA{g}"), edited(80_000 + g))));
+    a.extend((0..5).map(|g| (format!("same{g}"), random_text(85_000 + g, 100))));
+    let mut b: Vec<(String, String)> = (0..20)
+        .map(|i| (format!("b{i}"), random_text(80_000 + i, 100)))
+        .collect();
+    b.extend((0..5).map(|g| (format!("same{g}"), random_text(85_000 + g, 100))));
+    let ghost = random_text(88_000, 100);
+    let mut ghost_copy = ghost.replacen("w", "x", 1);
+    ghost_copy.push_str(" tail");
+    b.push(("ghostcopy".to_owned(), ghost_copy.clone()));
+    let (input_a, input_b) = (write("a.jsonl", &a), write("b.jsonl", &b));
+    let (shard_a, shard_b) = (dir.path().join("shardA"), dir.path().join("shardB"));
+    let (shard_a, shard_b) = (shard_a.to_str().unwrap(), shard_b.to_str().unwrap());
+    run_ok(&["ingest", "--index", shard_a, input_a.to_str().unwrap()]);
+    // A's writer admitted "ghost" in the shared space and died before its commit.
+    let index_a = CorpusIndex::open(std::path::Path::new(shard_a)).unwrap();
+    let settings = index_a.dedup.settings();
+    let matcher = TextMatcher::new(&settings.matching()).unwrap();
+    let registry = |node: &str| {
+        SharedRegistry::connect(
+            &seeds.split(',').map(str::to_owned).collect::<Vec<_>>(),
+            &namespace,
+            node,
+            settings.get_distance(),
+            settings.get_verification(),
+        )
+        .unwrap()
+    };
+    let as_a = registry("A");
+    let (fingerprint, signature) = matcher.fingerprint_and_signature(&ghost);
+    let decision = as_a
+        .decide("ghost", fingerprint.unwrap(), signature.as_deref())
+        .unwrap();
+    assert!(matches!(decision, SharedDecision::Admitted { .. }));
+    assert!(matcher.judge(&ghost, &ghost_copy).near, "the copy is near");
+    let cluster = |node: &'static str| -> Vec<&str> {
+        vec![
+            "--cluster",
+            &seeds,
+            "--cluster-namespace",
+            &namespace,
+            "--node",
+            node,
+        ]
+    };
+    let ingest_b = |args: Vec<&str>| {
+        let mut all = vec!["ingest", "--report", "-", "--index", shard_b];
+        all.extend(args);
+        all.push(input_b.to_str().unwrap());
+        run_ok(&all)
+    };
+    let report = ingest_b(cluster("B"));
+    let status = |report: &[serde_json::Value], id: &str| {
+        let line = report.iter().find(|l| l["id"] == id).unwrap().clone();
+        line["status"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        status(&report, "ghostcopy"),
+        "duplicate",
+        "kept out by a phantom"
+    );
+
+    // --check: every gap reported, nothing changed.
+    let mut repair = vec!["repair", "--index", shard_a];
+    repair.extend(cluster("A"));
+    let mut check = repair.clone();
+    check.push("--check");
+    let gaps = run_ok(&check);
+    let gap_of = |gaps: &[serde_json::Value], id: &str| {
+        (gaps.iter().find(|l| l["id"] == id)).map(|l| l["gap"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(gaps.len(), 30 + 5 + 5 + 1, "{gaps:?}");
+    assert_eq!(gap_of(&gaps, "a0").as_deref(), Some("unregistered"));
+    assert_eq!(gap_of(&gaps, "dupA0").as_deref(), Some("unregistered"));
+    assert_eq!(gap_of(&gaps, "same0").as_deref(), Some("elsewhere"));
+    assert_eq!(gap_of(&gaps, "ghost").as_deref(), Some("unindexed"));
+    assert!(gaps.iter().all(|l| l["action"].is_null()));
+    assert_eq!(as_a.state("a0").unwrap(), None, "--check changed nothing");
+    assert_eq!(ids_in(std::path::Path::new(shard_a)).len(), 40);
+
+    // The repair: A's pages registered, its near-duplicates and B's ids removed from A,
+    // the phantom released and the copy it kept out reopened.
+    let done = run_ok(&repair);
+    let line = |id: &str| done.iter().find(|l| l["id"] == id).unwrap().clone();
+    assert_eq!(line("a0")["action"], "registered");
+    assert_eq!(line("dupA3")["action"], "removed");
+    assert_eq!(line("dupA3")["duplicate_of"], "b3");
+    assert_eq!(line("same2")["action"], "removed");
+    assert_eq!(line("same2")["node"], "B");
+    assert_eq!(line("ghost")["action"], "released");
+    assert_eq!(line("ghost")["reopened"], serde_json::json!(["ghostcopy"]));
+    assert_eq!(
+        as_a.state("a0").unwrap(),
+        Some(SharedState::Admitted { node: "A".into() })
+    );
+    assert!(matches!(
+        as_a.state("ghostcopy").unwrap(),
+        Some(SharedState::GivenUp { .. })
+    ));
+    assert!(run_ok(&check).is_empty(), "nothing left to mend");
+
+    // B's run again: the copy is decided anew, and admitted.
+    let again = ingest_b(cluster("B"));
+    assert_eq!(status(&again, "ghostcopy"), "added");
+
+    // Each id in one shard, and no near-duplicate pair across the two.
+    let (in_a, in_b) = (
+        ids_in(std::path::Path::new(shard_a)),
+        ids_in(std::path::Path::new(shard_b)),
+    );
+    assert_eq!(in_a.len(), 30);
+    let set_a: HashSet<&String> = in_a.iter().collect();
+    assert!(
+        in_b.iter().all(|id| !set_a.contains(id)),
+        "{in_a:?} {in_b:?}"
+    );
+    let texts: HashMap<&str, &str> = (a.iter().chain(&b))
+        .map(|(id, text)| (id.as_str(), text.as_str()))
+        .collect();
+    let kept: Vec<&String> = in_a.iter().chain(&in_b).collect();
+    for (n, x) in kept.iter().enumerate() {
+        for y in &kept[n + 1..] {
+            assert!(
+                !matcher.judge(texts[x.as_str()], texts[y.as_str()]).near,
+                "{x} {y}"
+            );
+        }
+    }
+}

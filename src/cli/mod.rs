@@ -33,6 +33,8 @@ pub mod options;
 pub mod ordered;
 pub mod panics;
 pub mod progress;
+#[cfg(feature = "cluster")]
+pub mod repair;
 pub mod report;
 pub mod search;
 #[cfg(feature = "cluster")]

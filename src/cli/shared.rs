@@ -8,6 +8,7 @@ use tantivy::schema::{TantivyDocument, Value};
 use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
 use tantivy_dedup::plugin::AddOutcome;
 use tantivy_dedup::shared::SharedRegistry;
+use tantivy_dedup::Fingerprint;
 
 /// The shared index's options of `ingest`.
 #[derive(Args, Debug)]
@@ -53,25 +54,63 @@ impl ClusterOptions {
         if !reject {
             bail!("--cluster decides documents under --policy reject only");
         }
-        let node = match &self.node {
-            Some(node) => node.clone(),
-            None => {
-                let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
-                let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
-                format!("{}:{}", host.trim(), dir.display())
-            }
-        };
-        let settings = index.dedup.settings();
-        let registry = SharedRegistry::connect(
+        let registry = connect(
             &self.cluster,
             &self.cluster_namespace,
-            &node,
-            index.dedup.distance(),
-            settings.get_verification(),
-        )
-        .context("cannot use the shared index (--cluster)")?;
+            self.node.as_deref(),
+            index,
+            dir,
+        )?;
         Ok(Some(SharedCheck { registry }))
     }
+}
+
+/// Connects to the shared space `namespace` of the cluster at `urls` as the writer `node`
+/// (by default the host's name and the index folder's path) of `index` in `dir`, judging
+/// by the index's rule.
+pub fn connect(
+    urls: &[String],
+    namespace: &str,
+    node: Option<&str>,
+    index: &CorpusIndex,
+    dir: &std::path::Path,
+) -> anyhow::Result<SharedRegistry> {
+    let node = match node {
+        Some(node) => node.to_owned(),
+        None => {
+            let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+            format!("{}:{}", host.trim(), dir.display())
+        }
+    };
+    let settings = index.dedup.settings();
+    SharedRegistry::connect(
+        urls,
+        namespace,
+        &node,
+        index.dedup.distance(),
+        settings.get_verification(),
+    )
+    .context("cannot use the shared index (--cluster)")
+}
+
+/// The plugin's values of `document` (its fingerprint and signature), as the index's writer
+/// computes them; `None` for a document without features (never a near-duplicate).
+pub fn shared_values(
+    index: &CorpusIndex,
+    document: &TantivyDocument,
+) -> Option<(Fingerprint, Option<Vec<u32>>)> {
+    let mut probe = document.clone();
+    let fingerprint = index.dedup.fill_document(&mut probe)?;
+    let signature: Option<Vec<u32>> = (index.dedup.fields().signature)
+        .map(|field| {
+            (probe.get_all(field))
+                .filter_map(|value| value.as_u64())
+                .map(|value| value as u32)
+                .collect::<Vec<u32>>()
+        })
+        .filter(|values| !values.is_empty());
+    Some((fingerprint, signature))
 }
 
 impl SharedCheck {
@@ -83,21 +122,10 @@ impl SharedCheck {
         id: &str,
         document: &TantivyDocument,
     ) -> anyhow::Result<Option<ReportLine>> {
-        // The plugin's values of the document, as the writer will compute them.
-        let mut probe = document.clone();
-        let fingerprint = index.dedup.fill_document(&mut probe);
-        let Some(fingerprint) = fingerprint else {
+        let Some((fingerprint, signature)) = shared_values(index, document) else {
             // No features: never a near-duplicate, here as in the index.
             return Ok(None);
         };
-        let signature: Option<Vec<u32>> = (index.dedup.fields().signature)
-            .map(|field| {
-                (probe.get_all(field))
-                    .filter_map(|value| value.as_u64())
-                    .map(|value| value as u32)
-                    .collect::<Vec<u32>>()
-            })
-            .filter(|values| !values.is_empty());
         let decision = self
             .registry
             .decide(id, fingerprint, signature.as_deref())

@@ -13,6 +13,8 @@
 mod keys;
 mod record;
 mod registry;
+mod repair;
 mod store;
 
 pub use registry::{SharedDecision, SharedRegistry};
+pub use repair::{Released, SharedState};

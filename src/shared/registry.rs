@@ -79,12 +79,12 @@ pub enum SharedDecision {
 /// writes Redis acknowledged but had not copied to the replica yet (Redis replicates
 /// asynchronously); the guarantee above holds for what the cluster keeps.
 pub struct SharedRegistry {
-    store: Store,
-    matcher: Matcher,
-    namespace: String,
+    pub(super) store: Store,
+    pub(super) matcher: Matcher,
+    pub(super) namespace: String,
     /// This writer's name: an id registered by another writer is that writer's.
-    node: String,
-    lease: Duration,
+    pub(super) node: String,
+    pub(super) lease: Duration,
 }
 
 impl std::fmt::Debug for SharedRegistry {
@@ -142,6 +142,11 @@ impl SharedRegistry {
         self
     }
 
+    /// This writer's name in the shared space.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
     /// Decides the document `id` (unique in the corpus) with `fingerprint` and `signature`
     /// (as the index stores them) against every writer's documents (see
     /// [`SharedRegistry`]). A document decided before is decided the same again, so that a
@@ -184,17 +189,7 @@ impl SharedRegistry {
             .run("cannot number a document", |c| c.incr(self.seq_key(), 1))?;
         // 3. Its number into its record, and the candidates (in one pipeline: the order
         // that matters is the counter's before the reads), each judged once decided.
-        let members: Vec<Vec<String>> = self.store.run("cannot read candidates", |c| {
-            let mut pipe = cluster_pipe();
-            pipe.hset(&record_key, "seq", seq).ignore();
-            for key in &keys {
-                pipe.smembers(key);
-            }
-            pipe.query(c)
-        })?;
-        let candidates: BTreeSet<String> = (members.into_iter().flatten())
-            .filter(|other| other != id)
-            .collect();
+        let candidates = self.candidates(id, &keys, Some(seq))?;
         let by = self.first_admitted_near(seq, fingerprint, signature, candidates)?;
         let fields = match &by {
             Some(near) => {
@@ -208,8 +203,16 @@ impl SharedRegistry {
             }
             None => vec![("st", State::Admitted.code().to_owned())],
         };
+        // An admitted id also goes into this writer's set, which `repair` checks against
+        // its shard.
+        let admitted = by.is_none();
         self.store.run("cannot record a decision", |c| {
-            c.hset_multiple::<_, _, _, ()>(&record_key, &fields)
+            let mut pipe = cluster_pipe();
+            pipe.hset_multiple(&record_key, &fields).ignore();
+            if admitted {
+                pipe.sadd(self.node_key(), id).ignore();
+            }
+            pipe.query::<()>(c)
         })?;
         Ok(match by {
             Some(near) => SharedDecision::Rejected {
@@ -222,6 +225,29 @@ impl SharedRegistry {
         })
     }
 
+    /// The ids other than `id` in the sets of `keys`; with `number`, written into `id`'s
+    /// record in the same pipeline, before the reads.
+    pub(super) fn candidates(
+        &self,
+        id: &str,
+        keys: &[String],
+        number: Option<u64>,
+    ) -> Result<BTreeSet<String>> {
+        let members: Vec<Vec<String>> = self.store.run("cannot read candidates", |c| {
+            let mut pipe = cluster_pipe();
+            if let Some(seq) = number {
+                pipe.hset(self.record_key(id), "seq", seq).ignore();
+            }
+            for key in keys {
+                pipe.smembers(key);
+            }
+            pipe.query(c)
+        })?;
+        Ok((members.into_iter().flatten())
+            .filter(|other| other != id)
+            .collect())
+    }
+
     /// Gives up `id`'s registration (its add failed): it no longer rejects anything.
     ///
     /// # Errors
@@ -229,7 +255,10 @@ impl SharedRegistry {
     pub fn abort(&self, id: &str) -> Result<()> {
         let record_key = self.record_key(id);
         self.store.run("cannot give a document up", |c| {
-            c.hset::<_, _, _, ()>(&record_key, "st", State::Aborted.code())
+            let mut pipe = cluster_pipe();
+            pipe.hset(&record_key, "st", State::Aborted.code()).ignore();
+            pipe.srem(self.node_key(), id).ignore();
+            pipe.query::<()>(c)
         })
     }
 
@@ -379,8 +408,13 @@ impl SharedRegistry {
         }
     }
 
-    fn record_key(&self, id: &str) -> String {
+    pub(super) fn record_key(&self, id: &str) -> String {
         format!("{}:d:{id}", self.namespace)
+    }
+
+    /// The set of the ids this writer admitted.
+    pub(super) fn node_key(&self) -> String {
+        format!("{}:n:{}", self.namespace, self.node)
     }
 
     fn seq_key(&self) -> String {

@@ -1,0 +1,247 @@
+//! `repair`: the gaps between a writer's shard and the shared space of `ingest --cluster`
+//! found and mended (docs/SCALING.md, "Repair").
+
+use std::collections::HashSet;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use serde_json::{json, Map, Value};
+use tantivy::schema::TantivyDocument;
+use tantivy::DocAddress;
+use tantivy_dedup::corpus::CorpusIndex;
+use tantivy_dedup::plugin::{DedupWriter, Policy};
+use tantivy_dedup::shared::{SharedDecision, SharedRegistry, SharedState};
+
+use crate::cli::index_dir::{open_existing, IndexArg};
+use crate::cli::print;
+use crate::cli::shared::{connect, shared_values};
+
+/// Mend the gaps between this writer's shard and the shared space of `ingest --cluster`.
+///
+/// Two directions. Every document of the shard is to be in the shared space as this
+/// writer's: one that is not (indexed before the shard joined, or given up after a failed
+/// run) is decided there now, after every document numbered before it; admitted, it stays;
+/// rejected as a near-duplicate of another writer's document, or admitted elsewhere under
+/// the same id, it is deleted from the shard, as `ingest --cluster` would have left it out.
+/// Every document the shared space says this writer admitted is to be in the shard: one
+/// that is not (its writer died between the decision and the commit, and the run was never
+/// resumed) is given up, and the records it had rejected are given up with it, so that
+/// ingesting them again decides them anew.
+///
+/// Run it with this shard's ingest stopped (it takes the shard's writer); other writers
+/// may go on. One JSON line per gap on standard output: {"id":..,"gap":"unregistered"|
+/// "rejected"|"elsewhere"|"unindexed","action":"registered"|"removed"|"released"|null}, with
+/// "duplicate_of", "distance" and "similarity" for a document removed as a near-duplicate,
+/// "node" for one another writer holds, and "reopened" (the ids to ingest again) for one
+/// released. With --check nothing is changed and "action" is null.
+#[derive(Args, Debug)]
+pub struct RepairCommand {
+    #[command(flatten)]
+    index: IndexArg,
+    /// The cluster's seed addresses, comma-separated, as given to `ingest --cluster`.
+    #[arg(long, value_name = "URLS", value_delimiter = ',', required = true)]
+    cluster: Vec<String>,
+    /// The shared space's name, as given to `ingest --cluster-namespace`.
+    #[arg(long, value_name = "NAME", default_value = "tantivy-dedup")]
+    cluster_namespace: String,
+    /// This writer's name, as given to `ingest --node` [default: the host's name and the
+    /// index folder's path].
+    #[arg(long, value_name = "NAME")]
+    node: Option<String>,
+    /// Only report the gaps: change nothing, in the shard or in the shared space.
+    #[arg(long)]
+    check: bool,
+    /// Memory for tantivy's indexing, in megabytes.
+    #[arg(long, value_name = "MB", default_value_t = 50, value_parser = clap::value_parser!(u64).range(20..=4000))]
+    memory_mb: u64,
+}
+
+impl RepairCommand {
+    /// Runs the command.
+    pub fn run(&self) -> anyhow::Result<bool> {
+        let dir = &self.index.index;
+        let index = open_existing(dir, &Default::default(), None, &Default::default())?;
+        if index.dedup.fields().key.is_none() {
+            bail!(
+                "{} has no key field: a shared space knows documents by their ids",
+                dir.display()
+            );
+        }
+        // The shard's writer first: no ingest adds to the shard while it is compared.
+        let writer = match self.check {
+            true => None,
+            false => Some(
+                (index.dedup)
+                    .writer(Policy::Reject, self.memory_mb as usize * 1_000_000)
+                    .with_context(|| {
+                        format!(
+                            "cannot write to {} (is an ingest running on it?)",
+                            dir.display()
+                        )
+                    })?,
+            ),
+        };
+        let registry = connect(
+            &self.cluster,
+            &self.cluster_namespace,
+            self.node.as_deref(),
+            &index,
+            dir,
+        )?;
+        let mut gaps = Gaps::default();
+        let held = self.shard_into_space(&index, &registry, writer.as_ref(), &mut gaps)?;
+        self.space_into_shard(&registry, &held, &mut gaps)?;
+        if let Some(writer) = writer {
+            if gaps.removed > 0 {
+                writer
+                    .commit()
+                    .context("cannot commit the shard's deletions")?;
+            }
+        }
+        note!(
+            "repair: {} documents in the shard, {} gaps: {} registered, {} removed from the shard, {} released ({} records reopened){}",
+            held.len(),
+            gaps.found,
+            gaps.registered,
+            gaps.removed,
+            gaps.released,
+            gaps.reopened,
+            if self.check { " (--check: nothing changed)" } else { "" }
+        );
+        Ok(true)
+    }
+
+    /// Every document of the shard, in index order, decided in the shared space when it
+    /// is not there as this writer's. Returns the ids the shard holds.
+    fn shard_into_space(
+        &self,
+        index: &CorpusIndex,
+        registry: &SharedRegistry,
+        writer: Option<&DedupWriter>,
+        gaps: &mut Gaps,
+    ) -> anyhow::Result<HashSet<String>> {
+        let searcher = (index.dedup.index().reader())
+            .context("cannot read the shard")?
+            .searcher();
+        let mut held = HashSet::new();
+        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+            for doc in segment.doc_ids_alive() {
+                let document: TantivyDocument = searcher
+                    .doc(DocAddress::new(ord as u32, doc))
+                    .context("cannot read a stored document of the shard")?;
+                let Some(id) = index.dedup.fields().key_of(&document) else {
+                    continue;
+                };
+                let id = id.to_owned();
+                held.insert(id.clone());
+                // A document without features is never a near-duplicate: ingest does not
+                // register it either.
+                let Some((fingerprint, signature)) = shared_values(index, &document) else {
+                    continue;
+                };
+                let gap = match registry.state(&id)? {
+                    Some(SharedState::Admitted { node }) if node == registry.node() => continue,
+                    Some(SharedState::Admitted { .. }) => "elsewhere",
+                    Some(SharedState::Rejected { .. }) => "rejected",
+                    None | Some(SharedState::Pending { .. } | SharedState::GivenUp { .. }) => {
+                        "unregistered"
+                    }
+                };
+                let mut line = Map::new();
+                line.insert("id".into(), json!(id));
+                line.insert("gap".into(), json!(gap));
+                let Some(writer) = writer else {
+                    line.insert("action".into(), Value::Null);
+                    gaps.push(line)?;
+                    continue;
+                };
+                let decision = registry
+                    .decide(&id, fingerprint, signature.as_deref())
+                    .with_context(|| format!("the shared index cannot decide {id}"))?;
+                let action = match decision {
+                    SharedDecision::Admitted { .. } => {
+                        gaps.registered += 1;
+                        "registered"
+                    }
+                    SharedDecision::Rejected {
+                        by,
+                        distance,
+                        similarity,
+                        ..
+                    } => {
+                        line.insert("duplicate_of".into(), json!(by));
+                        line.insert("distance".into(), json!(distance));
+                        if let Some(similarity) = similarity {
+                            line.insert("similarity".into(), json!(similarity));
+                        }
+                        "removed"
+                    }
+                    SharedDecision::Elsewhere { node } => {
+                        line.insert("node".into(), json!(node));
+                        "removed"
+                    }
+                };
+                if action == "removed" {
+                    writer
+                        .delete_key(&id)
+                        .with_context(|| format!("cannot delete {id} from the shard"))?;
+                    gaps.removed += 1;
+                }
+                line.insert("action".into(), json!(action));
+                gaps.push(line)?;
+            }
+        }
+        Ok(held)
+    }
+
+    /// Every id the shared space says this writer admitted, given up when the shard does
+    /// not hold it.
+    fn space_into_shard(
+        &self,
+        registry: &SharedRegistry,
+        held: &HashSet<String>,
+        gaps: &mut Gaps,
+    ) -> anyhow::Result<()> {
+        let missing: Vec<String> = (registry.admitted_ids()?.into_iter())
+            .filter(|id| !held.contains(id))
+            .collect();
+        if self.check {
+            for id in missing {
+                let mut line = Map::new();
+                line.insert("id".into(), json!(id));
+                line.insert("gap".into(), json!("unindexed"));
+                line.insert("action".into(), Value::Null);
+                gaps.push(line)?;
+            }
+            return Ok(());
+        }
+        for released in registry.release(&missing)? {
+            gaps.released += 1;
+            gaps.reopened += released.reopened.len();
+            let mut line = Map::new();
+            line.insert("id".into(), json!(released.id));
+            line.insert("gap".into(), json!("unindexed"));
+            line.insert("action".into(), json!("released"));
+            line.insert("reopened".into(), json!(released.reopened));
+            gaps.push(line)?;
+        }
+        Ok(())
+    }
+}
+
+/// The gaps found, printed as they are.
+#[derive(Default)]
+struct Gaps {
+    found: usize,
+    registered: usize,
+    removed: usize,
+    released: usize,
+    reopened: usize,
+}
+
+impl Gaps {
+    fn push(&mut self, line: Map<String, Value>) -> anyhow::Result<()> {
+        self.found += 1;
+        print(&format!("{}\n", Value::Object(line)))
+    }
+}

@@ -1,0 +1,187 @@
+//! Mending the gaps between a writer's shard and the shared space: what the space holds
+//! for an id ([`SharedState`]), the ids a writer admitted there
+//! ([`SharedRegistry::admitted_ids`]), and giving up those its shard does not hold
+//! ([`SharedRegistry::release`]). `tantivy-dedup repair` drives them (docs/SCALING.md).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use redis::Commands;
+
+use super::keys::candidate_keys;
+use super::record::{self, Record, State};
+use super::registry::SharedRegistry;
+use crate::error::{Error, Result};
+
+/// What the shared space holds for an id (see [`SharedRegistry::state`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SharedState {
+    /// Registered by `node`, not decided yet (or its writer died before deciding).
+    Pending {
+        /// The writer that registered it.
+        node: String,
+    },
+    /// Admitted by `node`: it is to be in that writer's shard.
+    Admitted {
+        /// The writer that admitted it.
+        node: String,
+    },
+    /// Rejected as a near-duplicate of the admitted document `by`.
+    Rejected {
+        /// The writer that decided it.
+        node: String,
+        /// The admitted near-duplicate.
+        by: String,
+    },
+    /// Given up by `node` (its add failed, or `repair` released it): as if it never came.
+    GivenUp {
+        /// The writer that gave it up.
+        node: String,
+    },
+}
+
+/// A document [`SharedRegistry::release`] gave up, and the records it had rejected, given
+/// up with it so that they are decided anew when they come again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Released {
+    /// The id given up.
+    pub id: String,
+    /// The ids it had rejected.
+    pub reopened: Vec<String>,
+}
+
+impl SharedRegistry {
+    /// What the shared space holds for `id`; `None` when it was never registered.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
+    pub fn state(&self, id: &str) -> Result<Option<SharedState>> {
+        let Some(record) = self.read_record(id)? else {
+            return Ok(None);
+        };
+        let node = record.node;
+        Ok(Some(match record.state {
+            State::Pending => SharedState::Pending { node },
+            State::Admitted => SharedState::Admitted { node },
+            State::Rejected => SharedState::Rejected {
+                node,
+                by: record.by.unwrap_or_default(),
+            },
+            State::Aborted => SharedState::GivenUp { node },
+        }))
+    }
+
+    /// The ids this writer admitted and has not given up: those its shard should hold.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`].
+    pub fn admitted_ids(&self) -> Result<Vec<String>> {
+        let node_key = self.node_key();
+        let mut ids: Vec<String> =
+            (self.store).run("cannot read the writer's ids", |c| c.smembers(&node_key))?;
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// Gives up each of `ids` that this writer admitted, for documents its shard does not
+    /// hold (its writer died between the decision and the commit, and the run was never
+    /// resumed), so that they no longer keep other documents out; then gives up the
+    /// records each of them had rejected, so that those are decided anew when they come
+    /// again (their texts are not in the shared space: ingest them again). Ids admitted by
+    /// another writer, or not admitted, are left as they are.
+    ///
+    /// Run it with this writer stopped (its shard must not be adding the ids meanwhile).
+    /// Other writers may go on: a writer that read one of the ids as admitted just before
+    /// it was given up decides within the lease, so the records rejected by the ids are
+    /// looked for once the lease has passed, and the call takes that long when it gives
+    /// anything up.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
+    pub fn release(&self, ids: &[String]) -> Result<Vec<Released>> {
+        let node_key = self.node_key();
+        let mut released = Vec::new();
+        for id in ids {
+            let done = self.give_up_if(id, State::Admitted, "node", &self.node)?;
+            self.store.run("cannot give a document up", |c| {
+                c.srem::<_, _, ()>(&node_key, id)
+            })?;
+            if done {
+                released.push(id.clone());
+            }
+        }
+        if released.is_empty() {
+            return Ok(Vec::new());
+        }
+        std::thread::sleep(self.lease + Duration::from_secs(1));
+        released
+            .into_iter()
+            .map(|id| {
+                let reopened = self.reopen_rejected_by(&id)?;
+                Ok(Released { id, reopened })
+            })
+            .collect()
+    }
+
+    /// Gives up the records that `id` (given up) rejected: each shares a candidate key with
+    /// it, as every near-duplicate does.
+    fn reopen_rejected_by(&self, id: &str) -> Result<Vec<String>> {
+        let Some(record) = self.read_record(id)? else {
+            return Ok(Vec::new());
+        };
+        let keys = candidate_keys(
+            &self.namespace,
+            &self.matcher,
+            record.fingerprint,
+            record.signature.as_deref(),
+        );
+        let mut reopened = Vec::new();
+        for other in self.candidates(id, &keys, None)? {
+            if self.give_up_if(&other, State::Rejected, "by", id)? {
+                reopened.push(other);
+            }
+        }
+        Ok(reopened)
+    }
+
+    /// `id`'s record; `None` when there is none.
+    fn read_record(&self, id: &str) -> Result<Option<Record>> {
+        let record_key = self.record_key(id);
+        let hash: HashMap<String, String> =
+            (self.store).run("cannot read a record", |c| c.hgetall(&record_key))?;
+        if hash.is_empty() {
+            return Ok(None);
+        }
+        record::parse(&hash).map(Some).ok_or_else(|| Error::Decode {
+            what: "a record of the shared index",
+            source: format!("{record_key}: {hash:?}").into(),
+        })
+    }
+
+    /// Gives up `id`'s record when it is in `state` with `field` equal to `value`, in one
+    /// step on its node (a record claimed anew meanwhile is left alone); whether it did.
+    fn give_up_if(&self, id: &str, state: State, field: &str, value: &str) -> Result<bool> {
+        let record_key = self.record_key(id);
+        let done: i64 = self.store.run("cannot give a document up", |c| {
+            redis::cmd("EVAL")
+                .arg(GIVE_UP_IF)
+                .arg(1)
+                .arg(&record_key)
+                .arg(state.code())
+                .arg(field)
+                .arg(value)
+                .query(c)
+        })?;
+        Ok(done == 1)
+    }
+}
+
+/// Gives up the record at `KEYS[1]` when its state is `ARGV[1]` and its field `ARGV[2]` is
+/// `ARGV[3]`: 1 if it did, else 0.
+const GIVE_UP_IF: &str = "
+if redis.call('HGET', KEYS[1], 'st') == ARGV[1] and redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[3] then
+  redis.call('HSET', KEYS[1], 'st', 'x')
+  return 1
+end
+return 0
+";
