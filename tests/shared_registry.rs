@@ -566,3 +566,90 @@ fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
         }
     }
 }
+
+#[test]
+fn dedup_writers_in_one_shared_space_keep_near_duplicates_out_across_indexes() {
+    use support::index::{page as doc, schema_of};
+    use tantivy_dedup::plugin::{AddOutcome, DedupIndex, DedupSettings, Policy};
+
+    let namespace = format!("writers-{}", std::process::id());
+    let settings = DedupSettings::new(["body"]).key_field("url");
+    let make = |settings: &DedupSettings| {
+        let index = tantivy::Index::create_in_ram(schema_of(settings));
+        DedupIndex::create(index, settings.clone()).unwrap()
+    };
+    let (index_a, index_b) = (make(&settings), make(&settings));
+    let registry = |node: &str| {
+        SharedRegistry::connect(
+            &seeds(),
+            &namespace,
+            node,
+            settings.get_distance(),
+            settings.get_verification(),
+        )
+        .unwrap()
+    };
+    let page = |seed: u64| random_text(60_000 + seed, 100);
+    let copy = |seed: u64| page(seed).replacen('w', "v", 1) + " more";
+    // Before A joins, its index holds page 9: a document near it that the shared space
+    // admits is left out by A's own index, and given up in the space again.
+    let local = index_a.writer(Policy::Reject, 15_000_000).unwrap();
+    local.add(doc(&index_a, "p9", &page(9))).unwrap();
+    local.commit().unwrap();
+    drop(local);
+
+    let a = (index_a.writer(Policy::Reject, 15_000_000).unwrap())
+        .shared(registry("A"))
+        .unwrap();
+    let b = (index_b.writer(Policy::Reject, 15_000_000).unwrap())
+        .shared(registry("B"))
+        .unwrap();
+    assert!(matches!(
+        a.add(doc(&index_a, "p1", &page(1))).unwrap(),
+        AddOutcome::Added { .. }
+    ));
+    // B: a near-duplicate of A's page, the same id as A's page, and pages of its own, in
+    // one batch (fingerprinted in parallel, decided in order).
+    let outcomes: Vec<AddOutcome> = b
+        .add_batch([
+            doc(&index_b, "q1", &copy(1)),
+            doc(&index_b, "p1", &page(1)),
+            doc(&index_b, "q2", &page(2)),
+        ])
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    match &outcomes[0] {
+        AddOutcome::Rejected { duplicate_of, .. } => {
+            assert_eq!(duplicate_of.key.as_deref(), Some("p1"));
+            assert_eq!(duplicate_of.address, None, "in another shard");
+            assert_eq!(
+                Some(duplicate_of.fingerprint),
+                a.index().hasher().fingerprint(&page(1)),
+                "the other document's fingerprint"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(outcomes[1], AddOutcome::Exists { key: "p1".into() });
+    assert!(matches!(outcomes[2], AddOutcome::Added { .. }));
+    // A's copy of page 9 is rejected by A's index, then given up in the space: B's copy
+    // gets in.
+    assert!(matches!(
+        a.add(doc(&index_a, "p9copy", &copy(9))).unwrap(),
+        AddOutcome::Rejected { .. }
+    ));
+    assert!(matches!(
+        b.add(doc(&index_b, "q9", &(copy(9) + " again"))).unwrap(),
+        AddOutcome::Added { .. }
+    ));
+    // Only Reject, and only with keys.
+    let flagging = make(&settings.clone().flagging(true));
+    let error = (flagging.writer(Policy::Flag, 15_000_000).unwrap())
+        .shared(registry("C"))
+        .unwrap_err();
+    assert!(
+        matches!(error, Error::InvalidSetting { name: "policy", .. }),
+        "{error}"
+    );
+}

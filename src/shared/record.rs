@@ -50,8 +50,10 @@ pub(super) struct Record {
     pub(super) state: State,
     /// When it was registered (milliseconds since the Unix epoch, its writer's clock).
     pub(super) at: u64,
-    /// Who rejected it, when it was rejected, at what distance and with what score.
+    /// Who rejected it, when it was rejected, with what fingerprint, at what distance and
+    /// with what score.
     pub(super) by: Option<String>,
+    pub(super) by_fingerprint: Option<Fingerprint>,
     pub(super) distance: Option<u32>,
     pub(super) similarity: Option<f64>,
 }
@@ -100,6 +102,7 @@ pub(super) fn parse(hash: &HashMap<String, String>) -> Option<Record> {
         state: State::of_code(hash.get("st")?)?,
         at: hash.get("at")?.parse().ok()?,
         by: hash.get("by").cloned(),
+        by_fingerprint: hash.get("byfp").and_then(|f| hex(f)).map(Fingerprint),
         distance: hash.get("dist").and_then(|d| d.parse().ok()),
         similarity: hash.get("sim").and_then(|s| s.parse().ok()),
     })

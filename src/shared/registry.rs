@@ -35,6 +35,8 @@ pub enum SharedDecision {
         seq: u64,
         /// The id of the admitted near-duplicate.
         by: String,
+        /// The admitted near-duplicate's fingerprint.
+        fingerprint: Fingerprint,
         /// The Hamming distance between their fingerprints.
         distance: u32,
         /// With verification, the pair's score (as `Matcher` judged it).
@@ -169,7 +171,7 @@ impl SharedRegistry {
             let Some(record) = self.claim(&record_key, &fields)? else {
                 break;
             };
-            if let Some(decision) = self.settled(&record) {
+            if let Some(decision) = self.settled(&record)? {
                 return Ok(decision);
             }
             // Another writer claimed it first: its decision, once made, is the answer.
@@ -196,6 +198,7 @@ impl SharedRegistry {
                 let mut fields = vec![
                     ("st", State::Rejected.code().to_owned()),
                     ("by", near.id.clone()),
+                    ("byfp", format!("{:x}", near.fingerprint.bits())),
                     ("dist", near.distance.to_string()),
                 ];
                 fields.extend(near.similarity.map(|s| ("sim", s.to_string())));
@@ -218,6 +221,7 @@ impl SharedRegistry {
             Some(near) => SharedDecision::Rejected {
                 seq,
                 by: near.id,
+                fingerprint: near.fingerprint,
                 distance: near.distance,
                 similarity: near.similarity,
             },
@@ -266,21 +270,45 @@ impl SharedRegistry {
     /// resumed run), what the other writer decided when one did; `None` when the record
     /// is this writer's undecided one, given up, or expired, and is to be claimed anew,
     /// or another writer's still pending (to be read again).
-    fn settled(&self, record: &Record) -> Option<SharedDecision> {
-        let seq = record.seq?;
-        match record.state {
+    fn settled(&self, record: &Record) -> Result<Option<SharedDecision>> {
+        let Some(seq) = record.seq else {
+            return Ok(None);
+        };
+        Ok(match record.state {
             State::Admitted if record.node == self.node => Some(SharedDecision::Admitted { seq }),
             State::Admitted => Some(SharedDecision::Elsewhere {
                 node: record.node.clone(),
             }),
-            State::Rejected => Some(SharedDecision::Rejected {
-                seq,
-                by: record.by.clone().unwrap_or_default(),
-                distance: record.distance.unwrap_or_default(),
-                similarity: record.similarity,
-            }),
+            State::Rejected => {
+                let by = record.by.clone().unwrap_or_default();
+                let fingerprint = match record.by_fingerprint {
+                    Some(fingerprint) => fingerprint,
+                    // Decided by a build that did not write it down: read it.
+                    None => self.fingerprint_of(&by)?,
+                };
+                Some(SharedDecision::Rejected {
+                    seq,
+                    by,
+                    fingerprint,
+                    distance: record.distance.unwrap_or_default(),
+                    similarity: record.similarity,
+                })
+            }
             State::Pending | State::Aborted => None,
-        }
+        })
+    }
+
+    /// The fingerprint in `id`'s record.
+    fn fingerprint_of(&self, id: &str) -> Result<Fingerprint> {
+        let record_key = self.record_key(id);
+        let hex: Option<String> =
+            (self.store).run("cannot read a record", |c| c.hget(&record_key, "fp"))?;
+        hex.and_then(|hex| u64::from_str_radix(&hex, 16).ok())
+            .map(Fingerprint)
+            .ok_or_else(|| Error::Decode {
+                what: "a record of the shared index",
+                source: format!("{record_key}: no fingerprint").into(),
+            })
     }
 
     /// Writes `fields` as the record at `record_key`, in one step on its node, unless the
@@ -338,6 +366,7 @@ impl SharedRegistry {
                     Verdict::Wait => continue,
                     Verdict::Admitted {
                         seq: their_seq,
+                        fingerprint,
                         distance,
                         similarity,
                     } => {
@@ -347,6 +376,7 @@ impl SharedRegistry {
                                 their_seq,
                                 Nearest {
                                     id,
+                                    fingerprint,
                                     distance,
                                     similarity,
                                 },
@@ -399,6 +429,7 @@ impl SharedRegistry {
         match record.state {
             State::Admitted => Verdict::Admitted {
                 seq: their_seq,
+                fingerprint: record.fingerprint,
                 distance,
                 similarity: near.similarity,
             },
@@ -443,6 +474,7 @@ return {}
 /// The admitted near-duplicate that rejects a document.
 struct Nearest {
     id: String,
+    fingerprint: Fingerprint,
     distance: u32,
     similarity: Option<f64>,
 }
@@ -454,6 +486,7 @@ enum Verdict {
     /// An admitted near-duplicate numbered before it, with its number and how near.
     Admitted {
         seq: u64,
+        fingerprint: Fingerprint,
         distance: u32,
         similarity: Option<f64>,
     },

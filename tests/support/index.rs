@@ -12,11 +12,16 @@ use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
 
 /// A new index in `dir` whose schema has `body` and the fields `settings` add.
 pub fn create(dir: &Path, settings: DedupSettings) -> DedupIndex {
+    let index = Index::create_in_dir(dir, schema_of(&settings)).unwrap();
+    DedupIndex::create(index, settings).unwrap()
+}
+
+/// The schema of `body` and the fields `settings` add.
+pub fn schema_of(settings: &DedupSettings) -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
     settings.add_fields(&mut schema).unwrap();
-    let index = Index::create_in_dir(dir, schema.build()).unwrap();
-    DedupIndex::create(index, settings).unwrap()
+    schema.build()
 }
 
 /// The first text value of the stored field `name` of the document at `address`.

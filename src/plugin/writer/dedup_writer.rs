@@ -77,6 +77,9 @@ pub struct DedupWriter {
     matcher: Matcher,
     reader: IndexReader,
     state: Mutex<State>,
+    /// The near-duplicate space shared with other writers, if it joined one.
+    #[cfg(feature = "cluster")]
+    pub(super) shared: Option<crate::shared::SharedRegistry>,
 }
 
 struct State {
@@ -109,6 +112,22 @@ pub(super) struct Prepared {
     key: Option<String>,
     scope: Option<u64>,
     records: Vec<String>,
+}
+
+/// What the shared space decides a prepared document by.
+#[cfg(feature = "cluster")]
+impl Prepared {
+    pub(super) fn fingerprint(&self) -> Option<Fingerprint> {
+        self.fingerprint
+    }
+
+    pub(super) fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    pub(super) fn signature_values(&self) -> Option<&[u32]> {
+        self.signature.as_ref().map(Signature::values)
+    }
 }
 
 impl DedupWriter {
@@ -156,6 +175,8 @@ impl DedupWriter {
                 next_sequence,
                 stale: false,
             }),
+            #[cfg(feature = "cluster")]
+            shared: None,
         })
     }
 
@@ -304,7 +325,17 @@ impl DedupWriter {
     /// written (the writer was killed by
     /// an earlier error, for one).
     pub fn add(&self, document: TantivyDocument) -> Result<AddOutcome> {
-        self.decide(self.prepare(document)?)
+        self.settle(self.prepare(document)?)
+    }
+
+    /// The decision on a prepared document: in the shared space first when the writer
+    /// joined one ([`shared`](Self::shared)), then by [`decide`](Self::decide).
+    pub(super) fn settle(&self, prepared: Prepared) -> Result<AddOutcome> {
+        #[cfg(feature = "cluster")]
+        if let Some(registry) = &self.shared {
+            return self.decide_shared(registry, prepared);
+        }
+        self.decide(prepared)
     }
 
     /// The part of an add that reads `document` alone: its fingerprint, signature and

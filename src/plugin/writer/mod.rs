@@ -12,10 +12,14 @@
 //! * `slots`: the references' signatures, in memory or read from the index on demand, and
 //!   the committed references found again in the writer's searcher.
 //! * `outcome`: [`Policy`], [`AddOutcome`], [`Check`] (a dry run's answer) and [`Duplicate`].
+//! * `shared` (cargo feature `cluster`): [`DedupWriter::shared`], a writer whose documents
+//!   are decided in a near-duplicate space shared with other writers first.
 
 mod dedup_writer;
 mod outcome;
 mod parallel;
+#[cfg(feature = "cluster")]
+mod shared;
 mod slots;
 mod view;
 
