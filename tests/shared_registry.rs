@@ -111,7 +111,7 @@ fn run_writers(namespace: &str, docs: &[Doc]) -> HashMap<String, (u64, bool)> {
     for thread in threads {
         for (id, decision) in thread.join().unwrap() {
             match decision {
-                SharedDecision::Admitted { seq } => {
+                SharedDecision::Admitted { seq, .. } => {
                     assert!(
                         outcome.insert(id.clone(), (seq, true)).is_none(),
                         "{id} admitted twice"
@@ -188,7 +188,7 @@ fn writers_at_once_admit_what_one_writer_would() {
             .decide(id, *fingerprint, signature.as_deref())
             .unwrap();
         match again {
-            SharedDecision::Admitted { seq } | SharedDecision::Rejected { seq, .. } => {
+            SharedDecision::Admitted { seq, .. } | SharedDecision::Rejected { seq, .. } => {
                 assert_eq!(seq, outcome[id].0, "{id}");
             }
             // Registered and admitted by another writer.
@@ -512,6 +512,8 @@ fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
     assert_eq!(gap_of(&gaps, "a0").as_deref(), Some("unregistered"));
     assert_eq!(gap_of(&gaps, "dupA0").as_deref(), Some("unregistered"));
     assert_eq!(gap_of(&gaps, "same0").as_deref(), Some("elsewhere"));
+    let same0 = gaps.iter().find(|l| l["id"] == "same0").unwrap();
+    assert_eq!(same0["node"], "B", "{same0}");
     assert_eq!(gap_of(&gaps, "ghost").as_deref(), Some("unindexed"));
     assert!(gaps.iter().all(|l| l["action"].is_null()));
     assert_eq!(as_a.state("a0").unwrap(), None, "--check changed nothing");
@@ -642,6 +644,38 @@ fn dedup_writers_in_one_shared_space_keep_near_duplicates_out_across_indexes() {
     assert!(matches!(
         b.add(doc(&index_b, "q9", &(copy(9) + " again"))).unwrap(),
         AddOutcome::Added { .. }
+    ));
+    // A new version of A's page 1 that A's index rejects (near page 9, which it held
+    // before joining) leaves page 1 A's in the space: the index still holds it.
+    assert!(matches!(
+        a.add(doc(&index_a, "p1", &(copy(9) + " v2"))).unwrap(),
+        AddOutcome::Rejected { .. }
+    ));
+    assert_eq!(
+        registry("A").state("p1").unwrap(),
+        Some(tantivy_dedup::shared::SharedState::Admitted { node: "A".into() })
+    );
+    // A document given up after it rejected another: that one is given up too, to be
+    // decided anew.
+    let (x, y) = (page(20), copy(20));
+    let values = |text: &str| {
+        let matcher = TextMatcher::new(&settings.matching()).unwrap();
+        let (fingerprint, signature) = matcher.fingerprint_and_signature(text);
+        (fingerprint.unwrap(), signature)
+    };
+    let ((fx, sx), (fy, sy)) = (values(&x), values(&y));
+    let (as_a, as_b) = (registry("A"), registry("B"));
+    as_a.decide("x20", fx, sx.as_deref()).unwrap();
+    let rejected = as_b.decide("y20", fy, sy.as_deref()).unwrap();
+    assert!(matches!(rejected, SharedDecision::Rejected { ref by, .. } if by == "x20"));
+    assert_eq!(as_a.abort("x20").unwrap(), ["y20"]);
+    assert!(matches!(
+        as_b.state("y20").unwrap(),
+        Some(tantivy_dedup::shared::SharedState::GivenUp { .. })
+    ));
+    assert!(matches!(
+        as_b.decide("y20", fy, sy.as_deref()).unwrap(),
+        SharedDecision::Admitted { again: false, .. }
     ));
     // Only Reject, and only with keys.
     let flagging = make(&settings.clone().flagging(true));

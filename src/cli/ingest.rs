@@ -102,11 +102,16 @@ impl SharedCheck {
         _: &tantivy_dedup::corpus::CorpusIndex,
         _: &str,
         _: &tantivy::TantivyDocument,
-    ) -> anyhow::Result<Option<ReportLine>> {
+    ) -> anyhow::Result<Result<bool, ReportLine>> {
         match *self {}
     }
 
-    fn settle(&self, _: &str, _: Option<&tantivy_dedup::plugin::AddOutcome>) -> anyhow::Result<()> {
+    fn settle(
+        &self,
+        _: &str,
+        _: bool,
+        _: Option<&tantivy_dedup::plugin::AddOutcome>,
+    ) -> anyhow::Result<()> {
         match *self {}
     }
 }
@@ -240,6 +245,8 @@ enum Item {
     Added {
         id: String,
         place: String,
+        /// Admitted in the shared space by this run (with `--cluster`).
+        fresh: bool,
     },
     /// The shared index could not decide it: the run stops there.
     Failed(anyhow::Error),
@@ -278,10 +285,11 @@ impl Ingestion<'_> {
                         tags: doc.tags,
                     };
                     let document = self.fields.document(&record);
+                    let mut fresh = false;
                     if let Some(shared) = self.shared {
                         match shared.check(self.index, &record.id, &document) {
-                            Ok(Some(line)) => return Item::Line(line),
-                            Ok(None) => {}
+                            Ok(Err(line)) => return Item::Line(line),
+                            Ok(Ok(admitted_now)) => fresh = admitted_now,
                             Err(e) => return Item::Failed(e),
                         }
                     }
@@ -289,6 +297,7 @@ impl Ingestion<'_> {
                     Item::Added {
                         id: record.id,
                         place: doc.place,
+                        fresh,
                     }
                 }
             })
@@ -305,10 +314,10 @@ impl Ingestion<'_> {
                     self.failure = Err(e);
                     return false;
                 }
-                Item::Added { id, place } => {
+                Item::Added { id, place, fresh } => {
                     let outcome = outcomes.next().expect("one per document");
                     if let Some(shared) = self.shared {
-                        if let Err(e) = shared.settle(&id, outcome.as_ref().ok()) {
+                        if let Err(e) = shared.settle(&id, fresh, outcome.as_ref().ok()) {
                             self.failure = Err(e);
                             return false;
                         }

@@ -89,8 +89,15 @@ impl RepairCommand {
             dir,
         )?;
         let mut gaps = Gaps::default();
-        let held = self.shard_into_space(&index, &registry, writer.as_ref(), &mut gaps)?;
+        let mut held = HashSet::new();
+        for_each_document(&index, |id, _| {
+            held.insert(id.to_owned());
+            Ok(())
+        })?;
+        // The space's side first: a document of the shard rejected by an id about to be
+        // given up is then decided anew, not deleted.
         self.space_into_shard(&registry, &held, &mut gaps)?;
+        self.shard_into_space(&index, &registry, writer.as_ref(), &mut gaps)?;
         if let Some(writer) = writer {
             if gaps.removed > 0 {
                 writer
@@ -112,86 +119,76 @@ impl RepairCommand {
     }
 
     /// Every document of the shard, in index order, decided in the shared space when it
-    /// is not there as this writer's. Returns the ids the shard holds.
+    /// is not there as this writer's.
     fn shard_into_space(
         &self,
         index: &CorpusIndex,
         registry: &SharedRegistry,
         writer: Option<&DedupWriter>,
         gaps: &mut Gaps,
-    ) -> anyhow::Result<HashSet<String>> {
-        let searcher = (index.dedup.index().reader())
-            .context("cannot read the shard")?
-            .searcher();
-        let mut held = HashSet::new();
-        for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-            for doc in segment.doc_ids_alive() {
-                let document: TantivyDocument = searcher
-                    .doc(DocAddress::new(ord as u32, doc))
-                    .context("cannot read a stored document of the shard")?;
-                let Some(id) = index.dedup.fields().key_of(&document) else {
-                    continue;
-                };
-                let id = id.to_owned();
-                held.insert(id.clone());
-                // A document without features is never a near-duplicate: ingest does not
-                // register it either.
-                let Some((fingerprint, signature)) = shared_values(index, &document) else {
-                    continue;
-                };
-                let gap = match registry.state(&id)? {
-                    Some(SharedState::Admitted { node }) if node == registry.node() => continue,
-                    Some(SharedState::Admitted { .. }) => "elsewhere",
-                    Some(SharedState::Rejected { .. }) => "rejected",
-                    None | Some(SharedState::Pending { .. } | SharedState::GivenUp { .. }) => {
-                        "unregistered"
-                    }
-                };
-                let mut line = Map::new();
-                line.insert("id".into(), json!(id));
-                line.insert("gap".into(), json!(gap));
-                let Some(writer) = writer else {
-                    line.insert("action".into(), Value::Null);
-                    gaps.push(line)?;
-                    continue;
-                };
-                let decision = registry
-                    .decide(&id, fingerprint, signature.as_deref())
-                    .with_context(|| format!("the shared index cannot decide {id}"))?;
-                let action = match decision {
-                    SharedDecision::Admitted { .. } => {
-                        gaps.registered += 1;
-                        "registered"
-                    }
-                    SharedDecision::Rejected {
-                        by,
-                        distance,
-                        similarity,
-                        ..
-                    } => {
-                        line.insert("duplicate_of".into(), json!(by));
-                        line.insert("distance".into(), json!(distance));
-                        if let Some(similarity) = similarity {
-                            line.insert("similarity".into(), json!(similarity));
-                        }
-                        "removed"
-                    }
-                    SharedDecision::Elsewhere { node } => {
-                        line.insert("node".into(), json!(node));
-                        "removed"
-                    }
-                };
-                if action == "removed" {
-                    writer
-                        .delete_key(&id)
-                        .with_context(|| format!("cannot delete {id} from the shard"))?;
-                    gaps.removed += 1;
+    ) -> anyhow::Result<()> {
+        for_each_document(index, |id, document| {
+            // A document without features is never a near-duplicate: ingest does not
+            // register it either.
+            let Some((fingerprint, signature)) = shared_values(index, document) else {
+                return Ok(());
+            };
+            let mut line = Map::new();
+            line.insert("id".into(), json!(id));
+            let gap = match registry.state(id)? {
+                Some(SharedState::Admitted { node }) if node == registry.node() => return Ok(()),
+                Some(SharedState::Admitted { node }) => {
+                    line.insert("node".into(), json!(node));
+                    "elsewhere"
                 }
-                line.insert("action".into(), json!(action));
-                gaps.push(line)?;
+                Some(SharedState::Rejected { by, .. }) => {
+                    line.insert("duplicate_of".into(), json!(by));
+                    "rejected"
+                }
+                None | Some(SharedState::Pending { .. } | SharedState::GivenUp { .. }) => {
+                    "unregistered"
+                }
+            };
+            line.insert("gap".into(), json!(gap));
+            let Some(writer) = writer else {
+                line.insert("action".into(), Value::Null);
+                return gaps.push(line);
+            };
+            let decision = registry
+                .decide(id, fingerprint, signature.as_deref())
+                .with_context(|| format!("the shared index cannot decide {id}"))?;
+            let action = match decision {
+                SharedDecision::Admitted { .. } => {
+                    gaps.registered += 1;
+                    "registered"
+                }
+                SharedDecision::Rejected {
+                    by,
+                    distance,
+                    similarity,
+                    ..
+                } => {
+                    line.insert("duplicate_of".into(), json!(by));
+                    line.insert("distance".into(), json!(distance));
+                    if let Some(similarity) = similarity {
+                        line.insert("similarity".into(), json!(similarity));
+                    }
+                    "removed"
+                }
+                SharedDecision::Elsewhere { node } => {
+                    line.insert("node".into(), json!(node));
+                    "removed"
+                }
+            };
+            if action == "removed" {
+                writer
+                    .delete_key(id)
+                    .with_context(|| format!("cannot delete {id} from the shard"))?;
+                gaps.removed += 1;
             }
-        }
-        Ok(held)
+            line.insert("action".into(), json!(action));
+            gaps.push(line)
+        })
     }
 
     /// Every id the shared space says this writer admitted, given up when the shard does
@@ -207,6 +204,14 @@ impl RepairCommand {
             .collect();
         if self.check {
             for id in missing {
+                // The set may name ids given up or rejected since: only those still this
+                // writer's admitted ones are gaps.
+                let mine = SharedState::Admitted {
+                    node: registry.node().to_owned(),
+                };
+                if registry.state(&id)? != Some(mine) {
+                    continue;
+                }
                 let mut line = Map::new();
                 line.insert("id".into(), json!(id));
                 line.insert("gap".into(), json!("unindexed"));
@@ -227,6 +232,28 @@ impl RepairCommand {
         }
         Ok(())
     }
+}
+
+/// Calls `visit(id, document)` for every alive document of the shard with a key, in index
+/// order (segment, then document).
+fn for_each_document(
+    index: &CorpusIndex,
+    mut visit: impl FnMut(&str, &TantivyDocument) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let searcher = (index.dedup.index().reader())
+        .context("cannot read the shard")?
+        .searcher();
+    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
+        for doc in segment.doc_ids_alive() {
+            let document: TantivyDocument = searcher
+                .doc(DocAddress::new(ord as u32, doc))
+                .context("cannot read a stored document of the shard")?;
+            if let Some(id) = index.dedup.fields().key_of(&document) {
+                visit(id, &document)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The gaps found, printed as they are.

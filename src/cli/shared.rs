@@ -7,7 +7,7 @@ use clap::Args;
 use tantivy::schema::{TantivyDocument, Value};
 use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
 use tantivy_dedup::plugin::AddOutcome;
-use tantivy_dedup::shared::SharedRegistry;
+use tantivy_dedup::shared::{SharedDecision, SharedRegistry};
 use tantivy_dedup::Fingerprint;
 
 /// The shared index's options of `ingest`.
@@ -114,38 +114,47 @@ pub fn shared_values(
 }
 
 impl SharedCheck {
-    /// Decides the record `id` whose document is `document`: `None` when the shared space
-    /// admits it (the index's writer takes it next), else its report line.
+    /// Decides the record `id` whose document is `document`: `Ok(fresh)` when the shared
+    /// space admits it (the index's writer takes it next; `fresh` when it was admitted now,
+    /// not before), else its report line.
     pub fn check(
         &self,
         index: &CorpusIndex,
         id: &str,
         document: &TantivyDocument,
-    ) -> anyhow::Result<Option<ReportLine>> {
+    ) -> anyhow::Result<Result<bool, ReportLine>> {
         let Some((fingerprint, signature)) = shared_values(index, document) else {
             // No features: never a near-duplicate, here as in the index.
-            return Ok(None);
+            return Ok(Ok(false));
         };
         let decision = self
             .registry
             .decide(id, fingerprint, signature.as_deref())
             .with_context(|| format!("the shared index cannot decide {id}"))?;
-        Ok(ReportLine::of_shared(
-            id.to_owned(),
-            Some(fingerprint),
-            &decision,
-        ))
+        let fresh = matches!(decision, SharedDecision::Admitted { again: false, .. });
+        match ReportLine::of_shared(id.to_owned(), Some(fingerprint), &decision) {
+            Some(line) => Ok(Err(line)),
+            None => Ok(Ok(fresh)),
+        }
     }
 
-    /// Gives up `id` in the shared space when the index did not take it after all (a
-    /// near-duplicate of a document of this index alone, or an error): it must not keep
-    /// other writers' documents out.
-    pub fn settle(&self, id: &str, outcome: Option<&AddOutcome>) -> anyhow::Result<()> {
+    /// Gives up `id` in the shared space when it was admitted there now (`fresh`) and the
+    /// index did not take it after all (a near-duplicate of a document of this index alone,
+    /// or an error): it must not keep other writers' documents out. An id admitted before
+    /// (a new version of a document the shard holds) stays this writer's.
+    pub fn settle(
+        &self,
+        id: &str,
+        fresh: bool,
+        outcome: Option<&AddOutcome>,
+    ) -> anyhow::Result<()> {
         match outcome {
+            _ if !fresh => Ok(()),
             Some(
                 AddOutcome::Added { .. } | AddOutcome::Updated { .. } | AddOutcome::Exists { .. },
             ) => Ok(()),
             _ => (self.registry.abort(id))
+                .map(drop)
                 .with_context(|| format!("the shared index cannot give {id} up")),
         }
     }

@@ -28,6 +28,9 @@ pub enum SharedDecision {
     Admitted {
         /// Its number from the cluster-wide counter.
         seq: u64,
+        /// Admitted before, by this writer: a resumed run, or a new version of a document
+        /// its shard holds (nothing was judged now).
+        again: bool,
     },
     /// A document numbered before it, admitted, is a near-duplicate: leave it out.
     Rejected {
@@ -178,11 +181,15 @@ impl SharedRegistry {
             std::thread::sleep(POLL);
         }
         let keys = candidate_keys(&self.namespace, &self.matcher, fingerprint, signature);
+        // The id also goes into this writer's set (registered, not known rejected), which
+        // `repair` checks against its shard: in the same step, so that no admitted id is
+        // missing from it.
         self.store.run("cannot register a document's keys", |c| {
             let mut pipe = cluster_pipe();
             for key in &keys {
                 pipe.sadd(key, id).ignore();
             }
+            pipe.sadd(self.node_key(), id).ignore();
             pipe.query::<()>(c)
         })?;
         // 2. Its number, after its keys.
@@ -206,14 +213,12 @@ impl SharedRegistry {
             }
             None => vec![("st", State::Admitted.code().to_owned())],
         };
-        // An admitted id also goes into this writer's set, which `repair` checks against
-        // its shard.
-        let admitted = by.is_none();
+        let rejected = by.is_some();
         self.store.run("cannot record a decision", |c| {
             let mut pipe = cluster_pipe();
             pipe.hset_multiple(&record_key, &fields).ignore();
-            if admitted {
-                pipe.sadd(self.node_key(), id).ignore();
+            if rejected {
+                pipe.srem(self.node_key(), id).ignore();
             }
             pipe.query::<()>(c)
         })?;
@@ -225,7 +230,7 @@ impl SharedRegistry {
                 distance: near.distance,
                 similarity: near.similarity,
             },
-            None => SharedDecision::Admitted { seq },
+            None => SharedDecision::Admitted { seq, again: false },
         })
     }
 
@@ -252,18 +257,25 @@ impl SharedRegistry {
             .collect())
     }
 
-    /// Gives up `id`'s registration (its add failed): it no longer rejects anything.
+    /// Gives up `id`'s registration (its add failed, or the index left it out after
+    /// all): it no longer rejects anything, and the records it rejected meanwhile are given
+    /// up too, so that they are decided anew when they come again. Returns those.
     ///
     /// # Errors
-    /// [`Error::Cluster`].
-    pub fn abort(&self, id: &str) -> Result<()> {
+    /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
+    pub fn abort(&self, id: &str) -> Result<Vec<String>> {
+        let record = self.read_record(id)?;
         let record_key = self.record_key(id);
         self.store.run("cannot give a document up", |c| {
             let mut pipe = cluster_pipe();
             pipe.hset(&record_key, "st", State::Aborted.code()).ignore();
             pipe.srem(self.node_key(), id).ignore();
             pipe.query::<()>(c)
-        })
+        })?;
+        match record {
+            Some(record) if record.state == State::Admitted => self.reopen_rejected_by(id, &record),
+            _ => Ok(Vec::new()),
+        }
     }
 
     /// The answer `record` already gives: its decision when this writer made it (a
@@ -275,7 +287,9 @@ impl SharedRegistry {
             return Ok(None);
         };
         Ok(match record.state {
-            State::Admitted if record.node == self.node => Some(SharedDecision::Admitted { seq }),
+            State::Admitted if record.node == self.node => {
+                Some(SharedDecision::Admitted { seq, again: true })
+            }
             State::Admitted => Some(SharedDecision::Elsewhere {
                 node: record.node.clone(),
             }),

@@ -11,6 +11,7 @@ use redis::Commands;
 use super::keys::candidate_keys;
 use super::record::{self, Record, State};
 use super::registry::SharedRegistry;
+use super::store::RETRY_FOR;
 use crate::error::{Error, Result};
 
 /// What the shared space holds for an id (see [`SharedRegistry::state`]).
@@ -92,9 +93,11 @@ impl SharedRegistry {
     ///
     /// Run it with this writer stopped (its shard must not be adding the ids meanwhile).
     /// Other writers may go on: a writer that read one of the ids as admitted just before
-    /// it was given up decides within the lease, so the records rejected by the ids are
-    /// looked for once the lease has passed, and the call takes that long when it gives
-    /// anything up.
+    /// it was given up decides within the lease, or within the 15 s it retries a failover,
+    /// so the records rejected by the ids are looked for once both have passed, and the
+    /// call takes that long when it gives anything up. A writer stalled longer than that
+    /// (or whose clock is further off) can still leave a record rejected by a given-up id:
+    /// for a repair that leaves none, stop every writer of the space.
     ///
     /// # Errors
     /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
@@ -102,33 +105,33 @@ impl SharedRegistry {
         let node_key = self.node_key();
         let mut released = Vec::new();
         for id in ids {
+            // Read before it is given up: once it is, another writer may claim the id anew
+            // with other values.
+            let record = self.read_record(id)?;
             let done = self.give_up_if(id, State::Admitted, "node", &self.node)?;
             self.store.run("cannot give a document up", |c| {
                 c.srem::<_, _, ()>(&node_key, id)
             })?;
-            if done {
-                released.push(id.clone());
+            if let (true, Some(record)) = (done, record) {
+                released.push((id.clone(), record));
             }
         }
         if released.is_empty() {
             return Ok(Vec::new());
         }
-        std::thread::sleep(self.lease + Duration::from_secs(1));
+        std::thread::sleep(self.lease + RETRY_FOR + Duration::from_secs(1));
         released
             .into_iter()
-            .map(|id| {
-                let reopened = self.reopen_rejected_by(&id)?;
+            .map(|(id, record)| {
+                let reopened = self.reopen_rejected_by(&id, &record)?;
                 Ok(Released { id, reopened })
             })
             .collect()
     }
 
-    /// Gives up the records that `id` (given up) rejected: each shares a candidate key with
-    /// it, as every near-duplicate does.
-    fn reopen_rejected_by(&self, id: &str) -> Result<Vec<String>> {
-        let Some(record) = self.read_record(id)? else {
-            return Ok(Vec::new());
-        };
+    /// Gives up the records that `id` (given up, whose record was `record`) rejected:
+    /// each shares a candidate key with it, as every near-duplicate does.
+    pub(super) fn reopen_rejected_by(&self, id: &str, record: &Record) -> Result<Vec<String>> {
         let keys = candidate_keys(
             &self.namespace,
             &self.matcher,
@@ -145,7 +148,7 @@ impl SharedRegistry {
     }
 
     /// `id`'s record; `None` when there is none.
-    fn read_record(&self, id: &str) -> Result<Option<Record>> {
+    pub(super) fn read_record(&self, id: &str) -> Result<Option<Record>> {
         let record_key = self.record_key(id);
         let hash: HashMap<String, String> =
             (self.store).run("cannot read a record", |c| c.hgetall(&record_key))?;

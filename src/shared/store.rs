@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 
 /// How long an operation is retried: longer than a failover (3 to 5 seconds with a node
 /// timeout of 2 s), short enough that an unreachable cluster is an error soon.
-const RETRY_FOR: Duration = Duration::from_secs(15);
+pub(super) const RETRY_FOR: Duration = Duration::from_secs(15);
 
 /// The pause between two tries.
 const RETRY_PAUSE: Duration = Duration::from_millis(100);

@@ -15,12 +15,14 @@ impl DedupWriter {
     /// verification), then against this index as any add is.
     ///
     /// - A near-duplicate of a document any writer admitted there is
-    ///   [`AddOutcome::Rejected`]; its [`Duplicate`] has the other document's key and no
-    ///   `address` when it is in another writer's shard.
+    ///   [`AddOutcome::Rejected`]; its [`Duplicate`] has the other document's key and
+    ///   fingerprint, and no `address` (the space does not know where a shard holds it).
     /// - A key another writer admitted is [`AddOutcome::Exists`]: that writer holds it.
-    /// - A document this index leaves out after all (a near-duplicate of one it held before
-    ///   it joined the space, or an error) is given up in the space again, so that it keeps
-    ///   nothing out.
+    /// - A document the space admitted now and this index leaves out after all (a
+    ///   near-duplicate of one it held before it joined the space, or an error) is given up
+    ///   in the space again, with the records it rejected meanwhile
+    ///   ([`SharedRegistry::abort`]). A key admitted before (a new version of a document
+    ///   the index holds) stays the writer's whatever the index does with the new text.
     /// - Documents without a fingerprint are indexed without the space, as ever.
     ///
     /// Under the registry's faults (docs/SCALING.md) an add is [`Error::Cluster`]; nothing
@@ -66,15 +68,20 @@ impl DedupWriter {
         };
         let decision = registry.decide(&key, fingerprint, prepared.signature_values())?;
         match decision {
-            SharedDecision::Admitted { .. } => {
+            SharedDecision::Admitted { again, .. } => {
                 let outcome = self.decide(prepared);
-                if !matches!(
+                let indexed = matches!(
                     outcome,
                     Ok(AddOutcome::Added { .. }
                         | AddOutcome::Updated { .. }
                         | AddOutcome::Exists { .. })
-                ) {
-                    registry.abort(&key)?;
+                );
+                if !again && !indexed {
+                    // The add's own error, if any, is the one to report.
+                    let aborted = registry.abort(&key);
+                    let outcome = outcome?;
+                    aborted?;
+                    return Ok(outcome);
                 }
                 outcome
             }
