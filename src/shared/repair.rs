@@ -78,8 +78,10 @@ impl SharedRegistry {
     /// [`Error::Cluster`].
     pub fn admitted_ids(&self) -> Result<Vec<String>> {
         let node_key = self.node_key();
-        let mut ids: Vec<String> =
-            (self.store).run("cannot read the writer's ids", |c| c.smembers(&node_key))?;
+        // SSCAN, a page at a time: one SMEMBERS of millions of ids would hold Redis up.
+        let mut ids: Vec<String> = self.store.run("cannot read the writer's ids", |c| {
+            c.sscan::<_, String>(&node_key)?.collect()
+        })?;
         ids.sort_unstable();
         Ok(ids)
     }
