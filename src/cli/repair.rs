@@ -18,18 +18,20 @@ use crate::cli::shared::{connect, shared_values};
 
 /// Mend the gaps between this writer's shard and the shared space of `ingest --cluster`.
 ///
-/// Two directions. Every document of the shard is to be in the shared space as this
-/// writer's: one that is not (indexed before the shard joined, or given up after a failed
-/// run) is decided there now, after every document numbered before it; admitted, it stays;
-/// rejected as a near-duplicate of another writer's document, or admitted elsewhere under
-/// the same id, it is deleted from the shard, as `ingest --cluster` would have left it out.
-/// Every document the shared space says this writer admitted is to be in the shard: one
-/// that is not (its writer died between the decision and the commit, and the run was never
-/// resumed) is given up, and the records it had rejected are given up with it, so that
-/// ingesting them again decides them anew.
+/// Two directions, in this order. Every document the shared space says this writer
+/// admitted is to be in the shard: one that is not (its writer died between the decision
+/// and the commit, and the run was never resumed) is given up, and the records it had
+/// rejected are given up with it, so that ingesting them again decides them anew (this
+/// waits 26 s, the lease and a failover's retries, for writers that read it just before).
+/// Then every document of the shard is to be in the shared space as this writer's: one
+/// that is not (indexed before the shard joined, or given up after a failed run) is decided
+/// there now, after every document numbered before it; admitted, it stays; rejected as a
+/// near-duplicate of another writer's document, or admitted elsewhere under the same id,
+/// it is deleted from the shard, as `ingest --cluster` would have left it out.
 ///
 /// Run it with this shard's ingest stopped (it takes the shard's writer); other writers
-/// may go on. One JSON line per gap on standard output: {"id":..,"gap":"unregistered"|
+/// may go on (stop them all for a repair that leaves nothing behind: docs/SCALING.md). One
+/// JSON line per gap on standard output: {"id":..,"gap":"unregistered"|
 /// "rejected"|"elsewhere"|"unindexed","action":"registered"|"removed"|"released"|null}, with
 /// "duplicate_of", "distance" and "similarity" for a document removed as a near-duplicate,
 /// "node" for one another writer holds, and "reopened" (the ids to ingest again) for one
@@ -68,18 +70,17 @@ impl RepairCommand {
             );
         }
         // The shard's writer first: no ingest adds to the shard while it is compared.
-        let writer = match self.check {
-            true => None,
-            false => Some(
-                (index.dedup)
-                    .writer(Policy::Reject, self.memory_mb as usize * 1_000_000)
-                    .with_context(|| {
-                        format!(
-                            "cannot write to {} (is an ingest running on it?)",
-                            dir.display()
-                        )
-                    })?,
-            ),
+        let writer = if self.check {
+            None
+        } else {
+            let memory = self.memory_mb as usize * 1_000_000;
+            let writer = (index.dedup.writer(Policy::Reject, memory)).with_context(|| {
+                format!(
+                    "cannot write to {} (is an ingest running on it?)",
+                    dir.display()
+                )
+            })?;
+            Some(writer)
         };
         let registry = connect(
             &self.cluster,
