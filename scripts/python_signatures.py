@@ -54,7 +54,18 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from compare_peers import load  # the same texts as the throughput comparison
+# The same texts as the throughput comparison. Importing compare_peers pins native thread
+# pools to one thread (it measures single-threaded peers): undo that here, or ours, which
+# runs on every core, would be timed on one.
+_THREAD_VARS = ("RAYON_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+_before_import = {var: os.environ.get(var) for var in _THREAD_VARS}
+from compare_peers import load  # noqa: E402
+for _var, _value in _before_import.items():
+    if _value is None:
+        os.environ.pop(_var, None)
+    else:
+        os.environ[_var] = _value
 
 NUM_PERM = 128
 SEED = 42
