@@ -7,7 +7,6 @@ use anyhow::{bail, Context};
 use clap::Args;
 use serde_json::{json, Map, Value};
 use tantivy::schema::TantivyDocument;
-use tantivy::DocAddress;
 use tantivy_dedup::corpus::CorpusIndex;
 use tantivy_dedup::plugin::{DedupWriter, Policy};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry, SharedState};
@@ -15,6 +14,7 @@ use tantivy_dedup::shared::{SharedDecision, SharedRegistry, SharedState};
 use crate::cli::index_dir::{open_existing, IndexArg};
 use crate::cli::print;
 use crate::cli::shared::{connect, shared_values};
+use crate::cli::source_index::for_each_stored;
 
 /// Mend the gaps between this writer's shard and the shared space of `ingest --cluster`.
 ///
@@ -244,17 +244,13 @@ fn for_each_document(
     let searcher = (index.dedup.index().reader())
         .context("cannot read the shard")?
         .searcher();
-    for (ord, segment) in searcher.segment_readers().iter().enumerate() {
-        for doc in segment.doc_ids_alive() {
-            let document: TantivyDocument = searcher
-                .doc(DocAddress::new(ord as u32, doc))
-                .context("cannot read a stored document of the shard")?;
-            if let Some(id) = index.dedup.fields().key_of(&document) {
-                visit(id, &document)?;
-            }
+    for_each_stored(&searcher, |document| {
+        let document = document.context("cannot read a stored document of the shard")?;
+        match index.dedup.fields().key_of(&document) {
+            Some(id) => visit(id, &document),
+            None => Ok(()),
         }
-    }
-    Ok(())
+    })
 }
 
 /// The gaps found, printed as they are.

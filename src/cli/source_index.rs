@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context;
 use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, Value};
-use tantivy::DocAddress;
+use tantivy::{DocAddress, Searcher};
 
 use crate::cli::index_dir::open_tantivy;
 use crate::cli::input::{Document, Record};
@@ -95,32 +95,45 @@ pub fn read_index(
         .context("cannot read the source index")?
         .searcher();
     let mut n = 0u64;
+    for_each_stored(&searcher, |stored| {
+        n += 1;
+        let place = format!("{}:{n}", dir.display());
+        let stored = stored.with_context(|| format!("cannot read the stored document {place}"))?;
+        let texts: Vec<String> = fields
+            .text
+            .iter()
+            .flat_map(|&field| stored.get_all(field).filter_map(|v| text_of(&v)))
+            .collect();
+        let first = |field: Option<Field>| {
+            field
+                .and_then(|f| stored.get_first(f))
+                .and_then(|v| text_of(&v))
+        };
+        emit(Ok(Document {
+            id: first(fields.id).unwrap_or_else(|| place.clone()),
+            place,
+            text: texts.join("\n"),
+            title: first(fields.title),
+            url: first(fields.url),
+            tags: Vec::new(),
+            from_stdin: false,
+        }));
+        Ok(())
+    })
+}
+
+/// Calls `visit` with every alive document's stored fields (or the error reading them), in
+/// index order: segment, then document.
+///
+/// # Errors
+/// The first error `visit` returns.
+pub fn for_each_stored(
+    searcher: &Searcher,
+    mut visit: impl FnMut(tantivy::Result<TantivyDocument>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         for doc in segment.doc_ids_alive() {
-            n += 1;
-            let place = format!("{}:{n}", dir.display());
-            let stored: TantivyDocument = searcher
-                .doc(DocAddress::new(ord as u32, doc))
-                .with_context(|| format!("cannot read the stored document {place}"))?;
-            let texts: Vec<String> = fields
-                .text
-                .iter()
-                .flat_map(|&field| stored.get_all(field).filter_map(|v| text_of(&v)))
-                .collect();
-            let first = |field: Option<Field>| {
-                field
-                    .and_then(|f| stored.get_first(f))
-                    .and_then(|v| text_of(&v))
-            };
-            emit(Ok(Document {
-                id: first(fields.id).unwrap_or_else(|| place.clone()),
-                place,
-                text: texts.join("\n"),
-                title: first(fields.title),
-                url: first(fields.url),
-                tags: Vec::new(),
-                from_stdin: false,
-            }));
+            visit(searcher.doc(DocAddress::new(ord as u32, doc)))?;
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ use std::ops::Range;
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use crate::error::{Error, Result};
-use crate::text::ascii_words::{for_each_ascii_word, ALPHANUMERIC, CLASS, UPPERCASE};
+use crate::text::ascii_words::{for_each_ascii_word, letters_and_digits, UPPERCASE};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
 use crate::text::script::{
@@ -256,17 +256,7 @@ impl MixedTokenizer {
         let mut end = 0;
         let mut lowered = String::new();
         for_each_ascii_word(text, |_, word| {
-            // Every byte written lowercased, the length advanced past letters and digits
-            // only: no branch per byte.
-            let out = &mut normalized[end..end + word.len()];
-            let mut len = 0;
-            let mut classes = 0;
-            for b in word.bytes() {
-                let class = CLASS[usize::from(b)];
-                out[len] = b | (class & UPPERCASE);
-                len += usize::from(class & ALPHANUMERIC);
-                classes |= class;
-            }
+            let (len, classes) = letters_and_digits(word.as_bytes(), &mut normalized[end..]);
             end += len;
             // A word of lowercase letters and digits only is its own token.
             let token = if classes & UPPERCASE == 0 && len == word.len() {
