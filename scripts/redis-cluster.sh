@@ -154,6 +154,10 @@ cluster-node-timeout 2000
 cluster-replica-validity-factor 0
 appendonly no
 save ""
+# A shared space's record holds a 512-byte signature and its band buckets' fields list
+# ids: hashes up to these sizes stay in Redis's compact encoding (docs/SCALING.md, Memory).
+hash-max-listpack-value 1024
+hash-max-listpack-entries 512
 EOF
 }
 

@@ -128,6 +128,24 @@ pub enum Error {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 
+    /// A shared near-duplicate space (`shared`, cargo feature `cluster`) was made with
+    /// another rule than this writer's, or by a build that lays its keys out otherwise:
+    /// its writers would miss each other's candidates or judge pairs differently. Every
+    /// writer of a space needs the same distance and verification; a space of an older
+    /// layout needs a new namespace (ingest the shards again there, or `repair` them).
+    #[error(
+        "the shared space {namespace:?} was made with {found}; this writer has {ours}: \
+         every writer of a space needs the same rule (use another namespace for another)"
+    )]
+    SpaceMismatch {
+        /// The space's namespace.
+        namespace: String,
+        /// The description the space holds.
+        found: String,
+        /// This writer's.
+        ours: String,
+    },
+
     /// Shards searched together ([`DedupCollector::search_shards`](crate::plugin::DedupCollector::search_shards))
     /// have different schemas: fields would not mean the same in each. Make every shard
     /// with the same schema (the same fields, added in the same order, and the same

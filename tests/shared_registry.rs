@@ -212,6 +212,94 @@ fn an_unreachable_cluster_is_a_clear_error() {
     assert!(error.to_string().contains("Redis Cluster"), "{error}");
 }
 
+/// Candidates found by a signature's band alone, where another document holds the band
+/// value first (the space lists several ids under it): `c` shares with `b` only the band
+/// `x` registered first, and no fingerprint block with anyone.
+#[test]
+fn a_band_value_lists_every_document_that_has_it() {
+    let namespace = format!("bands-{}", std::process::id());
+    let verification = Verification::default()
+        .threshold(0.5)
+        .candidate_distance(64);
+    let (_, rows) = verification.get_bands().unwrap();
+    let registry = |node: &str| {
+        SharedRegistry::connect(&seeds(), &namespace, node, 3, Some(&verification)).unwrap()
+    };
+    let (w1, w2, w3) = (registry("w1"), registry("w2"), registry("w3"));
+    let hashes = Verification::default().get_hashes();
+    let b: Vec<u32> = (0..hashes as u32).map(|v| v * 7 + 1).collect();
+    // x: b's first band, nothing else of b's.
+    let x: Vec<u32> = (b.iter().enumerate())
+        .map(|(i, v)| if i < rows { *v } else { v + 1_000_000 })
+        .collect();
+    // c: b's first band, and all but one value of each other band of b's (no other band
+    // key in common): near b by its score, not x.
+    let c: Vec<u32> = (b.iter().enumerate())
+        .map(|(i, v)| {
+            if i >= rows && i % rows == 0 {
+                v + 2_000_000
+            } else {
+                *v
+            }
+        })
+        .collect();
+    let (fx, fb, fc) = (
+        Fingerprint(0),
+        Fingerprint(u64::MAX),
+        Fingerprint(0x5555_5555_5555_5555),
+    );
+    assert!(matches!(
+        w1.decide("x", fx, Some(&x)).unwrap(),
+        SharedDecision::Admitted { .. }
+    ));
+    assert!(matches!(
+        w2.decide("b", fb, Some(&b)).unwrap(),
+        SharedDecision::Admitted { .. }
+    ));
+    match w3.decide("c", fc, Some(&c)).unwrap() {
+        SharedDecision::Rejected { by, .. } => assert_eq!(by, "b"),
+        other => panic!("c is b's near-duplicate: {other:?}"),
+    }
+}
+
+#[test]
+fn a_writer_with_another_rule_is_refused_by_the_space() {
+    let namespace = format!("rule-{}", std::process::id());
+    let verification = Verification::default().threshold(DEFAULT_THRESHOLD);
+    let connect = |distance: u32, verification: Option<&Verification>| {
+        SharedRegistry::connect(&seeds(), &namespace, "w", distance, verification)
+    };
+    connect(3, Some(&verification)).unwrap();
+    // The space is the first writer's: the same rule again is welcome, any other refused.
+    connect(3, Some(&verification)).unwrap();
+    for error in [
+        connect(4, Some(&verification)).unwrap_err(),
+        connect(3, Some(&verification.clone().threshold(0.9))).unwrap_err(),
+        connect(3, None).unwrap_err(),
+    ] {
+        let Error::SpaceMismatch { found, ours, .. } = &error else {
+            panic!("{error:?}");
+        };
+        assert_ne!(found, ours);
+        assert!(error.to_string().contains(&namespace), "{error}");
+    }
+    // A space an older build wrote (numbered documents, no description) is refused too.
+    let older = format!("{namespace}-older");
+    let mut connection = (redis::cluster::ClusterClient::new(seeds()).unwrap())
+        .get_connection()
+        .unwrap();
+    redis::cmd("SET")
+        .arg(format!("{older}:seq"))
+        .arg(7)
+        .query::<()>(&mut connection)
+        .unwrap();
+    let error = SharedRegistry::connect(&seeds(), &older, "w", 3, Some(&verification)).unwrap_err();
+    assert!(
+        matches!(&error, Error::SpaceMismatch { found, .. } if found.contains("older build")),
+        "{error:?}"
+    );
+}
+
 #[test]
 fn ingest_processes_on_their_own_shards_keep_one_copy_of_each_page() {
     use std::process::Stdio;

@@ -1,9 +1,39 @@
 //! The keys under which a document is found as a candidate: every document near it shares
 //! at least one.
+//!
+//! Two kinds, stored two ways. A fingerprint block of 16 bits has 65,536 values, so each
+//! is shared by many documents: a Redis set per block value. A band value is nearly always
+//! one document's own: a set per band value took about 200 bytes of Redis memory for one
+//! id, 32 times a document. Band values are therefore fields of hashes that each hold many
+//! (a bucket per high bits of the band key), whose values list the ids: a few tens of bytes
+//! an entry in a hash's compact encoding (docs/SCALING.md, "Memory").
 
+use crate::error::{Error, Result};
 use crate::lookup::band_keys;
 use crate::matching::Matcher;
 use crate::Fingerprint;
+
+/// The high bits of a band key that name its bucket: 2^20 buckets hold 32 band values
+/// each at a million documents, well within Redis's compact encoding of a hash
+/// (`hash-max-listpack-entries`, 128 by default).
+pub(super) const BUCKET_BITS: u32 = 20;
+
+/// A document's candidate keys in the shared space.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CandidateKeys {
+    /// The sets of its fingerprint's blocks.
+    pub(super) blocks: Vec<String>,
+    /// Its signature's bands, as fields of bucket hashes.
+    pub(super) bands: Vec<BandEntry>,
+}
+
+/// Where one band value's ids are: the field `field` of the hash `bucket`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct BandEntry {
+    pub(super) bucket: String,
+    /// The band key's low bits: Redis stores a field that reads as an integer in a few bytes.
+    pub(super) field: u32,
+}
 
 /// The candidate keys of a document with `fingerprint` and `signature`, under the
 /// namespace `ns`: the `t + 1` blocks of its fingerprint for the table distance `t` (two
@@ -14,9 +44,9 @@ pub(super) fn candidate_keys(
     matcher: &Matcher,
     fingerprint: Fingerprint,
     signature: Option<&[u32]>,
-) -> Vec<String> {
+) -> CandidateKeys {
     let blocks = matcher.table_distance() + 1;
-    let mut keys: Vec<String> = (0..blocks)
+    let block_keys = (0..blocks)
         .map(|block| {
             let (start, end) = block_bits(block, blocks);
             let width = end - start;
@@ -29,10 +59,19 @@ pub(super) fn candidate_keys(
             format!("{ns}:b:{block}:{value:x}")
         })
         .collect();
-    if let (Some((_, rows)), Some(signature)) = (matcher.bands(), signature) {
-        keys.extend(band_keys(signature, rows).map(|key| format!("{ns}:s:{key:x}")));
+    let bands = match (matcher.bands(), signature) {
+        (Some((_, rows)), Some(signature)) => band_keys(signature, rows)
+            .map(|key| BandEntry {
+                bucket: format!("{ns}:s:{:x}", key >> (32 - BUCKET_BITS)),
+                field: key & ((1 << (32 - BUCKET_BITS)) - 1),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    CandidateKeys {
+        blocks: block_keys,
+        bands,
     }
-    keys
 }
 
 /// The bit range `start..end` of block `block` of `blocks` over 64 bits, as even as can be.
@@ -40,6 +79,55 @@ fn block_bits(block: u32, blocks: u32) -> (u32, u32) {
     let start = 64 * block / blocks;
     let end = 64 * (block + 1) / blocks;
     (start, end)
+}
+
+/// Adds the entry `ARGV[2]` (an id as [`id_entry`] writes it) to the field `ARGV[1]` of
+/// the hash `KEYS[1]` unless the field lists it already (a resumed run registers an id
+/// again): Redis has no append to a hash field, and the script is atomic on its node.
+pub(super) const ADD_ID: &str = "
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  return 1
+end
+local i = 1
+while i < #v do
+  local n = string.byte(v, i) * 256 + string.byte(v, i + 1)
+  if string.sub(v, i, i + 1 + n) == ARGV[2] then return 0 end
+  i = i + 2 + n
+end
+redis.call('HSET', KEYS[1], ARGV[1], v .. ARGV[2])
+return 1
+";
+
+/// `id` as an entry of a band field: its length in two bytes (big-endian), then its bytes.
+///
+/// # Errors
+/// [`Error::KeyTooLong`] for an id of more than 65,535 bytes (longer than tantivy indexes a
+/// key anyway).
+pub(super) fn id_entry(id: &str) -> Result<Vec<u8>> {
+    let length = u16::try_from(id.len()).map_err(|_| Error::KeyTooLong {
+        length: id.len(),
+        max: usize::from(u16::MAX),
+    })?;
+    let mut entry = Vec::with_capacity(2 + id.len());
+    entry.extend_from_slice(&length.to_be_bytes());
+    entry.extend_from_slice(id.as_bytes());
+    Ok(entry)
+}
+
+/// The ids of a band field's value, as [`ADD_ID`] wrote them; `None` when it is not such
+/// a list.
+pub(super) fn parse_ids(mut value: &[u8]) -> Option<Vec<String>> {
+    let mut ids = Vec::new();
+    while !value.is_empty() {
+        let (length, rest) = value.split_first_chunk::<2>()?;
+        let length = usize::from(u16::from_be_bytes(*length));
+        let id = rest.get(..length)?;
+        ids.push(String::from_utf8(id.to_vec()).ok()?);
+        value = &rest[length..];
+    }
+    Some(ids)
 }
 
 #[cfg(test)]
@@ -53,15 +141,33 @@ mod tests {
         // Three bits flipped, one in each of three blocks: the fourth block agrees.
         let b = Fingerprint(a.bits() ^ (1 | 1 << 20 | 1 << 40));
         let (ka, kb) = (
-            candidate_keys("t", &matcher, a, None),
-            candidate_keys("t", &matcher, b, None),
+            candidate_keys("t", &matcher, a, None).blocks,
+            candidate_keys("t", &matcher, b, None).blocks,
         );
         assert_eq!(ka.len(), 4);
         assert!(ka.iter().any(|k| kb.contains(k)));
         let far = Fingerprint(!a.bits());
         assert!(!candidate_keys("t", &matcher, far, None)
+            .blocks
             .iter()
             .any(|k| ka.contains(k)));
+    }
+
+    #[test]
+    fn signatures_that_share_a_band_share_a_band_entry() {
+        let matcher = Matcher::new(3, Some(&crate::matching::Verification::default()));
+        let a: Vec<u32> = (0..128).collect();
+        let mut b = a.clone();
+        // Every band differs but the first.
+        for value in b.iter_mut().skip(4).step_by(4) {
+            *value += 1000;
+        }
+        let fingerprint = Fingerprint(0);
+        let ka = candidate_keys("t", &matcher, fingerprint, Some(&a)).bands;
+        let kb = candidate_keys("t", &matcher, fingerprint, Some(&b)).bands;
+        assert_eq!(ka.len(), 32);
+        assert_eq!(ka[0], kb[0]);
+        assert!(ka[1..].iter().all(|entry| !kb.contains(entry)));
     }
 
     #[test]
@@ -74,5 +180,17 @@ mod tests {
                 .windows(2)
                 .all(|w| w[0].1 == w[1].0 && w[0].0 < w[0].1));
         }
+    }
+
+    #[test]
+    fn ids_read_back_from_their_entries() {
+        let ids = ["", "a", "grown-1", "ü/€", &"x".repeat(300)];
+        let value: Vec<u8> = ids.iter().flat_map(|id| id_entry(id).unwrap()).collect();
+        assert_eq!(parse_ids(&value).unwrap(), ids);
+        assert_eq!(parse_ids(&value[..value.len() - 1]), None);
+        assert!(matches!(
+            id_entry(&"x".repeat(70_000)),
+            Err(Error::KeyTooLong { length: 70_000, .. })
+        ));
     }
 }

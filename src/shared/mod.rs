@@ -14,6 +14,7 @@ mod keys;
 mod record;
 mod registry;
 mod repair;
+mod space;
 mod store;
 
 pub use registry::{SharedDecision, SharedRegistry};

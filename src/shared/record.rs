@@ -1,4 +1,5 @@
-//! A document's record in the shared space: a Redis hash of a few short fields.
+//! A document's record in the shared space: a Redis hash of a few short fields and the
+//! signature, its values as little-endian bytes (half the size of hexadecimal text).
 
 use std::collections::HashMap;
 
@@ -58,54 +59,65 @@ pub(super) struct Record {
     pub(super) similarity: Option<f64>,
 }
 
+/// A record as Redis returns it: field names and their values' bytes.
+pub(super) type Hash = HashMap<String, Vec<u8>>;
+
 /// The hash fields of a new registration.
 pub(super) fn fields(
     node: &str,
     fingerprint: Fingerprint,
     signature: Option<&[u32]>,
     at: u64,
-) -> Vec<(&'static str, String)> {
+) -> Vec<(&'static str, Vec<u8>)> {
     let mut fields = vec![
-        ("node", node.to_owned()),
-        ("fp", format!("{:x}", fingerprint.bits())),
-        ("st", State::Pending.code().to_owned()),
-        ("at", at.to_string()),
+        ("node", node.as_bytes().to_vec()),
+        ("fp", format!("{:x}", fingerprint.bits()).into_bytes()),
+        ("st", State::Pending.code().as_bytes().to_vec()),
+        ("at", at.to_string().into_bytes()),
     ];
     if let Some(signature) = signature {
-        let values: Vec<String> = signature.iter().map(|v| format!("{v:x}")).collect();
-        fields.push(("sig", values.join(",")));
+        let bytes = signature.iter().flat_map(|v| v.to_le_bytes()).collect();
+        fields.push(("sig", bytes));
     }
     fields
 }
 
 /// The record of a hash read with HGETALL; `None` for an empty or malformed hash (a
 /// record being written, or removed).
-pub(super) fn parse(hash: &HashMap<String, String>) -> Option<Record> {
-    let hex = |s: &str| u64::from_str_radix(s, 16).ok();
+pub(super) fn parse(hash: &Hash) -> Option<Record> {
+    let text = |field: &str| std::str::from_utf8(hash.get(field)?).ok();
+    let hex = |field: &str| u64::from_str_radix(text(field)?, 16).ok();
     let signature = match hash.get("sig") {
         None => None,
-        Some(values) => Some(
-            values
-                .split(',')
-                .map(|v| u32::from_str_radix(v, 16).ok())
-                .collect::<Option<Vec<u32>>>()?,
+        Some(bytes) if bytes.len() % 4 == 0 => Some(
+            (bytes.chunks_exact(4))
+                .map(|v| u32::from_le_bytes([v[0], v[1], v[2], v[3]]))
+                .collect(),
         ),
+        Some(_) => return None,
     };
     Some(Record {
-        node: hash.get("node")?.clone(),
-        fingerprint: Fingerprint(hex(hash.get("fp")?)?),
+        node: text("node")?.to_owned(),
+        fingerprint: Fingerprint(hex("fp")?),
         signature,
         seq: match hash.get("seq") {
-            Some(seq) => Some(seq.parse().ok()?),
+            Some(_) => Some(text("seq")?.parse().ok()?),
             None => None,
         },
-        state: State::of_code(hash.get("st")?)?,
-        at: hash.get("at")?.parse().ok()?,
-        by: hash.get("by").cloned(),
-        by_fingerprint: hash.get("byfp").and_then(|f| hex(f)).map(Fingerprint),
-        distance: hash.get("dist").and_then(|d| d.parse().ok()),
-        similarity: hash.get("sim").and_then(|s| s.parse().ok()),
+        state: State::of_code(text("st")?)?,
+        at: text("at")?.parse().ok()?,
+        by: text("by").map(str::to_owned),
+        by_fingerprint: hex("byfp").map(Fingerprint),
+        distance: text("dist").and_then(|d| d.parse().ok()),
+        similarity: text("sim").and_then(|s| s.parse().ok()),
     })
+}
+
+/// The names of a hash's fields, for an error message (the values are bytes).
+pub(super) fn describe(key: &str, hash: &Hash) -> String {
+    let mut names: Vec<&str> = hash.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    format!("{key}: fields {names:?} do not make a record")
 }
 
 #[cfg(test)]
@@ -115,8 +127,7 @@ mod tests {
     #[test]
     fn a_registration_reads_back() {
         let fields = fields("n1", Fingerprint(0xABC), Some(&[1, 0xFFFF_FFFF, 0]), 42);
-        let mut hash: HashMap<String, String> =
-            fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        let mut hash: Hash = fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
         let record = parse(&hash).unwrap();
         assert_eq!(
             (record.node.as_str(), record.fingerprint),
@@ -127,11 +138,11 @@ mod tests {
             (record.seq, record.state, record.at),
             (None, State::Pending, 42)
         );
-        hash.insert("seq".into(), "7".into());
-        hash.insert("st".into(), "a".into());
+        hash.insert("seq".into(), b"7".to_vec());
+        hash.insert("st".into(), b"a".to_vec());
         let record = parse(&hash).unwrap();
         assert_eq!((record.seq, record.state), (Some(7), State::Admitted));
-        hash.insert("sig".into(), "zz".into());
+        hash.insert("sig".into(), b"zz".to_vec());
         assert_eq!(parse(&hash), None);
         assert_eq!(parse(&HashMap::new()), None);
     }

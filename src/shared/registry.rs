@@ -1,13 +1,14 @@
 //! [`SharedRegistry`]: register, number, then decide by number.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::cluster::cluster_pipe;
 use redis::Commands;
 
-use super::keys::candidate_keys;
-use super::record::{self, Record, State};
+use super::keys::{candidate_keys, id_entry, parse_ids, BandEntry, CandidateKeys, ADD_ID};
+use super::record::{self, Hash, Record, State};
+use super::space;
 use super::store::Store;
 use crate::error::{Error, Result};
 use crate::lookup::MAX_TABLE_DISTANCE;
@@ -110,10 +111,15 @@ impl SharedRegistry {
     /// [`get_verification`](crate::plugin::DedupSettings::get_verification): every writer
     /// must use the same).
     ///
+    /// The first writer of a namespace writes its layout and rule into the space; the others
+    /// check theirs against it.
+    ///
     /// # Errors
     /// [`Error::Cluster`] when the cluster cannot be reached; [`Error::InvalidSetting`]
     /// (`distance`) when the rule's block tables would cover more than
-    /// [`MAX_TABLE_DISTANCE`] bits (a candidate stage that scans, without bands).
+    /// [`MAX_TABLE_DISTANCE`] bits (a candidate stage that scans, without bands);
+    /// [`Error::SpaceMismatch`] when the space was made with another rule, or by a build
+    /// that laid it out otherwise.
     pub fn connect(
         urls: &[String],
         namespace: &str,
@@ -131,8 +137,10 @@ impl SharedRegistry {
                 ),
             });
         }
+        let store = Store::connect(urls)?;
+        space::check_or_create(&store, namespace, distance, verification)?;
         Ok(SharedRegistry {
-            store: Store::connect(urls)?,
+            store,
             matcher,
             namespace: namespace.to_owned(),
             node: node.to_owned(),
@@ -159,13 +167,14 @@ impl SharedRegistry {
     /// registered anew.
     ///
     /// # Errors
-    /// [`Error::Cluster`].
+    /// [`Error::Cluster`]; [`Error::KeyTooLong`] for an id of more than 65,535 bytes.
     pub fn decide(
         &self,
         id: &str,
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
     ) -> Result<SharedDecision> {
+        let entry = id_entry(id)?;
         let record_key = self.record_key(id);
         // 1. The record (claimed: one writer decides an id), then the candidate keys.
         loop {
@@ -181,17 +190,7 @@ impl SharedRegistry {
             std::thread::sleep(POLL);
         }
         let keys = candidate_keys(&self.namespace, &self.matcher, fingerprint, signature);
-        // The id also goes into this writer's set (registered, not known rejected), which
-        // `repair` checks against its shard: in the same step, so that no admitted id is
-        // missing from it.
-        self.store.run("cannot register a document's keys", |c| {
-            let mut pipe = cluster_pipe();
-            for key in &keys {
-                pipe.sadd(key, id).ignore();
-            }
-            pipe.sadd(self.node_key(), id).ignore();
-            pipe.query::<()>(c)
-        })?;
+        self.register(id, &entry, &keys)?;
         // 2. Its number, after its keys.
         let seq: u64 = self
             .store
@@ -200,7 +199,7 @@ impl SharedRegistry {
         // that matters is the counter's before the reads), each judged once decided.
         let candidates = self.candidates(id, &keys, Some(seq))?;
         let by = self.first_admitted_near(seq, fingerprint, signature, candidates)?;
-        let fields = match &by {
+        let fields: Vec<(&str, String)> = match &by {
             Some(near) => {
                 let mut fields = vec![
                     ("st", State::Rejected.code().to_owned()),
@@ -234,27 +233,86 @@ impl SharedRegistry {
         })
     }
 
-    /// The ids other than `id` in the sets of `keys`; with `number`, written into `id`'s
-    /// record in the same pipeline, before the reads.
+    /// Adds `id` (whose band entry is `entry`) under each of `keys`, and to this writer's
+    /// set (registered, not known rejected), which `repair` checks against its shard: in
+    /// the same step, so that no admitted id is missing from it.
+    fn register(&self, id: &str, entry: &[u8], keys: &CandidateKeys) -> Result<()> {
+        // A band value is nearly always new: a plain HSETNX takes it. One another document
+        // holds already (a near-duplicate's, or a collision of 32-bit keys) is appended to
+        // by a script, in a second step: a script per band would cost Redis several times
+        // the command.
+        let new: Vec<bool> = self.store.run("cannot register a document's keys", |c| {
+            let mut pipe = cluster_pipe();
+            for key in &keys.blocks {
+                pipe.sadd(key, id).ignore();
+            }
+            for band in &keys.bands {
+                pipe.hset_nx(&band.bucket, band.field, entry);
+            }
+            pipe.sadd(self.node_key(), id).ignore();
+            pipe.query(c)
+        })?;
+        let shared: Vec<&BandEntry> = (keys.bands.iter().zip(new))
+            .filter_map(|(band, new)| (!new).then_some(band))
+            .collect();
+        if shared.is_empty() {
+            return Ok(());
+        }
+        self.store.run("cannot register a document's keys", |c| {
+            let mut pipe = cluster_pipe();
+            for band in &shared {
+                (pipe.cmd("EVAL").arg(ADD_ID).arg(1).arg(&band.bucket))
+                    .arg(band.field)
+                    .arg(entry)
+                    .ignore();
+            }
+            pipe.query::<()>(c)
+        })
+    }
+
+    /// The ids other than `id` under `keys`; with `number`, written into `id`'s record in
+    /// the same pipeline, before the reads.
     pub(super) fn candidates(
         &self,
         id: &str,
-        keys: &[String],
+        keys: &CandidateKeys,
         number: Option<u64>,
     ) -> Result<BTreeSet<String>> {
-        let members: Vec<Vec<String>> = self.store.run("cannot read candidates", |c| {
-            let mut pipe = cluster_pipe();
-            if let Some(seq) = number {
-                pipe.hset(self.record_key(id), "seq", seq).ignore();
-            }
-            for key in keys {
-                pipe.smembers(key);
-            }
-            pipe.query(c)
-        })?;
-        Ok((members.into_iter().flatten())
-            .filter(|other| other != id)
-            .collect())
+        let (blocks, bands): (Vec<Vec<String>>, Vec<Option<Vec<u8>>>) =
+            self.store.run("cannot read candidates", |c| {
+                let mut pipe = cluster_pipe();
+                if let Some(seq) = number {
+                    pipe.hset(self.record_key(id), "seq", seq).ignore();
+                }
+                for key in &keys.blocks {
+                    pipe.smembers(key);
+                }
+                for band in &keys.bands {
+                    pipe.hget(&band.bucket, band.field);
+                }
+                let values: Vec<redis::Value> = pipe.query(c)?;
+                let (blocks, bands) = values.split_at(keys.blocks.len().min(values.len()));
+                Ok((
+                    blocks
+                        .iter()
+                        .map(redis::from_redis_value_ref)
+                        .collect::<std::result::Result<_, _>>()?,
+                    bands
+                        .iter()
+                        .map(redis::from_redis_value_ref)
+                        .collect::<std::result::Result<_, _>>()?,
+                ))
+            })?;
+        let mut ids: BTreeSet<String> = blocks.into_iter().flatten().collect();
+        for (band, value) in keys.bands.iter().zip(bands) {
+            let Some(value) = value else { continue };
+            ids.extend(parse_ids(&value).ok_or_else(|| Error::Decode {
+                what: "a band entry of the shared index",
+                source: format!("{} field {}: not a list of ids", band.bucket, band.field).into(),
+            })?);
+        }
+        ids.remove(id);
+        Ok(ids)
     }
 
     /// Gives up `id`'s registration (its add failed, or the index left it out after
@@ -328,7 +386,11 @@ impl SharedRegistry {
     /// Writes `fields` as the record at `record_key`, in one step on its node, unless the
     /// record there is decided or another writer's live registration: `None` once
     /// written, else that record.
-    fn claim(&self, record_key: &str, fields: &[(&'static str, String)]) -> Result<Option<Record>> {
+    fn claim(
+        &self,
+        record_key: &str,
+        fields: &[(&'static str, Vec<u8>)],
+    ) -> Result<Option<Record>> {
         let mut script = redis::cmd("EVAL");
         script.arg(CLAIM).arg(1).arg(record_key);
         script
@@ -338,18 +400,23 @@ impl SharedRegistry {
         for (field, value) in fields {
             script.arg(*field).arg(value);
         }
-        let found: Vec<String> = self
+        let found: Vec<Vec<u8>> = self
             .store
             .run("cannot register a document", |c| script.query(c))?;
         if found.is_empty() {
             return Ok(None);
         }
-        let hash: HashMap<String, String> = (found.chunks_exact(2))
-            .map(|pair| (pair[0].clone(), pair[1].clone()))
+        let hash: Hash = (found.chunks_exact(2))
+            .map(|pair| {
+                (
+                    String::from_utf8_lossy(&pair[0]).into_owned(),
+                    pair[1].clone(),
+                )
+            })
             .collect();
         let record = record::parse(&hash).ok_or_else(|| Error::Decode {
             what: "a record of the shared index",
-            source: format!("{record_key}: {hash:?}").into(),
+            source: record::describe(record_key, &hash).into(),
         })?;
         Ok(Some(record))
     }
@@ -366,14 +433,13 @@ impl SharedRegistry {
         let mut admitted: Option<(u64, Nearest)> = None;
         while !candidates.is_empty() {
             let ids: Vec<String> = candidates.iter().cloned().collect();
-            let hashes: Vec<HashMap<String, String>> =
-                self.store.run("cannot read candidates", |c| {
-                    let mut pipe = cluster_pipe();
-                    for other in &ids {
-                        pipe.hgetall(self.record_key(other));
-                    }
-                    pipe.query(c)
-                })?;
+            let hashes: Vec<Hash> = self.store.run("cannot read candidates", |c| {
+                let mut pipe = cluster_pipe();
+                for other in &ids {
+                    pipe.hgetall(self.record_key(other));
+                }
+                pipe.query(c)
+            })?;
             let now = now_ms();
             for (other, hash) in ids.into_iter().zip(hashes) {
                 match self.judge(seq, fingerprint, signature, record::parse(&hash), now) {

@@ -3,13 +3,12 @@
 //! ([`SharedRegistry::admitted_ids`]), and giving up those its shard does not hold
 //! ([`SharedRegistry::release`]). `tantivy-dedup repair` drives them (docs/SCALING.md).
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use redis::Commands;
 
 use super::keys::candidate_keys;
-use super::record::{self, Record, State};
+use super::record::{self, Hash, Record, State};
 use super::registry::SharedRegistry;
 use super::store::RETRY_FOR;
 use crate::error::{Error, Result};
@@ -152,14 +151,13 @@ impl SharedRegistry {
     /// `id`'s record; `None` when there is none.
     pub(super) fn read_record(&self, id: &str) -> Result<Option<Record>> {
         let record_key = self.record_key(id);
-        let hash: HashMap<String, String> =
-            (self.store).run("cannot read a record", |c| c.hgetall(&record_key))?;
+        let hash: Hash = (self.store).run("cannot read a record", |c| c.hgetall(&record_key))?;
         if hash.is_empty() {
             return Ok(None);
         }
         record::parse(&hash).map(Some).ok_or_else(|| Error::Decode {
             what: "a record of the shared index",
-            source: format!("{record_key}: {hash:?}").into(),
+            source: record::describe(&record_key, &hash).into(),
         })
     }
 
