@@ -6,7 +6,7 @@
 //! one document's own: a set per band value took about 200 bytes of Redis memory for one
 //! id, 32 times a document. Band values are therefore fields of hashes that each hold many
 //! (a bucket per high bits of the band key), whose values list the ids: a few tens of bytes
-//! an entry in a hash's compact encoding (docs/SCALING.md, "Memory").
+//! an entry in a hash's compact encoding (docs/SCALING.md, "Keys and memory").
 
 use crate::error::{Error, Result};
 use crate::lookup::band_keys;
@@ -81,10 +81,62 @@ fn block_bits(block: u32, blocks: u32) -> (u32, u32) {
     (start, end)
 }
 
-/// Adds the entry `ARGV[2]` (an id as [`id_entry`] writes it) to the field `ARGV[1]` of
-/// the hash `KEYS[1]` unless the field lists it already (a resumed run registers an id
-/// again): Redis has no append to a hash field, and the script is atomic on its node.
-pub(super) const ADD_ID: &str = "
+/// A document as listed under its keys: its fingerprint (8 bytes, little-endian), then its
+/// id. The fingerprint lets a reader drop the many documents that share a 16-bit block
+/// but lie beyond the rule's reach before reading any record: SimHash's bits lean the same
+/// way for texts of one language, so a block value can be shared by thousands.
+///
+/// # Errors
+/// [`Error::KeyTooLong`] for an id of more than 65,527 bytes (its entry in a band field
+/// has a two-byte length; tantivy indexes shorter keys anyway).
+pub(super) fn member(id: &str, fingerprint: Fingerprint) -> Result<Vec<u8>> {
+    const MAX_ID: usize = u16::MAX as usize - 8;
+    if id.len() > MAX_ID {
+        return Err(Error::KeyTooLong {
+            length: id.len(),
+            max: MAX_ID,
+        });
+    }
+    let mut member = Vec::with_capacity(8 + id.len());
+    member.extend_from_slice(&fingerprint.bits().to_le_bytes());
+    member.extend_from_slice(id.as_bytes());
+    Ok(member)
+}
+
+/// A [`member`] as an entry of a band field: its length in two bytes (big-endian), then
+/// its bytes.
+pub(super) fn band_entry(member: &[u8]) -> Vec<u8> {
+    let length = u16::try_from(member.len()).expect("member checks the length");
+    let mut entry = Vec::with_capacity(2 + member.len());
+    entry.extend_from_slice(&length.to_be_bytes());
+    entry.extend_from_slice(member);
+    entry
+}
+
+/// The fingerprint and id of a [`member`]; `None` when it is not one.
+pub(super) fn parse_member(member: &[u8]) -> Option<(Fingerprint, String)> {
+    let (fingerprint, id) = member.split_first_chunk::<8>()?;
+    let id = String::from_utf8(id.to_vec()).ok()?;
+    Some((Fingerprint(u64::from_le_bytes(*fingerprint)), id))
+}
+
+/// The members of a band field's value, as [`ADD_MEMBER`] wrote them; `None` when it is
+/// not such a list.
+pub(super) fn parse_band(mut value: &[u8]) -> Option<Vec<(Fingerprint, String)>> {
+    let mut members = Vec::new();
+    while !value.is_empty() {
+        let (length, rest) = value.split_first_chunk::<2>()?;
+        let length = usize::from(u16::from_be_bytes(*length));
+        members.push(parse_member(rest.get(..length)?)?);
+        value = &rest[length..];
+    }
+    Some(members)
+}
+
+/// Adds the entry `ARGV[2]` (a [`band_entry`]) to the field `ARGV[1]` of the hash
+/// `KEYS[1]` unless the field lists it already (a resumed run registers an id again):
+/// Redis has no append to a hash field, and the script is atomic on its node.
+pub(super) const ADD_MEMBER: &str = "
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if not v then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -99,36 +151,6 @@ end
 redis.call('HSET', KEYS[1], ARGV[1], v .. ARGV[2])
 return 1
 ";
-
-/// `id` as an entry of a band field: its length in two bytes (big-endian), then its bytes.
-///
-/// # Errors
-/// [`Error::KeyTooLong`] for an id of more than 65,535 bytes (longer than tantivy indexes a
-/// key anyway).
-pub(super) fn id_entry(id: &str) -> Result<Vec<u8>> {
-    let length = u16::try_from(id.len()).map_err(|_| Error::KeyTooLong {
-        length: id.len(),
-        max: usize::from(u16::MAX),
-    })?;
-    let mut entry = Vec::with_capacity(2 + id.len());
-    entry.extend_from_slice(&length.to_be_bytes());
-    entry.extend_from_slice(id.as_bytes());
-    Ok(entry)
-}
-
-/// The ids of a band field's value, as [`ADD_ID`] wrote them; `None` when it is not such
-/// a list.
-pub(super) fn parse_ids(mut value: &[u8]) -> Option<Vec<String>> {
-    let mut ids = Vec::new();
-    while !value.is_empty() {
-        let (length, rest) = value.split_first_chunk::<2>()?;
-        let length = usize::from(u16::from_be_bytes(*length));
-        let id = rest.get(..length)?;
-        ids.push(String::from_utf8(id.to_vec()).ok()?);
-        value = &rest[length..];
-    }
-    Some(ids)
-}
 
 #[cfg(test)]
 mod tests {
@@ -183,13 +205,24 @@ mod tests {
     }
 
     #[test]
-    fn ids_read_back_from_their_entries() {
+    fn members_read_back_from_band_fields() {
         let ids = ["", "a", "grown-1", "ü/€", &"x".repeat(300)];
-        let value: Vec<u8> = ids.iter().flat_map(|id| id_entry(id).unwrap()).collect();
-        assert_eq!(parse_ids(&value).unwrap(), ids);
-        assert_eq!(parse_ids(&value[..value.len() - 1]), None);
+        let members: Vec<Vec<u8>> = (ids.iter().enumerate())
+            .map(|(i, id)| member(id, Fingerprint(u64::MAX - i as u64)).unwrap())
+            .collect();
+        let value: Vec<u8> = members.iter().flat_map(|m| band_entry(m)).collect();
+        let read = parse_band(&value).unwrap();
+        assert_eq!(read.len(), ids.len());
+        for (i, (fingerprint, id)) in read.iter().enumerate() {
+            assert_eq!(
+                (fingerprint.bits(), id.as_str()),
+                (u64::MAX - i as u64, ids[i])
+            );
+        }
+        assert_eq!(parse_band(&value[..value.len() - 1]), None);
+        assert_eq!(parse_member(b"short"), None);
         assert!(matches!(
-            id_entry(&"x".repeat(70_000)),
+            member(&"x".repeat(70_000), Fingerprint(0)),
             Err(Error::KeyTooLong { length: 70_000, .. })
         ));
     }

@@ -4,9 +4,12 @@ use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::cluster::cluster_pipe;
-use redis::Commands;
+use redis::{Commands, RedisResult};
 
-use super::keys::{candidate_keys, id_entry, parse_ids, BandEntry, CandidateKeys, ADD_ID};
+use super::keys::{
+    band_entry, candidate_keys, member, parse_band, parse_member, BandEntry, CandidateKeys,
+    ADD_MEMBER,
+};
 use super::record::{self, Hash, Record, State};
 use super::space;
 use super::store::Store;
@@ -59,12 +62,12 @@ pub enum SharedDecision {
 /// writer, the first (by the cluster's numbering) is admitted, the others rejected.
 ///
 /// **The protocol.** To decide a document `d`, its writer
-/// 1. writes `d`'s record (fingerprint, signature, *pending*, the time) and adds `d` to
-///    the set of each of its candidate keys (the fingerprint's blocks, the signature's
-///    bands: any near-duplicate of `d` shares one);
+/// 1. writes `d`'s record (fingerprint, signature, *pending*, the time) and lists `d`
+///    under each of its candidate keys (the fingerprint's blocks, the signature's bands:
+///    any near-duplicate of `d` shares one);
 /// 2. then takes `d`'s number from one cluster-wide counter (`INCR`) and writes it into
 ///    the record;
-/// 3. then reads the sets of `d`'s keys, and judges by the index's rule each candidate
+/// 3. then reads the ids listed under `d`'s keys, and judges by the index's rule each candidate
 ///    numbered before `d`, waiting for those still pending: `d` is rejected when one of
 ///    them is an admitted near-duplicate, admitted otherwise; the decision goes into the
 ///    record.
@@ -167,14 +170,14 @@ impl SharedRegistry {
     /// registered anew.
     ///
     /// # Errors
-    /// [`Error::Cluster`]; [`Error::KeyTooLong`] for an id of more than 65,535 bytes.
+    /// [`Error::Cluster`]; [`Error::KeyTooLong`] for an id of more than 65,527 bytes.
     pub fn decide(
         &self,
         id: &str,
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
     ) -> Result<SharedDecision> {
-        let entry = id_entry(id)?;
+        let member = member(id, fingerprint)?;
         let record_key = self.record_key(id);
         // 1. The record (claimed: one writer decides an id), then the candidate keys.
         loop {
@@ -190,14 +193,14 @@ impl SharedRegistry {
             std::thread::sleep(POLL);
         }
         let keys = candidate_keys(&self.namespace, &self.matcher, fingerprint, signature);
-        self.register(id, &entry, &keys)?;
+        self.register(id, &member, &keys)?;
         // 2. Its number, after its keys.
         let seq: u64 = self
             .store
             .run("cannot number a document", |c| c.incr(self.seq_key(), 1))?;
         // 3. Its number into its record, and the candidates (in one pipeline: the order
         // that matters is the counter's before the reads), each judged once decided.
-        let candidates = self.candidates(id, &keys, Some(seq))?;
+        let candidates = self.candidates(id, fingerprint, &keys, Some(seq))?;
         let by = self.first_admitted_near(seq, fingerprint, signature, candidates)?;
         let fields: Vec<(&str, String)> = match &by {
             Some(near) => {
@@ -233,10 +236,11 @@ impl SharedRegistry {
         })
     }
 
-    /// Adds `id` (whose band entry is `entry`) under each of `keys`, and to this writer's
-    /// set (registered, not known rejected), which `repair` checks against its shard: in
-    /// the same step, so that no admitted id is missing from it.
-    fn register(&self, id: &str, entry: &[u8], keys: &CandidateKeys) -> Result<()> {
+    /// Lists `id` (as `member`) under each of `keys`, and adds it to this writer's set
+    /// (registered, not known rejected), which `repair` checks against its shard: in the
+    /// same step, so that no admitted id is missing from it.
+    fn register(&self, id: &str, member: &[u8], keys: &CandidateKeys) -> Result<()> {
+        let entry = band_entry(member);
         // A band value is nearly always new: a plain HSETNX takes it. One another document
         // holds already (a near-duplicate's, or a collision of 32-bit keys) is appended to
         // by a script, in a second step: a script per band would cost Redis several times
@@ -244,10 +248,10 @@ impl SharedRegistry {
         let new: Vec<bool> = self.store.run("cannot register a document's keys", |c| {
             let mut pipe = cluster_pipe();
             for key in &keys.blocks {
-                pipe.sadd(key, id).ignore();
+                pipe.sadd(key, member).ignore();
             }
             for band in &keys.bands {
-                pipe.hset_nx(&band.bucket, band.field, entry);
+                pipe.hset_nx(&band.bucket, band.field, &entry);
             }
             pipe.sadd(self.node_key(), id).ignore();
             pipe.query(c)
@@ -261,58 +265,70 @@ impl SharedRegistry {
         self.store.run("cannot register a document's keys", |c| {
             let mut pipe = cluster_pipe();
             for band in &shared {
-                (pipe.cmd("EVAL").arg(ADD_ID).arg(1).arg(&band.bucket))
+                (pipe.cmd("EVAL").arg(ADD_MEMBER).arg(1).arg(&band.bucket))
                     .arg(band.field)
-                    .arg(entry)
+                    .arg(&entry)
                     .ignore();
             }
             pipe.query::<()>(c)
         })
     }
 
-    /// The ids other than `id` under `keys`; with `number`, written into `id`'s record in
-    /// the same pipeline, before the reads.
+    /// The ids other than `id` listed under `keys` with a fingerprint within the rule's
+    /// reach of `fingerprint` (the others cannot be near, whatever their records say);
+    /// with `number`, written into `id`'s record in the same pipeline, before the reads.
     pub(super) fn candidates(
         &self,
         id: &str,
+        fingerprint: Fingerprint,
         keys: &CandidateKeys,
         number: Option<u64>,
     ) -> Result<BTreeSet<String>> {
-        let (blocks, bands): (Vec<Vec<String>>, Vec<Option<Vec<u8>>>) =
-            self.store.run("cannot read candidates", |c| {
-                let mut pipe = cluster_pipe();
-                if let Some(seq) = number {
-                    pipe.hset(self.record_key(id), "seq", seq).ignore();
-                }
-                for key in &keys.blocks {
-                    pipe.smembers(key);
-                }
-                for band in &keys.bands {
-                    pipe.hget(&band.bucket, band.field);
-                }
-                let values: Vec<redis::Value> = pipe.query(c)?;
-                let (blocks, bands) = values.split_at(keys.blocks.len().min(values.len()));
-                Ok((
-                    blocks
-                        .iter()
-                        .map(redis::from_redis_value_ref)
-                        .collect::<std::result::Result<_, _>>()?,
-                    bands
-                        .iter()
-                        .map(redis::from_redis_value_ref)
-                        .collect::<std::result::Result<_, _>>()?,
-                ))
-            })?;
-        let mut ids: BTreeSet<String> = blocks.into_iter().flatten().collect();
+        type Read = (Vec<Vec<Vec<u8>>>, Vec<Option<Vec<u8>>>);
+        let (blocks, bands): Read = self.store.run("cannot read candidates", |c| {
+            let mut pipe = cluster_pipe();
+            if let Some(seq) = number {
+                pipe.hset(self.record_key(id), "seq", seq).ignore();
+            }
+            for key in &keys.blocks {
+                pipe.smembers(key);
+            }
+            for band in &keys.bands {
+                pipe.hget(&band.bucket, band.field);
+            }
+            let values: Vec<redis::Value> = pipe.query(c)?;
+            let (blocks, bands) = values.split_at(keys.blocks.len().min(values.len()));
+            fn read<T: redis::FromRedisValue>(values: &[redis::Value]) -> RedisResult<Vec<T>> {
+                Ok((values.iter())
+                    .map(redis::from_redis_value_ref)
+                    .collect::<std::result::Result<_, _>>()?)
+            }
+            Ok((read(blocks)?, read(bands)?))
+        })?;
+        let undecodable = |what: String| Error::Decode {
+            what: "a candidate key of the shared index",
+            source: what.into(),
+        };
+        let mut members = Vec::new();
+        for (key, listed) in keys.blocks.iter().zip(blocks) {
+            for bytes in listed {
+                members.push(
+                    parse_member(&bytes)
+                        .ok_or_else(|| undecodable(format!("{key}: not a member")))?,
+                );
+            }
+        }
         for (band, value) in keys.bands.iter().zip(bands) {
             let Some(value) = value else { continue };
-            ids.extend(parse_ids(&value).ok_or_else(|| Error::Decode {
-                what: "a band entry of the shared index",
-                source: format!("{} field {}: not a list of ids", band.bucket, band.field).into(),
+            members.extend(parse_band(&value).ok_or_else(|| {
+                undecodable(format!("{} field {}: not a list", band.bucket, band.field))
             })?);
         }
-        ids.remove(id);
-        Ok(ids)
+        let reach = self.matcher.reach();
+        Ok((members.into_iter())
+            .filter(|(theirs, other)| other != id && fingerprint.distance(*theirs) <= reach)
+            .map(|(_, other)| other)
+            .collect())
     }
 
     /// Gives up `id`'s registration (its add failed, or the index left it out after

@@ -140,7 +140,7 @@ impl SharedRegistry {
             record.signature.as_deref(),
         );
         let mut reopened = Vec::new();
-        for other in self.candidates(id, &keys, None)? {
+        for other in self.candidates(id, record.fingerprint, &keys, None)? {
             if self.give_up_if(&other, State::Rejected, "by", id)? {
                 reopened.push(other);
             }
