@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::error::{Error, Result};
 use crate::Fingerprint;
 
 /// Where a document stands.
@@ -113,11 +114,20 @@ pub(super) fn parse(hash: &Hash) -> Option<Record> {
     })
 }
 
-/// The names of a hash's fields, for an error message (the values are bytes).
-pub(super) fn describe(key: &str, hash: &Hash) -> String {
-    let mut names: Vec<&str> = hash.keys().map(String::as_str).collect();
-    names.sort_unstable();
-    format!("{key}: fields {names:?} do not make a record")
+/// The record at `key`, read as `hash`.
+///
+/// # Errors
+/// [`Error::Decode`] naming the hash's fields (its values are bytes) when they do not make
+/// a record.
+pub(super) fn read(key: &str, hash: &Hash) -> Result<Record> {
+    parse(hash).ok_or_else(|| {
+        let mut names: Vec<&str> = hash.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        Error::Decode {
+            what: "a record of the shared index",
+            source: format!("{key}: fields {names:?} do not make a record").into(),
+        }
+    })
 }
 
 #[cfg(test)]

@@ -67,10 +67,10 @@ pub enum SharedDecision {
 ///    any near-duplicate of `d` shares one);
 /// 2. then takes `d`'s number from one cluster-wide counter (`INCR`) and writes it into
 ///    the record;
-/// 3. then reads the ids listed under `d`'s keys, and judges by the index's rule each candidate
-///    numbered before `d`, waiting for those still pending: `d` is rejected when one of
-///    them is an admitted near-duplicate, admitted otherwise; the decision goes into the
-///    record.
+/// 3. then reads the documents listed under `d`'s keys, and judges by the index's rule
+///    each candidate numbered before `d`, waiting for those still pending: `d` is
+///    rejected when one of them is an admitted near-duplicate, admitted otherwise; the
+///    decision goes into the record.
 ///
 /// **Why no near-duplicate pair is admitted.** Take near-duplicates `a` and `b`, `a`
 /// numbered first; they share a key `K`. `b` reads `K` after taking its number, which
@@ -430,11 +430,7 @@ impl SharedRegistry {
                 )
             })
             .collect();
-        let record = record::parse(&hash).ok_or_else(|| Error::Decode {
-            what: "a record of the shared index",
-            source: record::describe(record_key, &hash).into(),
-        })?;
-        Ok(Some(record))
+        record::read(record_key, &hash).map(Some)
     }
 
     /// The lowest-numbered admitted near-duplicate among `candidates` numbered before

@@ -11,7 +11,7 @@ use super::keys::candidate_keys;
 use super::record::{self, Hash, Record, State};
 use super::registry::SharedRegistry;
 use super::store::RETRY_FOR;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// What the shared space holds for an id (see [`SharedRegistry::state`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,8 @@ impl SharedRegistry {
     /// What the shared space holds for `id`; `None` when it was never registered.
     ///
     /// # Errors
-    /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
+    /// [`Error::Cluster`](crate::Error::Cluster); [`Error::Decode`](crate::Error::Decode) for
+    /// a record this build cannot read.
     pub fn state(&self, id: &str) -> Result<Option<SharedState>> {
         let Some(record) = self.read_record(id)? else {
             return Ok(None);
@@ -74,7 +75,7 @@ impl SharedRegistry {
     /// The ids this writer admitted and has not given up: those its shard should hold.
     ///
     /// # Errors
-    /// [`Error::Cluster`].
+    /// [`Error::Cluster`](crate::Error::Cluster).
     pub fn admitted_ids(&self) -> Result<Vec<String>> {
         let node_key = self.node_key();
         // SSCAN, a page at a time: one SMEMBERS of millions of ids would hold Redis up.
@@ -101,7 +102,8 @@ impl SharedRegistry {
     /// for a repair that leaves none, stop every writer of the space.
     ///
     /// # Errors
-    /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
+    /// [`Error::Cluster`](crate::Error::Cluster); [`Error::Decode`](crate::Error::Decode) for
+    /// a record this build cannot read.
     pub fn release(&self, ids: &[String]) -> Result<Vec<Released>> {
         let node_key = self.node_key();
         let mut released = Vec::new();
@@ -155,10 +157,7 @@ impl SharedRegistry {
         if hash.is_empty() {
             return Ok(None);
         }
-        record::parse(&hash).map(Some).ok_or_else(|| Error::Decode {
-            what: "a record of the shared index",
-            source: record::describe(&record_key, &hash).into(),
-        })
+        record::read(&record_key, &hash).map(Some)
     }
 
     /// Gives up `id`'s record when it is in `state` with `field` equal to `value`, in one
