@@ -17,8 +17,8 @@ pub enum ShingleHashing {
     /// in. Indexes whose settings file is of format 2 or earlier hash this way.
     Text,
     /// Each word hashed once (xxh3 of its text), a shingle's hash the xxh3 of its words'
-    /// hashes in order (a shingle of one word: that word's hash). About half the cost of a
-    /// signature of English text (`docs/BENCHMARKS.md`, "Ingest").
+    /// hashes in order (a shingle of one word: that word's hash): a word is hashed once,
+    /// not once per shingle it is in.
     #[default]
     Words,
 }
