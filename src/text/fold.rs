@@ -23,18 +23,17 @@ const HAN_END: u32 = 0x2_FA20;
 static TW2SP: LazyLock<Arc<Converter>> = LazyLock::new(|| {
     let converter = Tw2sp::new();
     // Most Chinese text on the web is already Simplified. Knowing which characters the
-    // conversion changes lets a text without any of them skip it (and its allocation);
-    // finding them takes a few milliseconds once per process.
-    // The same scan gives the table of single characters.
+    // conversion changes lets a text without any of them skip it (and its allocation).
+    // Only a character that a pass converts on its own can change alone: those few
+    // thousand are tried, not the 91,000 Han code points (which took 2 ms, at the start of
+    // every process that folds). The same loop gives the table of single characters.
     // A dense bit set (24 KiB): it is probed once per character of Chinese text, and a
     // roaring bitmap's container search made that probe a twelfth of the time of n-grams.
     let mut traditional = BitSet::with_max_value(HAN_END);
     let mut characters = HashMap::new();
     let mut buffer = [0u8; 4];
-    let han = (0x3400u32..0xA000)
-        .chain(0xF900..0xFB00)
-        .chain(0x2_0000..HAN_END);
-    for c in han.filter_map(char::from_u32) {
+    let candidates: std::collections::BTreeSet<char> = converter.single_keys().collect();
+    for c in candidates.into_iter().filter(|&c| is_han(c)) {
         let single = c.encode_utf8(&mut buffer);
         let converted = converter.convert(single);
         // Compared, not matched on `Cow::Owned`: a variant can go there and back in the
@@ -50,6 +49,12 @@ static TW2SP: LazyLock<Arc<Converter>> = LazyLock::new(|| {
         characters,
     })
 });
+
+/// The Han blocks the tables cover: CJK Unified Ideographs and Extension A, the
+/// Compatibility Ideographs, and the supplementary ideographs below [`HAN_END`].
+fn is_han(c: char) -> bool {
+    matches!(u32::from(c), 0x3400..0xA000 | 0xF900..0xFB00 | 0x2_0000..HAN_END)
+}
 
 struct Converter {
     tw2sp: Tw2sp,
@@ -150,6 +155,31 @@ mod tests {
             std::borrow::Cow::Borrowed("简体不变 and Latin")
         ));
         assert!(folder.needs_folding("門") && !folder.needs_folding("门"));
+    }
+
+    #[test]
+    fn the_tables_hold_every_han_character_that_changes_alone() {
+        let converter = &*TW2SP;
+        let han = (0x3400u32..0xA000)
+            .chain(0xF900..0xFB00)
+            .chain(0x2_0000..HAN_END)
+            .filter_map(char::from_u32);
+        let mut changed = 0;
+        for c in han {
+            let converted = converter
+                .tw2sp
+                .convert(c.encode_utf8(&mut [0; 4]))
+                .into_owned();
+            let changes = converted != c.to_string();
+            assert_eq!(converter.traditional.contains(u32::from(c)), changes, "{c}");
+            assert_eq!(
+                converter.characters.get(&c).map(|s| &**s),
+                changes.then_some(&*converted)
+            );
+            changed += usize::from(changes);
+        }
+        assert_eq!(converter.characters.len(), changed);
+        assert!(changed > 2_000, "{changed}");
     }
 
     #[test]

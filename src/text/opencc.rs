@@ -51,6 +51,13 @@ impl Tw2sp {
         }
     }
 
+    /// The characters that a pass converts on their own (a key of one character with
+    /// another value), with repeats: no other character changes alone, as a text of one
+    /// character matches no longer key.
+    pub(crate) fn single_keys(&self) -> impl Iterator<Item = char> + '_ {
+        self.passes.iter().flat_map(Pass::single_keys)
+    }
+
     /// The text in Simplified script with mainland vocabulary: borrowed when no pass changes
     /// anything.
     pub(crate) fn convert<'a>(&self, text: &'a str) -> Cow<'a, str> {
@@ -133,6 +140,17 @@ impl Pass {
                 u16::try_from(starts.len()).expect("at most 65,535 characters start keys");
         }
         Pass { slots, starts }
+    }
+
+    /// The characters this pass converts on their own.
+    fn single_keys(&self) -> impl Iterator<Item = char> + '_ {
+        (self.slots.iter().enumerate())
+            .filter(|&(_, &slot)| {
+                usize::from(slot)
+                    .checked_sub(1)
+                    .is_some_and(|at| self.starts[at].single.is_some())
+            })
+            .filter_map(|(c, _)| char::from_u32(c as u32))
     }
 
     /// The length in bytes of the longest key that `rest` starts with (`first` is its first
