@@ -134,16 +134,16 @@ pub enum Error {
     /// writer of a space needs the same distance and verification; a space of an older
     /// layout needs a new namespace (ingest the shards again there, or `repair` them).
     #[error(
-        "the shared space {namespace:?} was made with {found}; this writer has {ours}: \
-         every writer of a space needs the same rule (use another namespace for another)"
+        "the shared space {namespace:?} was made with another rule or layout ({}): every \
+         writer of a space needs the same (use another namespace for another)",
+        .differences.join("; ")
     )]
     SpaceMismatch {
         /// The space's namespace.
         namespace: String,
-        /// The description the space holds.
-        found: String,
-        /// This writer's.
-        ours: String,
+        /// Each setting that differs: `path: value in the space, value here` (`layout: 1`
+        /// for a space of an older build).
+        differences: Vec<String>,
     },
 
     /// Shards searched together ([`DedupCollector::search_shards`](crate::plugin::DedupCollector::search_shards))

@@ -272,15 +272,24 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
     connect(3, Some(&verification)).unwrap();
     // The space is the first writer's: the same rule again is welcome, any other refused.
     connect(3, Some(&verification)).unwrap();
-    for error in [
-        connect(4, Some(&verification)).unwrap_err(),
-        connect(3, Some(&verification.clone().threshold(0.9))).unwrap_err(),
-        connect(3, None).unwrap_err(),
+    for (error, differs) in [
+        (
+            connect(4, Some(&verification)).unwrap_err(),
+            "distance: 3 in the space, 4 here",
+        ),
+        (
+            connect(3, Some(&verification.clone().threshold(0.9))).unwrap_err(),
+            "verification.threshold: 0.55 in the space, 0.9 here",
+        ),
+        (
+            connect(3, None).unwrap_err(),
+            "verification.threshold: 0.55 in the space, none here",
+        ),
     ] {
-        let Error::SpaceMismatch { found, ours, .. } = &error else {
+        let Error::SpaceMismatch { differences, .. } = &error else {
             panic!("{error:?}");
         };
-        assert_ne!(found, ours);
+        assert!(differences.contains(&differs.to_owned()), "{differences:?}");
         assert!(error.to_string().contains(&namespace), "{error}");
     }
     // A space an older build wrote (numbered documents, no description) is refused too.
@@ -295,7 +304,8 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
         .unwrap();
     let error = SharedRegistry::connect(&seeds(), &older, "w", 3, Some(&verification)).unwrap_err();
     assert!(
-        matches!(&error, Error::SpaceMismatch { found, .. } if found.contains("older build")),
+        matches!(&error, Error::SpaceMismatch { differences, .. }
+            if differences.contains(&"layout: 1 in the space, 2 here".to_owned())),
         "{error:?}"
     );
 }

@@ -2,6 +2,8 @@
 //! by its first writer and checked by every other, so that a writer with another rule (or a
 //! build that lays keys out otherwise) is refused rather than missing candidates silently.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use redis::Commands;
 use serde::Serialize;
 
@@ -54,12 +56,82 @@ pub(super) fn check_or_create(
         c.set_nx::<_, _, ()>(&key, &ours)?;
         c.get(&key)
     })?;
-    match found {
-        Some(found) if found == ours => Ok(()),
-        found => Err(Error::SpaceMismatch {
-            namespace: namespace.to_owned(),
-            found: found.unwrap_or_else(|| "{\"layout\":1} (an older build's)".to_owned()),
-            ours,
-        }),
+    let found = found.unwrap_or_else(|| "{\"layout\":1}".to_owned());
+    if found == ours {
+        return Ok(());
+    }
+    Err(Error::SpaceMismatch {
+        namespace: namespace.to_owned(),
+        differences: differences(&found, &ours),
+    })
+}
+
+/// Each setting that differs between the descriptions `found` (the space's) and `ours`:
+/// `path: value in the space, value here`.
+fn differences(found: &str, ours: &str) -> Vec<String> {
+    let settings = |description: &str| {
+        let mut settings = BTreeMap::new();
+        let value = serde_json::from_str(description).unwrap_or(serde_json::Value::Null);
+        flatten(String::new(), &value, &mut settings);
+        settings
+    };
+    let (found, ours) = (settings(found), settings(ours));
+    let absent = || "none".to_owned();
+    let paths: BTreeSet<&String> = found.keys().chain(ours.keys()).collect();
+    paths
+        .into_iter()
+        .filter(|path| found.get(*path) != ours.get(*path))
+        .map(|path| {
+            let theirs = found.get(path).cloned().unwrap_or_else(absent);
+            let ours = ours.get(path).cloned().unwrap_or_else(absent);
+            format!("{path}: {theirs} in the space, {ours} here")
+        })
+        .collect()
+}
+
+/// The leaves of `value` but nulls, by their dotted paths.
+fn flatten(path: String, value: &serde_json::Value, out: &mut BTreeMap<String, String>) {
+    match value {
+        serde_json::Value::Object(fields) => {
+            for (name, value) in fields {
+                let path = if path.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{path}.{name}")
+                };
+                flatten(path, value, out);
+            }
+        }
+        // A setting that is off (no verification) has no leaves: "none".
+        serde_json::Value::Null => {}
+        leaf => {
+            out.insert(path, leaf.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_name_each_setting() {
+        let space = r#"{"layout":2,"distance":3,"verification":{"threshold":0.55,"hashes":128}}"#;
+        let ours = r#"{"layout":2,"distance":5,"verification":null}"#;
+        assert_eq!(
+            differences(space, ours),
+            [
+                "distance: 3 in the space, 5 here",
+                "verification.hashes: 128 in the space, none here",
+                "verification.threshold: 0.55 in the space, none here",
+            ]
+        );
+        assert_eq!(
+            differences(r#"{"layout":1}"#, r#"{"layout":2,"distance":3}"#),
+            [
+                "distance: none in the space, 3 here",
+                "layout: 1 in the space, 2 here"
+            ]
+        );
     }
 }
