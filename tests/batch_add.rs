@@ -1,7 +1,8 @@
-//! `DedupWriter::add_batch` and `add_all` against `add` one document at a time: on random
-//! streams with planted near-duplicates, repeated and updated keys, texts without features
-//! and keys too long to index, with commits and deletes between documents, the outcomes
-//! and the index left behind are the same, whatever the batch boundaries and windows.
+//! `DedupWriter::add_batch`, `add_all` and `prepare` then `add_prepared` against `add` one
+//! document at a time: on random streams with planted near-duplicates, repeated and updated
+//! keys, texts without features and keys too long to index, with commits and deletes
+//! between documents, the outcomes and the index left behind are the same, whatever the
+//! batch boundaries and windows.
 
 mod support;
 
@@ -224,6 +225,57 @@ fn streamed(policy: Policy, steps: &[Step], window: usize) -> (Outcomes, Vec<(St
     (outcomes, contents(&writer))
 }
 
+/// Every document of the stream prepared first, on threads (`DedupWriter::prepare`), then
+/// each added with `add_prepared` in turn, the other steps between: what `ingest
+/// --cluster` does, which decides each document in a shared space before adding it.
+fn prepared_first(policy: Policy, steps: &[Step]) -> (Outcomes, Vec<(String, String)>) {
+    use rayon::prelude::*;
+    let writer = open(policy);
+    let documents: Vec<TantivyDocument> = (steps.iter())
+        .filter_map(|step| match step {
+            Step::Add(key, text) => Some(document(&writer, key, text)),
+            _ => None,
+        })
+        .collect();
+    let mut prepared = (documents.into_par_iter())
+        .map(|document| writer.prepare(document))
+        .collect::<Vec<_>>()
+        .into_iter();
+    let mut outcomes = Vec::new();
+    for step in steps {
+        match step {
+            Step::Add(..) => {
+                let outcome = prepared.next().unwrap().and_then(|p| {
+                    // Its values are at hand before the add: those the outcome reports.
+                    let fingerprint = p.fingerprint();
+                    let outcome = writer.add_prepared(p)?;
+                    if let Some(reported) = reported_fingerprint(&outcome) {
+                        assert_eq!(reported, fingerprint);
+                    }
+                    Ok(outcome)
+                });
+                outcomes.push(comparable(outcome));
+            }
+            other => apply(&writer, other),
+        }
+    }
+    (outcomes, contents(&writer))
+}
+
+/// The fingerprint an outcome reports (`None` inside for a text without features); `None`
+/// for `Exists`, which reports none.
+fn reported_fingerprint(outcome: &AddOutcome) -> Option<Option<tantivy_dedup::Fingerprint>> {
+    match outcome {
+        AddOutcome::Added { fingerprint, .. } | AddOutcome::Updated { fingerprint, .. } => {
+            Some(*fingerprint)
+        }
+        AddOutcome::Rejected { fingerprint, .. }
+        | AddOutcome::Flagged { fingerprint, .. }
+        | AddOutcome::Replaced { fingerprint, .. } => Some(Some(*fingerprint)),
+        AddOutcome::Exists { .. } => None,
+    }
+}
+
 fn policy(n: u8) -> Policy {
     [Policy::Reject, Policy::Flag, Policy::Replace][usize::from(n % 3)]
 }
@@ -243,6 +295,7 @@ proptest! {
         let expected = one_by_one(policy, &steps);
         prop_assert_eq!(&in_batches(policy, &steps, &cuts), &expected, "add_batch, cuts {:?}", cuts);
         prop_assert_eq!(&streamed(policy, &steps, window), &expected, "add_all, window {}", window);
+        prop_assert_eq!(&prepared_first(policy, &steps), &expected, "prepare, then add_prepared");
     }
 }
 

@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use rayon::prelude::*;
 use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
-use tantivy_dedup::plugin::{DedupWriter, Policy};
+use tantivy_dedup::plugin::{AddAll, AddOutcome, DedupWriter, Policy, PreparedDocument};
 
 use crate::cli::index_dir::{open_or_create, IndexArg};
 use crate::cli::input::{read_inputs, read_sample, Record};
@@ -99,19 +100,14 @@ enum SharedCheck {}
 impl SharedCheck {
     fn check(
         &self,
-        _: &tantivy_dedup::corpus::CorpusIndex,
         _: &str,
-        _: &tantivy::TantivyDocument,
+        _: Option<tantivy_dedup::Fingerprint>,
+        _: Option<&[u32]>,
     ) -> anyhow::Result<Result<bool, ReportLine>> {
         match *self {}
     }
 
-    fn settle(
-        &self,
-        _: &str,
-        _: bool,
-        _: Option<&tantivy_dedup::plugin::AddOutcome>,
-    ) -> anyhow::Result<()> {
+    fn settle(&self, _: &str, _: bool, _: Option<&AddOutcome>) -> anyhow::Result<()> {
         match *self {}
     }
 }
@@ -166,7 +162,6 @@ impl IngestCommand {
         }
         let mut ingestion = Ingestion {
             writer: &writer,
-            index: &index,
             shared: shared.as_ref(),
             fields: &index.fields,
             report: &mut report,
@@ -222,7 +217,6 @@ impl IngestCommand {
 /// A run's state between the records it reads.
 struct Ingestion<'a> {
     writer: &'a DedupWriter,
-    index: &'a tantivy_dedup::corpus::CorpusIndex,
     /// The shared index of `--cluster`, which decides each document first.
     shared: Option<&'a SharedCheck>,
     fields: &'a CorpusFields,
@@ -242,14 +236,18 @@ struct Ingestion<'a> {
 /// document of it handed to the writer.
 enum Item {
     Line(ReportLine),
-    Added {
-        id: String,
-        place: String,
-        /// Admitted in the shared space by this run (with `--cluster`).
-        fresh: bool,
-    },
-    /// The shared index could not decide it: the run stops there.
-    Failed(anyhow::Error),
+    Added { id: String, place: String },
+}
+
+/// How a window's documents reach the index.
+enum Adding<'a, I> {
+    /// Through the writer alone.
+    Local(AddAll<'a, I>),
+    /// Prepared, then decided in the shared space of `--cluster` before the writer adds them.
+    Prepared(
+        &'a SharedCheck,
+        std::vec::IntoIter<tantivy_dedup::Result<PreparedDocument>>,
+    ),
 }
 
 impl Ingestion<'_> {
@@ -284,38 +282,56 @@ impl Ingestion<'_> {
                         url: doc.url,
                         tags: doc.tags,
                     };
-                    let document = self.fields.document(&record);
-                    let mut fresh = false;
-                    if let Some(shared) = self.shared {
-                        match shared.check(self.index, &record.id, &document) {
-                            Ok(Err(line)) => return Item::Line(line),
-                            Ok(Ok(admitted_now)) => fresh = admitted_now,
-                            Err(e) => return Item::Failed(e),
-                        }
-                    }
-                    documents.push(document);
+                    documents.push(self.fields.document(&record));
                     Item::Added {
                         id: record.id,
                         place: doc.place,
-                        fresh,
                     }
                 }
             })
             .collect();
         let window = documents.len();
-        let mut outcomes = self.writer.add_all(documents).window(window);
+        let writer = self.writer;
+        let mut adding = match self.shared {
+            // The writer prepares the window in parallel and decides each document as its
+            // outcome is asked for.
+            None => Adding::Local(writer.add_all(documents).window(window)),
+            // Prepared here, in parallel, so that the shared space decides each document
+            // by the values the writer indexes, computed once.
+            Some(shared) => Adding::Prepared(
+                shared,
+                (documents.into_par_iter())
+                    .map(|document| writer.prepare(document))
+                    .collect::<Vec<_>>()
+                    .into_iter(),
+            ),
+        };
         for item in items {
             if self.stopped() {
                 return false;
             }
             let line = match item {
                 Item::Line(line) => line,
-                Item::Failed(e) => {
-                    self.failure = Err(e);
-                    return false;
-                }
-                Item::Added { id, place, fresh } => {
-                    let outcome = outcomes.next().expect("one per document");
+                Item::Added { id, place } => {
+                    let (outcome, fresh) = match &mut adding {
+                        Adding::Local(outcomes) => {
+                            (outcomes.next().expect("one per document"), false)
+                        }
+                        Adding::Prepared(shared, prepared) => {
+                            let prepared = prepared.next().expect("one per document");
+                            match self.decide_shared(shared, &id, &place, prepared) {
+                                Ok(Ok(decided)) => decided,
+                                Ok(Err(line)) => {
+                                    self.push(line);
+                                    continue;
+                                }
+                                Err(e) => {
+                                    self.failure = Err(e);
+                                    return false;
+                                }
+                            }
+                        }
+                    };
                     if let Some(shared) = self.shared {
                         if let Err(e) = shared.settle(&id, fresh, outcome.as_ref().ok()) {
                             self.failure = Err(e);
@@ -340,6 +356,35 @@ impl Ingestion<'_> {
             self.push(line);
         }
         !self.stopped()
+    }
+
+    /// The outcome of the prepared document of the record `id` (read at `place`) and
+    /// whether the shared space admitted it now, or its report line when the space decided
+    /// it (`--cluster`).
+    fn decide_shared(
+        &self,
+        shared: &SharedCheck,
+        id: &str,
+        place: &str,
+        prepared: tantivy_dedup::Result<PreparedDocument>,
+    ) -> anyhow::Result<Result<(tantivy_dedup::Result<AddOutcome>, bool), ReportLine>> {
+        let prepared = match prepared {
+            Ok(prepared) => prepared,
+            // The writer's error (a key too long), reported as an add's would be.
+            Err(e) => return Ok(Ok((Err(e), false))),
+        };
+        match shared.check(id, prepared.fingerprint(), prepared.signature_values()) {
+            Ok(Ok(fresh)) => Ok(Ok((self.writer.add_prepared(prepared), fresh))),
+            Ok(Err(line)) => Ok(Err(line)),
+            // An id the index takes but the shared space's entries cannot hold (a few bytes
+            // shorter): this record's fault, as in the index.
+            Err(e) => match e.downcast_ref::<tantivy_dedup::Error>() {
+                Some(too_long @ tantivy_dedup::Error::KeyTooLong { .. }) => Ok(Err(
+                    ReportLine::error(place.to_owned(), format!("`id`: {too_long}")),
+                )),
+                _ => Err(e),
+            },
+        }
     }
 
     /// Reports one record's line, and commits when `commit_every` records are pending.

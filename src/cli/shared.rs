@@ -114,22 +114,23 @@ pub fn shared_values(
 }
 
 impl SharedCheck {
-    /// Decides the record `id` whose document is `document`: `Ok(fresh)` when the shared
-    /// space admits it (the index's writer takes it next; `fresh` when it was admitted now,
-    /// not before), else its report line.
+    /// Decides the record `id` whose document has `fingerprint` and `signature` (as the
+    /// index's writer prepared it): `Ok(fresh)` when the shared space admits it (the
+    /// index's writer takes it next; `fresh` when it was admitted now, not before), else
+    /// its report line.
     pub fn check(
         &self,
-        index: &CorpusIndex,
         id: &str,
-        document: &TantivyDocument,
+        fingerprint: Option<Fingerprint>,
+        signature: Option<&[u32]>,
     ) -> anyhow::Result<Result<bool, ReportLine>> {
-        let Some((fingerprint, signature)) = shared_values(index, document) else {
+        let Some(fingerprint) = fingerprint else {
             // No features: never a near-duplicate, here as in the index.
             return Ok(Ok(false));
         };
         let decision = self
             .registry
-            .decide(id, fingerprint, signature.as_deref())
+            .decide(id, fingerprint, signature)
             .with_context(|| format!("the shared index cannot decide {id}"))?;
         let fresh = matches!(decision, SharedDecision::Admitted { again: false, .. });
         match ReportLine::of_shared(id.to_owned(), Some(fingerprint), &decision) {

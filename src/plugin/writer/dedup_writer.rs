@@ -103,8 +103,12 @@ enum Lookup<'k> {
     Judged { update: Option<&'k str> },
 }
 
-/// A document ready for the lock: what [`DedupWriter::prepare`] measured of it.
-pub(super) struct Prepared {
+/// A document measured by [`DedupWriter::prepare`] (its fingerprint, signature, version and
+/// the plugin's fields set), ready for [`DedupWriter::add_prepared`]: the part of an add
+/// that needs no lock, done on any thread, and its values at hand before the add decides
+/// (to decide it elsewhere first, as `ingest --cluster` does in a shared space).
+#[derive(Debug)]
+pub struct PreparedDocument {
     document: TantivyDocument,
     fingerprint: Option<Fingerprint>,
     signature: Option<Signature>,
@@ -114,18 +118,22 @@ pub(super) struct Prepared {
     records: Vec<String>,
 }
 
-/// What the shared space decides a prepared document by.
-#[cfg(feature = "cluster")]
-impl Prepared {
-    pub(super) fn fingerprint(&self) -> Option<Fingerprint> {
+impl PreparedDocument {
+    /// Its fingerprint; `None` for a text without features.
+    #[must_use]
+    pub fn fingerprint(&self) -> Option<Fingerprint> {
         self.fingerprint
     }
 
-    pub(super) fn key(&self) -> Option<&str> {
+    /// Its key, when the index has a key field and the document a value in it.
+    #[must_use]
+    pub fn key(&self) -> Option<&str> {
         self.key.as_deref()
     }
 
-    pub(super) fn signature_values(&self) -> Option<&[u32]> {
+    /// Its signature's values, when the index verifies candidates with signatures.
+    #[must_use]
+    pub fn signature_values(&self) -> Option<&[u32]> {
         self.signature.as_ref().map(Signature::values)
     }
 }
@@ -325,12 +333,22 @@ impl DedupWriter {
     /// written (the writer was killed by
     /// an earlier error, for one).
     pub fn add(&self, document: TantivyDocument) -> Result<AddOutcome> {
-        self.settle(self.prepare(document)?)
+        self.add_prepared(self.prepare(document)?)
+    }
+
+    /// [`add`](Self::add) of a document [`prepare`](Self::prepare) measured: `add` is the
+    /// two in turn. The document must have been prepared by this writer (or one of the same
+    /// index), whose settings its values are of.
+    ///
+    /// # Errors
+    /// As [`add`](Self::add).
+    pub fn add_prepared(&self, prepared: PreparedDocument) -> Result<AddOutcome> {
+        self.settle(prepared)
     }
 
     /// The decision on a prepared document: in the shared space first when the writer
     /// joined one ([`shared`](Self::shared)), then by [`decide`](Self::decide).
-    pub(super) fn settle(&self, prepared: Prepared) -> Result<AddOutcome> {
+    pub(super) fn settle(&self, prepared: PreparedDocument) -> Result<AddOutcome> {
         #[cfg(feature = "cluster")]
         if let Some(registry) = &self.shared {
             return self.decide_shared(registry, prepared);
@@ -340,8 +358,12 @@ impl DedupWriter {
 
     /// The part of an add that reads `document` alone: its fingerprint, signature and
     /// version computed, the plugin's fields set. Needs no lock, so that threads (and
-    /// [`add_batch`](Self::add_batch)'s pool) do it in parallel.
-    pub(super) fn prepare(&self, mut document: TantivyDocument) -> Result<Prepared> {
+    /// [`add_batch`](Self::add_batch)'s pool) do it in parallel; [`add_prepared`](Self::add_prepared)
+    /// does the rest.
+    ///
+    /// # Errors
+    /// [`Error::KeyTooLong`] for a key longer than tantivy indexes.
+    pub fn prepare(&self, mut document: TantivyDocument) -> Result<PreparedDocument> {
         let fields = self.index.fields();
         let (fingerprint, signature, version) = self.measure(&document);
         let key = fields.checked_key_of(&document)?.map(str::to_owned);
@@ -351,7 +373,7 @@ impl DedupWriter {
         fields.set_scope(&mut document, scope);
         // Records of replaced documents the document brings along (a copy, in a reindex).
         let records = fields.records_in(&document);
-        Ok(Prepared {
+        Ok(PreparedDocument {
             document,
             fingerprint,
             signature,
@@ -364,8 +386,8 @@ impl DedupWriter {
 
     /// The part of an add that needs the index: the lookup and the policy, under the lock.
     /// Its outcome depends on what was added before, never on when `prepared` was made.
-    pub(super) fn decide(&self, prepared: Prepared) -> Result<AddOutcome> {
-        let Prepared {
+    pub(super) fn decide(&self, prepared: PreparedDocument) -> Result<AddOutcome> {
+        let PreparedDocument {
             mut document,
             fingerprint,
             signature,

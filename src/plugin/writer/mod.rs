@@ -23,6 +23,6 @@ mod shared;
 mod slots;
 mod view;
 
-pub use dedup_writer::DedupWriter;
+pub use dedup_writer::{DedupWriter, PreparedDocument};
 pub use outcome::{AddOutcome, Check, Duplicate, Policy};
 pub use parallel::AddAll;

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 use rayon::prelude::*;
 use tantivy::schema::TantivyDocument;
 
-use super::dedup_writer::Prepared;
+use super::dedup_writer::PreparedDocument;
 use super::{AddOutcome, DedupWriter};
 use crate::error::Result;
 
@@ -121,7 +121,7 @@ pub struct AddAll<'w, I> {
     /// Documents per window; `None`: [`DedupWriter::default_window`].
     window: Option<usize>,
     /// The current window's prepared documents not decided yet.
-    ready: VecDeque<Result<Prepared>>,
+    ready: VecDeque<Result<PreparedDocument>>,
 }
 
 impl<I> AddAll<'_, I> {

@@ -3,7 +3,7 @@
 //! the index's rule against every writer's documents, then by this writer against its own
 //! index.
 
-use super::dedup_writer::Prepared;
+use super::dedup_writer::PreparedDocument;
 use super::{AddOutcome, DedupWriter, Duplicate, Policy};
 use crate::error::{Error, Result};
 use crate::shared::{SharedDecision, SharedRegistry};
@@ -55,7 +55,7 @@ impl DedupWriter {
     pub(super) fn decide_shared(
         &self,
         registry: &SharedRegistry,
-        prepared: Prepared,
+        prepared: PreparedDocument,
     ) -> Result<AddOutcome> {
         let Some(fingerprint) = prepared.fingerprint() else {
             return self.decide(prepared);
