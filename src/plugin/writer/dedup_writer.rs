@@ -338,17 +338,12 @@ impl DedupWriter {
 
     /// [`add`](Self::add) of a document [`prepare`](Self::prepare) measured: `add` is the
     /// two in turn. The document must have been prepared by this writer (or one of the same
-    /// index), whose settings its values are of.
+    /// index), whose settings its values are of. Decided in the shared space first when the
+    /// writer joined one (`shared`, cargo feature `cluster`), then against the index.
     ///
     /// # Errors
     /// As [`add`](Self::add).
     pub fn add_prepared(&self, prepared: PreparedDocument) -> Result<AddOutcome> {
-        self.settle(prepared)
-    }
-
-    /// The decision on a prepared document: in the shared space first when the writer
-    /// joined one ([`shared`](Self::shared)), then by [`decide`](Self::decide).
-    pub(super) fn settle(&self, prepared: PreparedDocument) -> Result<AddOutcome> {
         #[cfg(feature = "cluster")]
         if let Some(registry) = &self.shared {
             return self.decide_shared(registry, prepared);

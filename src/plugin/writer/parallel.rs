@@ -148,7 +148,7 @@ impl<I: Iterator<Item = TantivyDocument>> Iterator for AddAll<'_, I> {
                 .collect();
         }
         let prepared = self.ready.pop_front()?;
-        Some(prepared.and_then(|prepared| self.writer.settle(prepared)))
+        Some(prepared.and_then(|prepared| self.writer.add_prepared(prepared)))
     }
 }
 
