@@ -319,7 +319,7 @@ impl Ingestion<'_> {
                         }
                         Adding::Prepared(shared, prepared) => {
                             let prepared = prepared.next().expect("one per document");
-                            match self.decide_shared(shared, &id, &place, prepared) {
+                            match self.decide_shared(shared, &id, prepared) {
                                 Ok(Ok(decided)) => decided,
                                 Ok(Err(line)) => {
                                     self.push(line);
@@ -358,14 +358,12 @@ impl Ingestion<'_> {
         !self.stopped()
     }
 
-    /// The outcome of the prepared document of the record `id` (read at `place`) and
-    /// whether the shared space admitted it now, or its report line when the space decided
-    /// it (`--cluster`).
+    /// The outcome of the prepared document of the record `id` and whether the shared
+    /// space admitted it now, or its report line when the space decided it (`--cluster`).
     fn decide_shared(
         &self,
         shared: &SharedCheck,
         id: &str,
-        place: &str,
         prepared: tantivy_dedup::Result<PreparedDocument>,
     ) -> anyhow::Result<Result<(tantivy_dedup::Result<AddOutcome>, bool), ReportLine>> {
         let prepared = match prepared {
@@ -373,17 +371,9 @@ impl Ingestion<'_> {
             // The writer's error (a key too long), reported as an add's would be.
             Err(e) => return Ok(Ok((Err(e), false))),
         };
-        match shared.check(id, prepared.fingerprint(), prepared.signature_values()) {
-            Ok(Ok(fresh)) => Ok(Ok((self.writer.add_prepared(prepared), fresh))),
-            Ok(Err(line)) => Ok(Err(line)),
-            // An id the index takes but the shared space's entries cannot hold (a few bytes
-            // shorter): this record's fault, as in the index.
-            Err(e) => match e.downcast_ref::<tantivy_dedup::Error>() {
-                Some(too_long @ tantivy_dedup::Error::KeyTooLong { .. }) => Ok(Err(
-                    ReportLine::error(place.to_owned(), format!("`id`: {too_long}")),
-                )),
-                _ => Err(e),
-            },
+        match shared.check(id, prepared.fingerprint(), prepared.signature_values())? {
+            Ok(fresh) => Ok(Ok((self.writer.add_prepared(prepared), fresh))),
+            Err(line) => Ok(Err(line)),
         }
     }
 

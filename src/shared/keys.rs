@@ -15,7 +15,8 @@ use crate::Fingerprint;
 
 /// The high bits of a band key that name its bucket: 2^20 buckets hold 32 band values
 /// each at a million documents, well within Redis's compact encoding of a hash
-/// (`hash-max-listpack-entries`, 128 by default).
+/// (`hash-max-listpack-entries`, 128 by default; its `hash-max-listpack-value`, 64 bytes
+/// by default, is below most URLs' entries: docs/SCALING.md says what to set).
 pub(super) const BUCKET_BITS: u32 = 20;
 
 /// A document's candidate keys in the shared space.
@@ -87,14 +88,14 @@ fn block_bits(block: u32, blocks: u32) -> (u32, u32) {
 /// way for texts of one language, so a block value can be shared by thousands.
 ///
 /// # Errors
-/// [`Error::KeyTooLong`] for an id of more than 65,527 bytes (its entry in a band field
-/// has a two-byte length; tantivy indexes shorter keys anyway).
+/// [`Error::KeyTooLong`] for an id longer than tantivy indexes a key
+/// ([`MAX_TOKEN_LEN`](tantivy::tokenizer::MAX_TOKEN_LEN)), as the index would refuse it.
 pub(super) fn member(id: &str, fingerprint: Fingerprint) -> Result<Vec<u8>> {
-    const MAX_ID: usize = u16::MAX as usize - 8;
-    if id.len() > MAX_ID {
+    use tantivy::tokenizer::MAX_TOKEN_LEN;
+    if id.len() > MAX_TOKEN_LEN {
         return Err(Error::KeyTooLong {
             length: id.len(),
-            max: MAX_ID,
+            max: MAX_TOKEN_LEN,
         });
     }
     let mut member = Vec::with_capacity(8 + id.len());
@@ -103,10 +104,10 @@ pub(super) fn member(id: &str, fingerprint: Fingerprint) -> Result<Vec<u8>> {
     Ok(member)
 }
 
-/// A [`member`] as an entry of a band field: its length in two bytes (big-endian), then
-/// its bytes.
+/// A [`member`] as an entry of a band field: its id's length in two bytes (big-endian),
+/// then its bytes (the fingerprint's 8, then the id's).
 pub(super) fn band_entry(member: &[u8]) -> Vec<u8> {
-    let length = u16::try_from(member.len()).expect("member checks the length");
+    let length = u16::try_from(member.len() - 8).expect("member checks the id's length");
     let mut entry = Vec::with_capacity(2 + member.len());
     entry.extend_from_slice(&length.to_be_bytes());
     entry.extend_from_slice(member);
@@ -126,7 +127,7 @@ pub(super) fn parse_band(mut value: &[u8]) -> Option<Vec<(Fingerprint, String)>>
     let mut members = Vec::new();
     while !value.is_empty() {
         let (length, rest) = value.split_first_chunk::<2>()?;
-        let length = usize::from(u16::from_be_bytes(*length));
+        let length = 8 + usize::from(u16::from_be_bytes(*length));
         members.push(parse_member(rest.get(..length)?)?);
         value = &rest[length..];
     }
@@ -134,19 +135,20 @@ pub(super) fn parse_band(mut value: &[u8]) -> Option<Vec<(Fingerprint, String)>>
 }
 
 /// Adds the entry `ARGV[2]` (a [`band_entry`]) to the field `ARGV[1]` of the hash
-/// `KEYS[1]` unless the field lists it already (a resumed run registers an id again):
-/// Redis has no append to a hash field, and the script is atomic on its node.
+/// `KEYS[1]` unless the field lists it already (a retried step, or a resumed run,
+/// registers an id again): Redis has no append to a hash field, and the script is atomic
+/// on its node. Entries of another length are stepped over without a copy.
 pub(super) const ADD_MEMBER: &str = "
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if not v then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
   return 1
 end
-local i = 1
-while i < #v do
-  local n = string.byte(v, i) * 256 + string.byte(v, i + 1)
-  if string.sub(v, i, i + 1 + n) == ARGV[2] then return 0 end
-  i = i + 2 + n
+local i, size = 1, #ARGV[2]
+while i + 1 < #v do
+  local span = 10 + string.byte(v, i) * 256 + string.byte(v, i + 1)
+  if span == size and string.sub(v, i, i + span - 1) == ARGV[2] then return 0 end
+  i = i + span
 end
 redis.call('HSET', KEYS[1], ARGV[1], v .. ARGV[2])
 return 1
@@ -223,7 +225,14 @@ mod tests {
         assert_eq!(parse_member(b"short"), None);
         assert!(matches!(
             member(&"x".repeat(70_000), Fingerprint(0)),
-            Err(Error::KeyTooLong { length: 70_000, .. })
+            Err(Error::KeyTooLong {
+                length: 70_000,
+                max: 65_530
+            })
         ));
+        // The longest key tantivy indexes fits an entry.
+        let longest = "y".repeat(65_530);
+        let value = band_entry(&member(&longest, Fingerprint(7)).unwrap());
+        assert_eq!(parse_band(&value).unwrap(), [(Fingerprint(7), longest)]);
     }
 }

@@ -63,6 +63,10 @@ pub(super) struct Record {
 /// A record as Redis returns it: field names and their values' bytes.
 pub(super) type Hash = HashMap<String, Vec<u8>>;
 
+/// The layout of the records this build writes: a record without it (an older build's,
+/// with its signature in hexadecimal) does not read as one.
+const LAYOUT: &str = "2";
+
 /// The hash fields of a new registration.
 pub(super) fn fields(
     node: &str,
@@ -71,6 +75,7 @@ pub(super) fn fields(
     at: u64,
 ) -> Vec<(&'static str, Vec<u8>)> {
     let mut fields = vec![
+        ("v", LAYOUT.as_bytes().to_vec()),
         ("node", node.as_bytes().to_vec()),
         ("fp", format!("{:x}", fingerprint.bits()).into_bytes()),
         ("st", State::Pending.code().as_bytes().to_vec()),
@@ -88,6 +93,9 @@ pub(super) fn fields(
 pub(super) fn parse(hash: &Hash) -> Option<Record> {
     let text = |field: &str| std::str::from_utf8(hash.get(field)?).ok();
     let hex = |field: &str| u64::from_str_radix(text(field)?, 16).ok();
+    if text("v")? != LAYOUT {
+        return None;
+    }
     let signature = match hash.get("sig") {
         None => None,
         Some(bytes) if bytes.len() % 4 == 0 => Some(
@@ -153,6 +161,11 @@ mod tests {
         let record = parse(&hash).unwrap();
         assert_eq!((record.seq, record.state), (Some(7), State::Admitted));
         hash.insert("sig".into(), b"zz".to_vec());
+        assert_eq!(parse(&hash), None);
+        // An older build's record: no layout.
+        hash.insert("sig".into(), vec![0; 8]);
+        assert!(parse(&hash).is_some());
+        hash.remove("v");
         assert_eq!(parse(&hash), None);
         assert_eq!(parse(&HashMap::new()), None);
     }

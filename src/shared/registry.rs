@@ -170,7 +170,9 @@ impl SharedRegistry {
     /// registered anew.
     ///
     /// # Errors
-    /// [`Error::Cluster`]; [`Error::KeyTooLong`] for an id of more than 65,527 bytes.
+    /// [`Error::Cluster`]; [`Error::KeyTooLong`] for an id longer than tantivy indexes a
+    /// key; [`Error::Decode`] for a record or key listing this build cannot read (an
+    /// older build's).
     pub fn decide(
         &self,
         id: &str,
@@ -256,6 +258,9 @@ impl SharedRegistry {
             pipe.sadd(self.node_key(), id).ignore();
             pipe.query(c)
         })?;
+        if new.len() != keys.bands.len() {
+            return Err(short_reply("a document's keys"));
+        }
         let shared: Vec<&BandEntry> = (keys.bands.iter().zip(new))
             .filter_map(|(band, new)| (!new).then_some(band))
             .collect();
@@ -285,7 +290,7 @@ impl SharedRegistry {
         number: Option<u64>,
     ) -> Result<BTreeSet<String>> {
         type Read = (Vec<Vec<Vec<u8>>>, Vec<Option<Vec<u8>>>);
-        let (blocks, bands): Read = self.store.run("cannot read candidates", |c| {
+        let read: Option<Read> = self.store.run("cannot read candidates", |c| {
             let mut pipe = cluster_pipe();
             if let Some(seq) = number {
                 pipe.hset(self.record_key(id), "seq", seq).ignore();
@@ -297,14 +302,18 @@ impl SharedRegistry {
                 pipe.hget(&band.bucket, band.field);
             }
             let values: Vec<redis::Value> = pipe.query(c)?;
-            let (blocks, bands) = values.split_at(keys.blocks.len().min(values.len()));
+            if values.len() != keys.blocks.len() + keys.bands.len() {
+                return Ok(None);
+            }
+            let (blocks, bands) = values.split_at(keys.blocks.len());
             fn read<T: redis::FromRedisValue>(values: &[redis::Value]) -> RedisResult<Vec<T>> {
                 Ok((values.iter())
                     .map(redis::from_redis_value_ref)
                     .collect::<std::result::Result<_, _>>()?)
             }
-            Ok((read(blocks)?, read(bands)?))
+            Ok(Some((read(blocks)?, read(bands)?)))
         })?;
+        let (blocks, bands) = read.ok_or_else(|| short_reply("candidates"))?;
         let undecodable = |what: String| Error::Decode {
             what: "a candidate key of the shared index",
             source: what.into(),
@@ -453,8 +462,17 @@ impl SharedRegistry {
                 pipe.query(c)
             })?;
             let now = now_ms();
+            if hashes.len() != ids.len() {
+                return Err(short_reply("candidates' records"));
+            }
             for (other, hash) in ids.into_iter().zip(hashes) {
-                match self.judge(seq, fingerprint, signature, record::parse(&hash), now) {
+                // An empty hash: a record removed. Anything else must read as a record: one
+                // this build cannot read (an older build's) would be judged wrongly.
+                let record = match hash.is_empty() {
+                    true => None,
+                    false => Some(record::read(&self.record_key(&other), &hash)?),
+                };
+                match self.judge(seq, fingerprint, signature, record, now) {
                     Verdict::Wait => continue,
                     Verdict::Admitted {
                         seq: their_seq,
@@ -495,8 +513,7 @@ impl SharedRegistry {
         record: Option<Record>,
         now: u64,
     ) -> Verdict {
-        // A record being rewritten (a resumed writer) or removed: numbered after us if
-        // at all, once it is written again.
+        // A record removed: numbered after us if at all, once it is written again.
         let Some(record) = record else {
             return Verdict::Irrelevant;
         };
@@ -584,6 +601,15 @@ enum Verdict {
     },
     /// Numbered after it, not near, rejected or given up.
     Irrelevant,
+}
+
+/// A reply with fewer values than the commands sent: missing ones would be missing
+/// candidates.
+fn short_reply(what: &'static str) -> Error {
+    Error::Decode {
+        what,
+        source: "Redis answered fewer values than commands sent".into(),
+    }
 }
 
 fn now_ms() -> u64 {

@@ -60,9 +60,14 @@ pub(super) fn check_or_create(
     if found == ours {
         return Ok(());
     }
+    let mut differences = differences(&found, &ours);
+    if differences.is_empty() {
+        // Written otherwise with the same settings (by another build, say): both whole.
+        differences.push(format!("description: {found} in the space, {ours} here"));
+    }
     Err(Error::SpaceMismatch {
         namespace: namespace.to_owned(),
-        differences: differences(&found, &ours),
+        differences,
     })
 }
 
