@@ -33,7 +33,7 @@ static TW2SP: LazyLock<Arc<Converter>> = LazyLock::new(|| {
     let mut characters = HashMap::new();
     let mut buffer = [0u8; 4];
     let candidates: std::collections::BTreeSet<char> = converter.single_keys().collect();
-    for c in candidates.into_iter().filter(|&c| is_han(c)) {
+    for c in candidates.into_iter().filter(|&c| in_tables(c)) {
         let single = c.encode_utf8(&mut buffer);
         let converted = converter.convert(single);
         // Compared, not matched on `Cow::Owned`: a variant can go there and back in the
@@ -52,8 +52,13 @@ static TW2SP: LazyLock<Arc<Converter>> = LazyLock::new(|| {
 
 /// The Han blocks the tables cover: CJK Unified Ideographs and Extension A, the
 /// Compatibility Ideographs, and the supplementary ideographs below [`HAN_END`].
-fn is_han(c: char) -> bool {
-    matches!(u32::from(c), 0x3400..0xA000 | 0xF900..0xFB00 | 0x2_0000..HAN_END)
+const TABLE_BLOCKS: [std::ops::Range<u32>; 3] = [0x3400..0xA000, 0xF900..0xFB00, 0x2_0000..HAN_END];
+
+/// Whether `c` is in one of the [`TABLE_BLOCKS`].
+fn in_tables(c: char) -> bool {
+    TABLE_BLOCKS
+        .iter()
+        .any(|block| block.contains(&u32::from(c)))
 }
 
 struct Converter {
@@ -160,9 +165,9 @@ mod tests {
     #[test]
     fn the_tables_hold_every_han_character_that_changes_alone() {
         let converter = &*TW2SP;
-        let han = (0x3400u32..0xA000)
-            .chain(0xF900..0xFB00)
-            .chain(0x2_0000..HAN_END)
+        let han = TABLE_BLOCKS
+            .into_iter()
+            .flatten()
             .filter_map(char::from_u32);
         let mut changed = 0;
         for c in han {
