@@ -6,14 +6,15 @@ use std::collections::HashSet;
 use anyhow::{bail, Context};
 use clap::Args;
 use serde_json::{json, Map, Value};
-use tantivy::schema::TantivyDocument;
+use tantivy::schema::{TantivyDocument, Value as _};
 use tantivy_dedup::corpus::CorpusIndex;
 use tantivy_dedup::plugin::{DedupWriter, Policy};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry, SharedState};
+use tantivy_dedup::Fingerprint;
 
 use crate::cli::index_dir::{open_existing, IndexArg};
 use crate::cli::print;
-use crate::cli::shared::{connect, shared_values};
+use crate::cli::shared::connect;
 use crate::cli::source_index::for_each_stored;
 
 /// Mend the gaps between this writer's shard and the shared space of `ingest --cluster`.
@@ -268,4 +269,23 @@ impl Gaps {
         self.found += 1;
         print(&format!("{}\n", Value::Object(line)))
     }
+}
+
+/// The plugin's values of `document` (its fingerprint and signature), as the index's writer
+/// computes them; `None` for a document without features (never a near-duplicate).
+pub fn shared_values(
+    index: &CorpusIndex,
+    document: &TantivyDocument,
+) -> Option<(Fingerprint, Option<Vec<u32>>)> {
+    let mut probe = document.clone();
+    let fingerprint = index.dedup.fill_document(&mut probe)?;
+    let signature: Option<Vec<u32>> = (index.dedup.fields().signature)
+        .map(|field| {
+            (probe.get_all(field))
+                .filter_map(|value| value.as_u64())
+                .map(|value| value as u32)
+                .collect::<Vec<u32>>()
+        })
+        .filter(|values| !values.is_empty());
+    Some((fingerprint, signature))
 }

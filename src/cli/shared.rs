@@ -4,7 +4,6 @@
 
 use anyhow::{bail, Context};
 use clap::Args;
-use tantivy::schema::{TantivyDocument, Value};
 use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
 use tantivy_dedup::plugin::AddOutcome;
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry};
@@ -92,25 +91,6 @@ pub fn connect(
         settings.get_verification(),
     )
     .context("cannot use the shared index (--cluster)")
-}
-
-/// The plugin's values of `document` (its fingerprint and signature), as the index's writer
-/// computes them; `None` for a document without features (never a near-duplicate).
-pub fn shared_values(
-    index: &CorpusIndex,
-    document: &TantivyDocument,
-) -> Option<(Fingerprint, Option<Vec<u32>>)> {
-    let mut probe = document.clone();
-    let fingerprint = index.dedup.fill_document(&mut probe)?;
-    let signature: Option<Vec<u32>> = (index.dedup.fields().signature)
-        .map(|field| {
-            (probe.get_all(field))
-                .filter_map(|value| value.as_u64())
-                .map(|value| value as u32)
-                .collect::<Vec<u32>>()
-        })
-        .filter(|values| !values.is_empty());
-    Some((fingerprint, signature))
 }
 
 impl SharedCheck {
