@@ -8,7 +8,7 @@ use crate::fingerprint::{
     SimHashCounter, SimHasher, WordShingleHashes,
 };
 use crate::text::{
-    for_each_joint_feature, for_each_shingle_unit, shingle_words, AsciiNgrams, ChineseDictionary,
+    for_each_joint_feature, for_each_shingle_unit, has_han, shingle_words, ChineseDictionary,
     FeatureKind, JointFeature, ShingleUnit, Weighting, WordShingles,
 };
 
@@ -106,24 +106,27 @@ impl Signer {
             // Most English text: its words and its letters in one scan, then the n-grams
             // over the letters, with the counting in the loop.
             let normalized = tokenizer.ascii_joint_walk(text, |word| signature.word(word));
-            for gram in AsciiNgrams::of_normalized(chars, normalized).grams() {
-                counter.add(fingerprints.feature_hash_bytes(gram));
-            }
-            return match counter.finish() {
-                Some(fingerprint) => (Some(fingerprint), Some(signature.finish())),
-                None => (None, None),
-            };
+            fingerprints.count_char_ngrams(chars, normalized, &mut counter);
+        } else if !has_han(text) {
+            // Other text without Han characters (English with a curly quote, any Latin,
+            // Greek or Cyrillic script): all the signature's units are words, so the words
+            // and the normalized characters are taken in two passes, each over ASCII
+            // stretches without decoding, and the n-grams of the fingerprint after.
+            tokenizer.for_each_token(text, |word, _| signature.word(word));
+            let normalized = tokenizer.normalized_text(text);
+            fingerprints.count_char_ngrams(chars, normalized, &mut counter);
+        } else {
+            for_each_joint_feature(tokenizer, chars, text, |feature| match feature {
+                JointFeature::Fingerprint(gram) => counter.add(fingerprints.feature_hash(gram)),
+                JointFeature::Both(gram) => {
+                    let hash = fingerprints.feature_hash(gram);
+                    counter.add(hash);
+                    signature.add(hash);
+                }
+                JointFeature::Signature(feature) => signature.add(self.minhasher.hash(feature)),
+                JointFeature::Word(word) => signature.word(word),
+            });
         }
-        for_each_joint_feature(tokenizer, chars, text, |feature| match feature {
-            JointFeature::Fingerprint(gram) => counter.add(fingerprints.feature_hash(gram)),
-            JointFeature::Both(gram) => {
-                let hash = fingerprints.feature_hash(gram);
-                counter.add(hash);
-                signature.add(hash);
-            }
-            JointFeature::Signature(feature) => signature.add(self.minhasher.hash(feature)),
-            JointFeature::Word(word) => signature.word(word),
-        });
         match counter.finish() {
             Some(fingerprint) => (Some(fingerprint), Some(signature.finish())),
             None => (None, None),
@@ -320,14 +323,20 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
 
-        /// The ASCII walk (words and letters in one scan) gives what the fingerprint and the
-        /// signature give apart: capitals, infixes (`can't`, `3.14`, `e.g`), underscores and
-        /// stop words included.
+        /// The walks of text without Han characters give what the fingerprint and the
+        /// signature give apart. ASCII text (words and letters in one scan): capitals,
+        /// infixes (`can't`, `3.14`, `e.g`), underscores and stop words. Other text (words,
+        /// then the normalized characters): accents, curly quotes and dashes between ASCII
+        /// words, characters that lowercase to more than one, to ASCII or not at all,
+        /// combining marks after spaces, and scripts past U+3000 that are not Han.
         #[test]
-        fn the_ascii_walk_gives_the_fingerprint_and_the_signature(
-            text in "([a-zA-Z0-9_]{1,6}|[ ,.';:!_-]|The |and |I |\\n){0,60}",
+        fn the_walks_without_han_give_the_fingerprint_and_the_signature(
+            text in proptest::prop_oneof![
+                "([a-zA-Z0-9_]{1,6}|[ ,.';:!_-]|The |and |I |\n){0,60}",
+                "([a-zA-Z0-9_]{1,6}|[ ,.';:!_-]|The |and |\n|é|É|İ|ß|Σ|ς|\u{212a}|’|“|—|…|\u{a0}|\u{202f}|\u{301}|①|ﬁ|ひら|한|ｈ|😀){0,60}",
+            ],
             stop_words in proptest::prelude::any::<bool>(),
             hashing in proptest::sample::select(HASHINGS.to_vec()),
         ) {
@@ -335,6 +344,7 @@ mod tests {
                 .tokenizer(crate::text::TokenizerConfig::default().stop_words(stop_words));
             let signer = signer_of(&fingerprints, hashing);
             proptest::prop_assert!(signer.joint.is_some());
+            proptest::prop_assert!(!has_han(&text));
             let fingerprint = SimHasher::new(&fingerprints).unwrap().fingerprint(&text);
             let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
             proptest::prop_assert_eq!(signer.fingerprint_and_sign(&text), apart);

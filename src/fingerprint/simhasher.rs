@@ -6,8 +6,8 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, FingerprintConfig, SimHashAccumulator, SimHashCounter};
 use crate::text::{
-    AsciiNgrams, ChineseDictionary, FeatureExtractor, FeatureKind, IdfSource, IdfTable,
-    MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
+    for_each_char_window, has_han, AsciiNgrams, ChineseDictionary, FeatureExtractor, FeatureKind,
+    IdfSource, IdfTable, MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
 };
 
 /// What to do with bytes that are not valid UTF-8.
@@ -162,13 +162,12 @@ impl SimHasher {
             // Every weight is 1: count instead of summing (the same bits, fewer operations per
             // feature: `SimHashCounter`).
             let mut counter = SimHashCounter::new();
-            if let (FeatureKind::CharNgrams { n }, true) =
-                (self.config.get_features(), text.is_ascii())
+            if let (FeatureKind::CharNgrams { n }, false) =
+                (self.config.get_features(), has_han(text))
             {
-                // ASCII text, with the counting in the loop over its n-grams.
-                for gram in AsciiNgrams::new(n, text).grams() {
-                    counter.add(self.feature_hash_bytes(gram));
-                }
+                // Text without Han characters, with the counting in the loop over its n-grams.
+                let normalized = self.extractor.tokenizer().normalized_text(text);
+                self.count_char_ngrams(n, normalized, &mut counter);
                 return counter.finish();
             }
             self.extractor.for_each_feature(text, |feature, weight| {
@@ -182,6 +181,25 @@ impl SimHasher {
             accumulator.add(hash(feature), weight)
         });
         accumulator.finish()
+    }
+
+    /// Counts the character `n`-grams of `normalized`, a text's normalized characters
+    /// (`MixedTokenizer::normalized_text`), by their hashes.
+    #[inline]
+    pub(crate) fn count_char_ngrams(
+        &self,
+        n: usize,
+        normalized: String,
+        counter: &mut SimHashCounter,
+    ) {
+        if normalized.is_ascii() {
+            // One byte a character: the windows of bytes, with the counting in the loop.
+            for gram in AsciiNgrams::of_normalized(n, normalized).grams() {
+                counter.add(self.feature_hash_bytes(gram));
+            }
+        } else {
+            for_each_char_window(n, &normalized, |gram| counter.add(self.feature_hash(gram)));
+        }
     }
 
     /// The hash of one feature, as the fingerprint's bits take it: xxh3 with the config's
@@ -253,12 +271,13 @@ mod tests {
     use crate::text::{FeatureKind, IdfTableBuilder, Weighting};
 
     proptest::proptest! {
-        /// The ASCII path (`AsciiNgrams`, counted in its own loop) gives the fingerprint of
-        /// the windows over the normalized characters, for n-grams of 1 to 6 characters and
-        /// texts of every ASCII byte.
+        /// Both paths of `count_char_ngrams` (`AsciiNgrams` when every normalized
+        /// character is ASCII, windows of characters otherwise) give the fingerprint of the
+        /// windows over the normalized characters, for n-grams of 1 to 6 characters and
+        /// texts of every ASCII byte, with accents, quotes and Han characters between.
         #[test]
-        fn the_ascii_path_counts_the_windows_of_the_normalized_text(
-            text in "([a-zA-Z0-9]{1,6}[ ,.'_:!]{0,2}|[\\x00-\\x7f]){0,40}",
+        fn the_ngram_paths_count_the_windows_of_the_normalized_text(
+            text in "([a-zA-Z0-9]{1,6}[ ,.'_:!]{0,2}|[\\x00-\\x7f]|é|İ|’|—|門|我|①){0,40}",
             n in 1usize..=6,
         ) {
             let hasher = SimHasher::new(
@@ -270,12 +289,13 @@ mod tests {
                 .extractor()
                 .tokenizer()
                 .for_each_normalized_char(&text, |c| normalized.push(c));
-            let grams: Vec<&str> = if normalized.len() < n {
-                (!normalized.is_empty()).then_some(normalized.as_str()).into_iter().collect()
+            let chars: Vec<char> = normalized.chars().collect();
+            let grams: Vec<String> = if chars.len() < n {
+                (!chars.is_empty()).then_some(normalized).into_iter().collect()
             } else {
-                (0..=normalized.len() - n).map(|i| &normalized[i..i + n]).collect()
+                chars.windows(n).map(|w| w.iter().collect()).collect()
             };
-            let expected = hasher.fingerprint_weighted(grams.into_iter().map(|g| (g, 1.0)));
+            let expected = hasher.fingerprint_weighted(grams.iter().map(|g| (g.as_str(), 1.0)));
             proptest::prop_assert_eq!(hasher.fingerprint(&text), expected);
         }
     }

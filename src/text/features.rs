@@ -6,11 +6,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::text::ascii_words::letters_and_digits;
 use crate::text::idf::IdfSource;
+use crate::text::script::has_han;
 use crate::text::tokenizer::ScriptUnit;
 use crate::text::weighting::{length_relevance, Weighting};
-use crate::text::windows::{CharNgrams, WordShingles};
+use crate::text::windows::{for_each_char_window, CharNgrams, WordShingles};
 use crate::text::MixedTokenizer;
 
 /// The largest `n` accepted for shingles and n-grams.
@@ -156,18 +156,28 @@ pub(crate) fn for_each_char_ngram(
     text: &str,
     mut emit: impl FnMut(&str),
 ) {
-    if text.is_ascii() {
-        AsciiNgrams::new(n, text).iter().for_each(emit);
+    if has_han(text) {
+        // Chinese: each character into the window as it is decoded, once.
+        let mut grams = CharNgrams::with_capacity(n, text.len());
+        tokenizer.for_each_normalized_char(text, |c| grams.push(c, &mut emit));
+        grams.finish(&mut emit);
         return;
     }
-    let mut grams = CharNgrams::with_capacity(n, text.len());
-    tokenizer.for_each_normalized_char(text, |c| grams.push(c, &mut emit));
-    grams.finish(&mut emit);
+    // Other text: the ASCII stretches normalized without decoding, and the windows over
+    // bytes when every normalized character is ASCII (most English).
+    let normalized = tokenizer.normalized_text(text);
+    if normalized.is_ascii() {
+        AsciiNgrams::of_normalized(n, normalized)
+            .iter()
+            .for_each(emit);
+    } else {
+        for_each_char_window(n, &normalized, emit);
+    }
 }
 
-/// The character n-grams of an ASCII `text` (most English documents): its normalized
-/// characters are its letters and digits, lowercased, one byte each, and the n-grams the
-/// windows over them, without a character stream or a ring of starts. An iterator, so that
+/// The character n-grams of a text whose normalized characters are all ASCII (most English
+/// documents, curly quotes and dashes included): its letters and digits, lowercased, one
+/// byte each, and the n-grams the windows over them, without a ring of starts. An iterator, so that
 /// the caller's loop holds the hashing and counting: through a callback, the call per
 /// n-gram was not inlined and cost a sixth of the time of fingerprinting English.
 pub(crate) struct AsciiNgrams {
@@ -176,11 +186,6 @@ pub(crate) struct AsciiNgrams {
 }
 
 impl AsciiNgrams {
-    /// The n-grams of `text`, which must be ASCII.
-    pub(crate) fn new(n: usize, text: &str) -> Self {
-        Self::of_normalized(n, ascii_letters_and_digits(text))
-    }
-
     /// The n-grams of text already normalized: ASCII letters and digits, lowercased.
     pub(crate) fn of_normalized(n: usize, normalized: String) -> Self {
         debug_assert!(normalized
@@ -210,15 +215,6 @@ impl AsciiNgrams {
         let width = self.n.min(bytes.len()).max(1);
         bytes.windows(width)
     }
-}
-
-/// The letters and digits of ASCII `text`, lowercased: its normalized characters.
-fn ascii_letters_and_digits(text: &str) -> String {
-    debug_assert!(text.is_ascii());
-    let mut bytes = vec![0u8; text.len()];
-    let (len, _) = letters_and_digits(text.as_bytes(), &mut bytes);
-    bytes.truncate(len);
-    String::from_utf8(bytes).expect("ASCII letters and digits")
 }
 
 /// Turns text into weighted features: the tokenizer, the feature kind and the weighting
@@ -438,12 +434,16 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The ASCII fast path keeps what normalization keeps, for every ASCII byte.
+        /// The ASCII stretches of `normalized_text` keep what normalization keeps, for every
+        /// ASCII byte, between other characters too.
         #[test]
-        fn ascii_fast_path_is_the_normalized_text(text in "[\\x00-\\x7f]{0,80}") {
+        fn ascii_stretches_keep_the_normalized_characters(
+            text in "([\\x00-\\x7f]|é|’|門|①){0,80}",
+        ) {
+            let tokenizer = MixedTokenizer::new();
             let mut normalized = String::new();
-            MixedTokenizer::new().for_each_normalized_char(&text, |c| normalized.push(c));
-            proptest::prop_assert_eq!(ascii_letters_and_digits(&text), normalized);
+            tokenizer.for_each_normalized_char(&text, |c| normalized.push(c));
+            proptest::prop_assert_eq!(tokenizer.normalized_text(&text), normalized);
         }
     }
 

@@ -20,6 +20,27 @@ pub fn is_han(c: char) -> bool {
     )
 }
 
+/// Whether `text` holds a Han character: only its non-ASCII characters are decoded, and an
+/// ASCII text is answered by one word-at-a-time check.
+#[must_use]
+pub(crate) fn has_han(text: &str) -> bool {
+    if text.is_ascii() {
+        return false;
+    }
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    loop {
+        at += ascii_prefix_len(&bytes[at..]);
+        let Some(c) = text[at..].chars().next() else {
+            return false;
+        };
+        if is_han(c) {
+            return true;
+        }
+        at += c.len_utf8();
+    }
+}
+
 /// True for the CJK Unified Ideographs and Extension A: every one is an assigned letter
 /// without case, so normalization passes it through unchanged without the Unicode table
 /// lookups a general character needs (they were a seventh of the time of Chinese n-grams).
@@ -74,24 +95,70 @@ pub(crate) fn breaks_words(c: char) -> bool {
     )
 }
 
+/// The number of ASCII bytes `bytes` starts with, found eight bytes at a time: the scans
+/// of mostly ASCII text jump from one non-ASCII character to the next with it.
+#[inline]
+pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut len = 0;
+    for chunk in &mut chunks {
+        let high = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) & HIGH_BITS;
+        if high != 0 {
+            return len + high.trailing_zeros() as usize / 8;
+        }
+        len += 8;
+    }
+    let rest = chunks.remainder();
+    len + rest
+        .iter()
+        .position(|b| !b.is_ascii())
+        .unwrap_or(rest.len())
+}
+
+/// Calls `emit(byte_offset, stretch, is_ascii)` for each maximal stretch of `text` that is
+/// all ASCII or all not, in order. An ASCII byte is never inside a character, so every
+/// stretch is whole characters.
+pub(crate) fn for_each_ascii_stretch<'a>(
+    text: &'a str,
+    mut emit: impl FnMut(usize, &'a str, bool),
+) {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        let ascii = bytes[at].is_ascii();
+        let end = if ascii {
+            at + ascii_prefix_len(&bytes[at..])
+        } else {
+            bytes[at..]
+                .iter()
+                .position(u8::is_ascii)
+                .map_or(bytes.len(), |length| at + length)
+        };
+        emit(at, &text[at..end], ascii);
+        at = end;
+    }
+}
+
 /// Calls `emit(byte_offset, piece)` for each maximal piece of `run` between characters that
 /// [break words](breaks_words); empty pieces are skipped.
 pub(crate) fn for_each_piece<'a>(run: &'a str, mut emit: impl FnMut(usize, &'a str)) {
-    // Every break is non-ASCII: an ASCII run is one piece, found without decoding it.
-    if run.is_ascii() {
-        if !run.is_empty() {
-            emit(0, run);
-        }
-        return;
-    }
+    // Every break is non-ASCII: only the non-ASCII characters are decoded.
+    let bytes = run.as_bytes();
     let mut start = 0;
-    for (offset, c) in run.char_indices() {
+    let mut at = 0;
+    loop {
+        at += ascii_prefix_len(&bytes[at..]);
+        let Some(c) = run[at..].chars().next() else {
+            break;
+        };
         if breaks_words(c) {
-            if offset > start {
-                emit(start, &run[start..offset]);
+            if at > start {
+                emit(start, &run[start..at]);
             }
-            start = offset + c.len_utf8();
+            start = at + c.len_utf8();
         }
+        at += c.len_utf8();
     }
     if start < run.len() {
         emit(start, &run[start..]);
@@ -101,7 +168,6 @@ pub(crate) fn for_each_piece<'a>(run: &'a str, mut emit: impl FnMut(usize, &'a s
 /// Splits `text` into maximal runs that are all Han or all non-Han, calling
 /// `emit(byte_offset, run, is_han)` for each, in order.
 pub(crate) fn for_each_run<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str, bool)) {
-    let bytes = text.as_bytes();
     let mut start = 0;
     let mut current: Option<bool> = None;
     let mut switch_to = |kind: bool, at: usize| match current {
@@ -113,24 +179,17 @@ pub(crate) fn for_each_run<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a st
         None => current = Some(kind),
         Some(_) => {}
     };
-    let mut offset = 0;
-    while offset < bytes.len() {
-        // ASCII is never Han and is most non-Han text: jump over a stretch of it at once,
-        // and decode characters only between such stretches.
-        let ascii = bytes[offset].is_ascii();
-        let end = bytes[offset..]
-            .iter()
-            .position(|b| b.is_ascii() != ascii)
-            .map_or(bytes.len(), |length| offset + length);
+    // ASCII is never Han and is most non-Han text: jump over a stretch of it at once, and
+    // decode characters only between such stretches.
+    for_each_ascii_stretch(text, |offset, stretch, ascii| {
         if ascii {
             switch_to(false, offset);
         } else {
-            for (i, c) in text[offset..end].char_indices() {
+            for (i, c) in stretch.char_indices() {
                 switch_to(is_han(c), offset + i);
             }
         }
-        offset = end;
-    }
+    });
     if let Some(kind) = current {
         emit(start, &text[start..], kind);
     }
@@ -156,6 +215,21 @@ mod tests {
         assert!(!is_caseless_ideograph('a') && !is_caseless_ideograph('〇'));
     }
 
+    proptest::proptest! {
+        /// The eight-byte scan stops where a byte-by-byte one does, at every offset.
+        #[test]
+        fn ascii_prefix_is_the_first_non_ascii_byte(text in "([a-z ]{0,9}|é|我){0,12}") {
+            let bytes = text.as_bytes();
+            for from in 0..=bytes.len() {
+                let expected = bytes[from..].iter().position(|b| !b.is_ascii());
+                proptest::prop_assert_eq!(
+                    ascii_prefix_len(&bytes[from..]),
+                    expected.unwrap_or(bytes.len() - from)
+                );
+            }
+        }
+    }
+
     #[test]
     fn han_ranges() {
         assert!(is_han('我'));
@@ -164,6 +238,24 @@ mod tests {
         assert!(!is_han('a'));
         assert!(!is_han('，'));
         assert!(!is_han('の'));
+        for (text, han) in [
+            ("plain", false),
+            ("It’s—“quoted” … ⁂", false),
+            ("ひらがな한글ｈ😀", false),
+            ("a 〇", true),
+            ("ひら我", true),
+            ("\u{2F800}", true),
+        ] {
+            assert_eq!(has_han(text), han, "{text}");
+        }
+        // What `has_han`'s byte scan relies on.
+        let mut utf8 = [0u8; 4];
+        for c in (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_han(c))
+        {
+            assert!(c.encode_utf8(&mut utf8).as_bytes()[0] >= 0xE3, "{c:?}");
+        }
         assert!(!is_han('한'));
     }
 

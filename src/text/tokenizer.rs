@@ -14,7 +14,8 @@ use crate::text::ascii_words::{for_each_ascii_word, letters_and_digits, UPPERCAS
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
 use crate::text::script::{
-    for_each_piece, for_each_run, is_caseless_ideograph, is_han, is_separator,
+    for_each_ascii_stretch, for_each_piece, for_each_run, is_caseless_ideograph, is_han,
+    is_separator,
 };
 use crate::text::stopwords::StopWords;
 use crate::text::words::for_each_word;
@@ -349,6 +350,32 @@ impl MixedTokenizer {
         }
     }
 
+    /// The characters [`for_each_normalized_char`](Self::for_each_normalized_char) gives,
+    /// in one string.
+    ///
+    /// The ASCII stretches (most of any Latin-script text, whatever its accents, curly
+    /// quotes and dashes) are lowercased without decoding, their letters and digits kept in
+    /// one pass without a branch per byte; the other stretches go character by character. A
+    /// Han run never holds an ASCII character, so folding sees the same runs stretch by
+    /// stretch as over the whole text.
+    pub(crate) fn normalized_text(&self, text: &str) -> String {
+        let mut normalized = Vec::with_capacity(text.len());
+        for_each_ascii_stretch(text, |_, stretch, ascii| {
+            if ascii {
+                let from = normalized.len();
+                normalized.resize(from + stretch.len(), 0);
+                let (len, _) = letters_and_digits(stretch.as_bytes(), &mut normalized[from..]);
+                normalized.truncate(from + len);
+            } else {
+                let mut utf8 = [0u8; 4];
+                self.for_each_normalized_char(stretch, |c| {
+                    normalized.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                });
+            }
+        });
+        String::from_utf8(normalized).expect("whole characters")
+    }
+
     /// [`for_each_normalized_char`](Self::for_each_normalized_char) of a `run` of Han
     /// characters only: the run is read twice (whether it needs folding, then its
     /// characters) rather than its characters held in a buffer grown per run.
@@ -478,8 +505,9 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The one-pass normalization gives what splitting into runs, folding each Han run
-        /// and normalizing every character gives, in every folding mode.
+        /// The one-pass normalization, and the string of `normalized_text`, give what
+        /// splitting into runs, folding each Han run and normalizing every character gives,
+        /// in every folding mode.
         #[test]
         fn normalization_folds_han_runs_whole(
             pieces in prop::collection::vec(
@@ -487,6 +515,7 @@ mod tests {
                     Just("軟體"), Just("滑鼠"), Just("著作"), Just("門"), Just("门"),
                     Just("我爱"), Just("〇"), Just("，"), Just(" "), Just("AbÉ"),
                     Just("ΣΑΣ"), Just("2008"), Just("\u{20000}"), Just("ﬁ"),
+                    Just("It’s—"), Just("K\u{212a}İ"), Just("a_b.c"),
                 ],
                 0..16,
             ),
@@ -509,7 +538,9 @@ mod tests {
             });
             let mut found = Vec::new();
             tokenizer.for_each_normalized_char(&text, |c| found.push(c));
-            prop_assert_eq!(found, expected);
+            prop_assert_eq!(&found, &expected);
+            let whole: String = expected.iter().collect();
+            prop_assert_eq!(tokenizer.normalized_text(&text), whole);
         }
     }
 

@@ -114,6 +114,22 @@ impl CharNgrams {
     }
 }
 
+/// Calls `emit` with each window of `n` characters of `text` in order, or with the whole of
+/// `text` when it has fewer (nothing when it is empty): the character n-grams of text
+/// already normalized, each a slice of it.
+pub(crate) fn for_each_char_window(n: usize, text: &str, mut emit: impl FnMut(&str)) {
+    let mut ring = Ring::new(n);
+    for (start, c) in text.char_indices() {
+        ring.push(start);
+        if let Some(window_start) = ring.window_start() {
+            emit(&text[window_start..start + c.len_utf8()]);
+        }
+    }
+    if 0 < ring.count && ring.count < n {
+        emit(text);
+    }
+}
+
 /// Word shingles of a stream of tokens, joined by single spaces (tokens never contain
 /// whitespace); a shingle weighs the mean of its tokens.
 ///

@@ -16,39 +16,34 @@
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::text::ascii_words::for_each_ascii_word;
+use crate::text::script::ascii_prefix_len;
 
 /// Calls `emit(byte_offset, word)` for each UAX #29 word of `piece` (a segment holding a
 /// letter or digit), in order, cut at whitespace: tokens never hold whitespace.
 pub(crate) fn for_each_word<'a>(piece: &'a str, mut emit: impl FnMut(usize, &'a str)) {
-    // Most pieces: one check of the whole piece (vectorized), no chunking.
-    if piece.is_ascii() {
-        for_each_ascii_word(piece, emit);
-        return;
-    }
     let bytes = piece.as_bytes();
-    // `ascii_from..chunk_start` is ASCII not yet scanned, `chunk_start..` the chunk being
-    // read, `chunk_is_ascii` whether it has been so far.
+    // `ascii_from` is where the text not yet scanned starts, always just after a cut.
     let mut ascii_from = 0;
-    let mut chunk_start = 0;
-    let mut chunk_is_ascii = true;
-    for (i, &b) in bytes.iter().enumerate() {
-        if !b.is_ascii() {
-            chunk_is_ascii = false;
-        } else if b.is_ascii_whitespace() && bytes.get(i + 1).is_none_or(u8::is_ascii) {
-            if !chunk_is_ascii {
-                scan_ascii(piece, ascii_from, chunk_start, &mut emit);
-                scan_unicode(piece, chunk_start, i + 1, &mut emit);
-                ascii_from = i + 1;
-                chunk_is_ascii = true;
-            }
-            chunk_start = i + 1;
+    loop {
+        let non_ascii = ascii_from + ascii_prefix_len(&bytes[ascii_from..]);
+        if non_ascii == bytes.len() {
+            scan_ascii(piece, ascii_from, bytes.len(), &mut emit);
+            return;
         }
-    }
-    if chunk_is_ascii {
-        scan_ascii(piece, ascii_from, piece.len(), &mut emit);
-    } else {
+        // The chunk of that non-ASCII byte starts after the last cut before it: whitespace
+        // followed by an ASCII byte, as every byte before `non_ascii` is.
+        let before = non_ascii.saturating_sub(1).max(ascii_from);
+        let chunk_start = bytes[ascii_from..before]
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(ascii_from, |i| ascii_from + i + 1);
+        // It ends after the first cut after it.
+        let chunk_end = (non_ascii..bytes.len())
+            .find(|&i| bytes[i].is_ascii_whitespace() && bytes.get(i + 1).is_none_or(u8::is_ascii))
+            .map_or(bytes.len(), |i| i + 1);
         scan_ascii(piece, ascii_from, chunk_start, &mut emit);
-        scan_unicode(piece, chunk_start, piece.len(), &mut emit);
+        scan_unicode(piece, chunk_start, chunk_end, &mut emit);
+        ascii_from = chunk_end;
     }
 }
 
