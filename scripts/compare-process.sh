@@ -6,8 +6,8 @@
 #
 #   scripts/compare-process.sh
 #
-# Builds target/release/tantivy-dedup, makes data/throughput/english-x10.jsonl
-# (data/english.jsonl 10 times, for longer runs), waits for a quiet machine,
+# Builds target/release/tantivy-dedup, makes data/throughput/english-x10.jsonl and
+# chinese-x10.jsonl (each corpus 10 times, for longer runs), waits for a quiet machine,
 # checks the outputs lightly (one JSON line per record, one gaoya signature per
 # text), times every command as a whole process, best of RUNS, and prints the
 # Markdown table (also written to data/throughput/process.md; every run's times
@@ -38,8 +38,7 @@ GAOYA_VERSION=${GAOYA_VERSION:-0.2.2}
 NUMPY_VERSION=${NUMPY_VERSION:-1.26.4}
 PY=${PYTHON:-python3}
 BIN=target/release/tantivy-dedup
-X10="$OUT/english-x10.jsonl"
-INPUTS=("$DATA/english.jsonl" "$DATA/chinese.jsonl" "$X10")
+INPUTS=("$DATA/english.jsonl" "$DATA/chinese.jsonl" "$OUT/english-x10.jsonl" "$OUT/chinese-x10.jsonl")
 
 say() { printf '\n==> %s\n' "$*" >&2; }
 run() { printf '  $ %s\n' "$*" >&2; "$@"; }
@@ -54,12 +53,15 @@ for f in "$DATA/english.jsonl" "$DATA/chinese.jsonl"; do
     break
   fi
 done
-want=$(( $(stat -c %s "$DATA/english.jsonl") * 10 ))
-if [ ! -s "$X10" ] || [ "$(stat -c %s "$X10")" != "$want" ]; then
-  say "making $X10 (data/english.jsonl 10 times)"
-  for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$DATA/english.jsonl"; done > "$X10.tmp"
-  mv "$X10.tmp" "$X10"
-fi
+for corpus in english chinese; do
+  x10="$OUT/$corpus-x10.jsonl"
+  want=$(( $(stat -c %s "$DATA/$corpus.jsonl") * 10 ))
+  if [ ! -s "$x10" ] || [ "$(stat -c %s "$x10")" != "$want" ]; then
+    say "making $x10 ($DATA/$corpus.jsonl 10 times)"
+    for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$DATA/$corpus.jsonl"; done > "$x10.tmp"
+    mv "$x10.tmp" "$x10"
+  fi
+done
 
 # ----------------------------------------------------------------- build ----
 if [ "${SKIP_BUILD:-0}" = 1 ]; then

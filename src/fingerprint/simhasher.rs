@@ -225,12 +225,15 @@ impl SimHasher {
         bytes: &[u8],
         policy: Utf8Policy,
     ) -> Result<Option<Fingerprint>> {
-        let text = match (std::str::from_utf8(bytes), policy) {
+        // simdutf8 checks non-ASCII text several times faster than the standard library,
+        // which finds where invalid bytes start once there are some.
+        let text = match (simdutf8::basic::from_utf8(bytes), policy) {
             (Ok(text), _) => Cow::Borrowed(text),
-            (Err(e), Utf8Policy::Strict) => {
+            (Err(_), Utf8Policy::Strict) => {
+                let error = std::str::from_utf8(bytes).expect_err("simdutf8 found invalid UTF-8");
                 return Err(Error::InvalidUtf8 {
-                    valid_up_to: e.valid_up_to(),
-                })
+                    valid_up_to: error.valid_up_to(),
+                });
             }
             (Err(_), Utf8Policy::Lossy) => String::from_utf8_lossy(bytes),
         };

@@ -72,11 +72,17 @@ pub(super) fn decode(bytes: Vec<u8>, lossy: bool) -> Result<String, String> {
 }
 
 /// [`decode`] without taking the bytes: borrowed when they are valid UTF-8.
+///
+/// Every record is checked so: `simdutf8` checks Chinese text several times faster than the
+/// standard library (whose check was a tenth of `fingerprint`'s time on Chinese), and the
+/// standard library finds where invalid bytes start only when there are some.
 pub(super) fn decode_borrowed(bytes: &[u8], lossy: bool) -> Result<Cow<'_, str>, String> {
-    match std::str::from_utf8(bytes) {
+    match simdutf8::basic::from_utf8(bytes) {
         Ok(text) => Ok(Cow::Borrowed(text)),
         Err(_) if lossy => Ok(String::from_utf8_lossy(bytes)),
-        Err(e) => Err(invalid_utf8(e)),
+        Err(_) => Err(invalid_utf8(
+            std::str::from_utf8(bytes).expect_err("simdutf8 found invalid UTF-8"),
+        )),
     }
 }
 
