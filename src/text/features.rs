@@ -177,9 +177,10 @@ pub(crate) fn for_each_char_ngram(
 
 /// The character n-grams of a text whose normalized characters are all ASCII (most English
 /// documents, curly quotes and dashes included): its letters and digits, lowercased, one
-/// byte each, and the n-grams the windows over them, without a ring of starts. An iterator, so that
-/// the caller's loop holds the hashing and counting: through a callback, the call per
-/// n-gram was not inlined and cost a sixth of the time of fingerprinting English.
+/// byte each, and the n-grams the windows over them, without a ring of starts. An
+/// iterator, so that the caller's loop holds the hashing and counting: through a callback,
+/// the call per n-gram was not inlined and cost a sixth of the time of fingerprinting
+/// English.
 pub(crate) struct AsciiNgrams {
     normalized: String,
     n: usize,

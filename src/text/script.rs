@@ -24,21 +24,20 @@ pub fn is_han(c: char) -> bool {
 /// ASCII text is answered by one word-at-a-time check.
 #[must_use]
 pub(crate) fn has_han(text: &str) -> bool {
-    if text.is_ascii() {
-        return false;
-    }
-    let bytes = text.as_bytes();
+    !text.is_ascii() && non_ascii_chars(text).any(|(_, c)| is_han(c))
+}
+
+/// The non-ASCII characters of `text` and their byte offsets, in order: the ASCII between
+/// them is jumped over eight bytes at a time, not decoded.
+fn non_ascii_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let mut at = 0;
-    loop {
-        at += ascii_prefix_len(&bytes[at..]);
-        let Some(c) = text[at..].chars().next() else {
-            return false;
-        };
-        if is_han(c) {
-            return true;
-        }
+    std::iter::from_fn(move || {
+        at += ascii_prefix_len(&text.as_bytes()[at..]);
+        let c = text[at..].chars().next()?;
+        let found = (at, c);
         at += c.len_utf8();
-    }
+        Some(found)
+    })
 }
 
 /// True for the CJK Unified Ideographs and Extension A: every one is an assigned letter
@@ -144,21 +143,12 @@ pub(crate) fn for_each_ascii_stretch<'a>(
 /// [break words](breaks_words); empty pieces are skipped.
 pub(crate) fn for_each_piece<'a>(run: &'a str, mut emit: impl FnMut(usize, &'a str)) {
     // Every break is non-ASCII: only the non-ASCII characters are decoded.
-    let bytes = run.as_bytes();
     let mut start = 0;
-    let mut at = 0;
-    loop {
-        at += ascii_prefix_len(&bytes[at..]);
-        let Some(c) = run[at..].chars().next() else {
-            break;
-        };
-        if breaks_words(c) {
-            if at > start {
-                emit(start, &run[start..at]);
-            }
-            start = at + c.len_utf8();
+    for (at, c) in non_ascii_chars(run).filter(|&(_, c)| breaks_words(c)) {
+        if at > start {
+            emit(start, &run[start..at]);
         }
-        at += c.len_utf8();
+        start = at + c.len_utf8();
     }
     if start < run.len() {
         emit(start, &run[start..]);
