@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::space::LAYOUT;
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
@@ -63,10 +64,6 @@ pub(super) struct Record {
 /// A record as Redis returns it: field names and their values' bytes.
 pub(super) type Hash = HashMap<String, Vec<u8>>;
 
-/// The layout of the records this build writes: a record without it (an older build's,
-/// with its signature in hexadecimal) does not read as one.
-const LAYOUT: &str = "2";
-
 /// The hash fields of a new registration.
 pub(super) fn fields(
     node: &str,
@@ -75,7 +72,7 @@ pub(super) fn fields(
     at: u64,
 ) -> Vec<(&'static str, Vec<u8>)> {
     let mut fields = vec![
-        ("v", LAYOUT.as_bytes().to_vec()),
+        ("v", LAYOUT.to_string().into_bytes()),
         ("node", node.as_bytes().to_vec()),
         ("fp", format!("{:x}", fingerprint.bits()).into_bytes()),
         ("st", State::Pending.code().as_bytes().to_vec()),
@@ -93,7 +90,9 @@ pub(super) fn fields(
 pub(super) fn parse(hash: &Hash) -> Option<Record> {
     let text = |field: &str| std::str::from_utf8(hash.get(field)?).ok();
     let hex = |field: &str| u64::from_str_radix(text(field)?, 16).ok();
-    if text("v")? != LAYOUT {
+    // A record without its layout (an older build's, its signature in hexadecimal) does not
+    // read as one.
+    if text("v")?.parse::<u32>().ok()? != LAYOUT {
         return None;
     }
     let signature = match hash.get("sig") {

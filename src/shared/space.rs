@@ -12,10 +12,10 @@ use super::store::Store;
 use crate::error::{Error, Result};
 use crate::matching::Verification;
 
-/// The layout of the keys this build writes. Layout 1 (no description) kept a set per band
-/// value and signatures in hexadecimal; 2 keeps band values as fields of bucket hashes and
-/// signatures as bytes.
-const LAYOUT: u32 = 2;
+/// The layout of the keys and records this build writes, in the space's description and in
+/// every record (`v`). Layout 1 (no description) kept a set per band value and signatures in
+/// hexadecimal; 2 keeps band values as fields of bucket hashes and signatures as bytes.
+pub(super) const LAYOUT: u32 = 2;
 
 #[derive(Serialize)]
 struct Description<'a> {
