@@ -5,6 +5,7 @@
 
 mod corpus;
 mod fingerprint_index;
+mod key_pairs;
 mod matcher;
 mod settings;
 
@@ -55,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<matcher::TextMatcher>()?;
     m.add_class::<fingerprint_index::FingerprintIndex>()?;
     m.add_class::<corpus::CorpusIndex>()?;
+    m.add_function(wrap_pyfunction!(key_pairs::pairs_sharing_keys, m)?)?;
     m.add("DedupError", m.py().get_type::<DedupError>())?;
     Ok(())
 }

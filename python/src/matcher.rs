@@ -215,6 +215,12 @@ impl TextMatcher {
         )
     }
 
+    /// The largest Hamming distance at which a pair can be near-duplicates.
+    #[getter]
+    fn reach(&self) -> u32 {
+        self.0.reach()
+    }
+
     /// The bands and rows of the candidate stage; `None` without band candidates.
     #[getter]
     fn bands(&self) -> Option<(usize, usize)> {

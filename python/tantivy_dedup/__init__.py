@@ -24,6 +24,7 @@ from ._native import CorpusIndex as _NativeCorpusIndex
 from ._native import DedupError, MatchingSettings
 from ._native import FingerprintIndex as _NativeFingerprintIndex
 from ._native import TextMatcher as _NativeTextMatcher
+from ._native import pairs_sharing_keys as _native_pairs_sharing_keys
 
 __all__ = [
     "CandidateValues",
@@ -35,6 +36,7 @@ __all__ = [
     "Signatures",
     "TextMatcher",
     "hamming",
+    "pairs_sharing_keys",
 ]
 
 
@@ -131,6 +133,12 @@ class TextMatcher:
     def distance(self) -> int:
         """The distance *k*: fingerprints within it are near-duplicates."""
         return self._native.distance
+
+    @property
+    def reach(self) -> int:
+        """The largest Hamming distance at which a pair can be near-duplicates: the
+        verification's candidate distance, else *k*."""
+        return self._native.reach
 
     @property
     def bands(self) -> Optional[tuple]:
@@ -318,3 +326,30 @@ def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise Hamming distances between uint64 fingerprints (broadcasting)."""
     x = np.bitwise_xor(np.asarray(a, dtype=np.uint64), np.asarray(b, dtype=np.uint64))
     return np.unpackbits(x.view(np.uint8).reshape(*x.shape, 8), axis=-1).sum(axis=-1)
+
+
+def pairs_sharing_keys(kinds, keys, orders, fingerprints, min_distance: int, max_distance: int):
+    """The pairs of documents that share a grouping key, ``min_distance`` to
+    ``max_distance`` bits apart: what a job that groups rows on keys (the fingerprint's
+    block-table keys, the signature's band keys) does with a group.
+
+    A row is a document's key of one kind: ``kinds`` (uint32: the table or the band),
+    ``keys`` (uint64), ``orders`` (int64: the document's, distinct between documents) and
+    ``fingerprints`` (uint64), of equal length; a document has at most one row of a kind.
+    Returns ``(a, b, distance)``: int64 orders, ``a`` before ``b``, and uint32 distances,
+    each pair once however many keys it shares, sorted. Runs without the GIL.
+    """
+    columns = [
+        np.ascontiguousarray(np.asarray(kinds).astype("<u4", copy=False)),
+        np.ascontiguousarray(np.asarray(keys).astype(np.int64, copy=False).view("<u8")),
+        np.ascontiguousarray(np.asarray(orders).astype("<i8", copy=False)),
+        np.ascontiguousarray(np.asarray(fingerprints).astype(np.int64, copy=False).view("<u8")),
+    ]
+    a, b, distance = _native_pairs_sharing_keys(
+        *(column.tobytes() for column in columns), min_distance, max_distance
+    )
+    return (
+        np.frombuffer(a, dtype="<i8"),
+        np.frombuffer(b, dtype="<i8"),
+        np.frombuffer(distance, dtype="<u4"),
+    )

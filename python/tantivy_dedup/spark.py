@@ -7,12 +7,17 @@ rejected. Nothing is collected to the driver:
 
 1. **Values per partition** (``mapInArrow``): each text's fingerprint, signature and band
    keys, computed by the Rust extension on the executor's cores.
-2. **Candidate pairs by grouping**: documents sharing a key of Manku et al.'s tables (the
-   fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b* growing with the
-   corpus so that unrelated documents rarely share one) or a signature band (MinHash LSH)
-   are paired by a join on the key.
-3. **Verification** of every candidate pair by the index's rule (``judge_pairs``: within
-   *k*, or a shared band and signatures agreeing up to the threshold).
+2. **Pairs within k by grouping**: each document has a key in each of Manku et al.'s
+   tables (the fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b*
+   growing with the corpus). The key rows are shuffled once by key, and each partition's
+   groups are paired in Rust (``pairs_sharing_keys``), keeping the pairs within *k*: near
+   by the rule, whatever their signatures. Fingerprints bunch (common words weigh on every
+   document), so a key of a large corpus can pair many documents of which few are near:
+   they are compared where they are grouped, and only near pairs leave.
+3. **Pairs beyond k** (two-stage matching): documents sharing a signature band (MinHash
+   LSH) are paired the same way, within the rule's reach; only those candidates are
+   joined with their signatures and verified by the index's rule (``judge_pairs``: a
+   shared band and signatures agreeing up to the threshold).
 4. **Connected components** of the near pairs, by minimum-label propagation with pointer
    jumping (DataFrame joins, checkpointed each round).
 5. **Leaders per component** (a row per component, ``mapInArrow``): in input order, a document
@@ -33,7 +38,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from . import CandidateValues, MatchingSettings, TextMatcher
+from . import CandidateValues, MatchingSettings, TextMatcher, pairs_sharing_keys
 
 __all__ = ["near_duplicate_clusters", "main"]
 
@@ -43,8 +48,6 @@ _VALUES = "order long, id string, fp long, sig binary, has_sig boolean, bands ar
 _EDGES = "a long, b long, distance int"
 #: The schema of the clusters.
 _CLUSTERS = "cluster string, id string, position int, order long"
-#: Offset of band kinds among the candidate keys (table kinds are below it).
-_BAND_KIND = 1000
 
 
 def _matcher(settings_json: Optional[str]) -> TextMatcher:
@@ -225,71 +228,26 @@ def near_duplicate_clusters(
             at += width
         return key
 
-    block_keys = [
-        vals.select("order", F.lit(i).alias("kind"), table_key(blocks).alias("key"))
-        for i, blocks in enumerate(_tables(k, vals.count()))
-    ]
-    keys = block_keys[0]
-    for more in block_keys[1:]:
-        keys = keys.unionByName(more)
-    if matcher.bands:
-        band_keys = vals.filter("has_bands").select(
-            "order", F.posexplode("bands").alias("band", "band_key")
+    # One row a table and document, drawn in one pass over the values.
+    tables = [table_key(blocks) for blocks in _tables(k, vals.count())]
+    keys = vals.select("order", "fp", F.posexplode(F.array(*tables)).alias("kind", "key"))
+    # Two fingerprints within k agree on every block of one table: the tables find every
+    # pair within k, near whatever their signatures.
+    edges = _pairs(keys, 0, k)
+    if matcher.bands and matcher.reach > k:
+        # Beyond k, a pair is near only within the reach, sharing a band, its signatures
+        # agreeing: only such candidates are joined with their signatures.
+        bands = vals.filter("has_bands").select(
+            "order", "fp", F.posexplode("bands").alias("kind", "key")
         )
-        keys = keys.unionByName(
-            band_keys.select(
-                "order",
-                (F.col("band") + _BAND_KIND).alias("kind"),
-                F.col("band_key").cast("long").alias("key"),
-            )
+        side = vals.select("order", "fp", "sig", "has_sig")
+        candidates = (
+            _pairs(bands, k + 1, matcher.reach)
+            .join(side.toDF("a", "fp_a", "sig_a", "has_sig_a"), "a")
+            .join(side.toDF("b", "fp_b", "sig_b", "has_sig_b"), "b")
         )
-    x, y = keys.alias("x"), keys.alias("y")
-    pairs = (
-        x.join(
-            y,
-            (F.col("x.kind") == F.col("y.kind"))
-            & (F.col("x.key") == F.col("y.key"))
-            & (F.col("x.order") < F.col("y.order")),
-        )
-        .select(F.col("x.order").alias("a"), F.col("y.order").alias("b"))
-        .distinct()
-    )
-    side = vals.select("order", "fp", "sig", "has_sig")
-    candidates = pairs.join(
-        side.toDF("a", "fp_a", "sig_a", "has_sig_a"), "a"
-    ).join(side.toDF("b", "fp_b", "sig_b", "has_sig_b"), "b")
-
-    def judge(batches):
-        import pyarrow as pa
-
-        m = _matcher(settings_json)
-        for batch in batches:
-            n = batch.num_rows
-            if n == 0:
-                continue
-
-            def values_of(suffix):
-                return CandidateValues(
-                    fingerprints=_numbers(batch.column(f"fp_{suffix}"), np.int64).view(np.uint64),
-                    has_fingerprint=np.ones(n, dtype=bool),
-                    signatures=_fixed_rows(batch.column(f"sig_{suffix}"), sig_len),
-                    has_signature=_numbers(batch.column(f"has_sig_{suffix}"), bool),
-                    band_keys=np.zeros((n, 0), dtype=np.uint32),
-                    has_bands=np.zeros(n, dtype=bool),
-                )
-
-            near, distance, _ = m.judge_pairs(values_of("a"), values_of("b"))
-            keep = pa.array(near)
-            yield pa.RecordBatch.from_arrays(
-                [
-                    batch.column("a").filter(keep),
-                    batch.column("b").filter(keep),
-                    pa.array(distance[near].astype(np.int32)),
-                ],
-                names=["a", "b", "distance"],
-            )
-
-    edges = candidates.mapInArrow(judge, _EDGES).localCheckpoint()
+        edges = edges.unionByName(candidates.mapInArrow(_judge(settings_json, sig_len), _EDGES))
+    edges = edges.localCheckpoint()
     labels = _components(edges, max_rounds)
 
     def leaders(batches):
@@ -335,6 +293,78 @@ def near_duplicate_clusters(
     return clusters, deduped
 
 
+def _pairs(keys, min_distance: int, max_distance: int):
+    """``(a, b, distance)``: the distinct pairs of documents, ``a`` before ``b``, that share
+    a row of ``keys`` (``order``, ``fp``, ``kind``, ``key``) and lie ``min_distance`` to
+    ``max_distance`` bits apart. The rows are shuffled once by key; the pairs of each
+    partition's groups come from ``pairs_sharing_keys`` (a sort, then the pairs of each
+    group compared as they are made), where a self-join would shuffle and sort every row
+    twice, most keys being a single document's."""
+
+    def pairs(batches):
+        import pyarrow as pa
+
+        batches = list(batches)
+        if not batches:
+            return
+        rows = pa.Table.from_batches(batches)
+        if rows.num_rows < 2:
+            return
+        a, b, distance = pairs_sharing_keys(
+            *(_numbers(rows.column(name), np.int64) for name in ("kind", "key", "order", "fp")),
+            min_distance,
+            max_distance,
+        )
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(a), pa.array(b), pa.array(distance.astype(np.int32))],
+            names=["a", "b", "distance"],
+        )
+
+    columns = keys.select("order", "fp", keys["kind"].cast("int"), keys["key"].cast("long"))
+    return (
+        columns.repartition("kind", "key")
+        .mapInArrow(pairs, _EDGES)
+        .dropDuplicates(["a", "b"])
+    )
+
+
+def _judge(settings_json: Optional[str], sig_len: int):
+    """The ``mapInArrow`` function that keeps the candidate pairs (``a``, ``b``, their
+    ``fp_``, ``sig_`` and ``has_sig_`` values) the rule calls near, as ``_EDGES`` rows."""
+
+    def judge(batches):
+        import pyarrow as pa
+
+        m = _matcher(settings_json)
+        for batch in batches:
+            n = batch.num_rows
+            if n == 0:
+                continue
+
+            def values_of(suffix):
+                return CandidateValues(
+                    fingerprints=_numbers(batch.column(f"fp_{suffix}"), np.int64).view(np.uint64),
+                    has_fingerprint=np.ones(n, dtype=bool),
+                    signatures=_fixed_rows(batch.column(f"sig_{suffix}"), sig_len),
+                    has_signature=_numbers(batch.column(f"has_sig_{suffix}"), bool),
+                    band_keys=np.zeros((n, 0), dtype=np.uint32),
+                    has_bands=np.zeros(n, dtype=bool),
+                )
+
+            near, distance, _ = m.judge_pairs(values_of("a"), values_of("b"))
+            keep = pa.array(near)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    batch.column("a").filter(keep),
+                    batch.column("b").filter(keep),
+                    pa.array(distance[near].astype(np.int32)),
+                ],
+                names=["a", "b", "distance"],
+            )
+
+    return judge
+
+
 def _components(edges, max_rounds: int):
     """``(v, label)``: every vertex of ``edges`` with the least vertex of its connected
     component, by minimum-label propagation with pointer jumping, checkpointed each round."""
@@ -354,7 +384,9 @@ def _components(edges, max_rounds: int):
             .agg(F.min("label").alias("proposed"))
         )
         stepped = labels.join(proposed, labels["v"] == proposed["dst"], "left").select(
-            "v", F.least("label", F.coalesce("proposed", "label")).alias("label")
+            "v",
+            F.col("label").alias("before"),
+            F.least("label", F.coalesce("proposed", "label")).alias("label"),
         )
         # Pointer jumping: a vertex takes its label's label, halving chains each round.
         jumped = (
@@ -362,20 +394,15 @@ def _components(edges, max_rounds: int):
             .join(stepped.alias("p"), F.col("s.label") == F.col("p.v"), "left")
             .select(
                 F.col("s.v").alias("v"),
+                F.col("s.before").alias("before"),
                 F.least(F.col("s.label"), F.coalesce(F.col("p.label"), F.col("s.label"))).alias(
                     "label"
                 ),
             )
             .localCheckpoint()
         )
-        changed = (
-            jumped.join(labels.withColumnRenamed("label", "before"), "v")
-            .filter("label != before")
-            .limit(1)
-            .count()
-        )
-        labels = jumped
-        if changed == 0:
+        labels = jumped.drop("before")
+        if jumped.filter("label != before").limit(1).count() == 0:
             return labels
     raise RuntimeError(
         f"the near-duplicate components did not settle in {max_rounds} rounds: raise max_rounds"

@@ -45,15 +45,18 @@ def chain_corpus():
     return records
 
 
-def tool_clusters(tool, tmp_path, lines):
-    """`ingest --policy flag` then `clusters --json`, and the ids `--policy reject` keeps."""
+def tool_clusters(tool, tmp_path, lines, *options):
+    """`ingest --policy flag` then `clusters --json`, and the ids `--policy reject` keeps
+    (`options` given to both ingests)."""
     data = tmp_path / "input.jsonl"
     data.write_text("".join(json.dumps(line) + "\n" for line in lines))
     flag, reject = tmp_path / "flag", tmp_path / "reject"
-    subprocess.run([tool, "ingest", "--index", str(flag), "--policy", "flag", str(data)], check=True, capture_output=True)
+    subprocess.run(
+        [tool, "ingest", "--index", str(flag), "--policy", "flag", *options, str(data)], check=True, capture_output=True
+    )
     out = subprocess.run([tool, "clusters", "--index", str(flag), "--json"], check=True, capture_output=True, text=True)
     report = subprocess.run(
-        [tool, "ingest", "--index", str(reject), "--report", "-", str(data)], check=True, capture_output=True, text=True
+        [tool, "ingest", "--index", str(reject), "--report", "-", *options, str(data)], check=True, capture_output=True, text=True
     )
     kept = {line["id"] for line in map(json.loads, report.stdout.splitlines()) if line["status"] == "added"}
     return [c["ids"] for c in json.loads(out.stdout)["clusters"]], kept
@@ -93,6 +96,18 @@ def test_chained_rewrites_follow_the_leader_rule(spark, tool, tmp_path):
     # The rewrites chain from the first to the last, yet make several groups: each
     # joins an earlier leader it is near, not any document it is near.
     assert len(edits) >= 2, clusters
+    assert deduped == kept
+
+
+def test_fingerprints_alone_cluster_as_the_tool_clusters_them(spark, tool, tmp_path):
+    lines = chain_corpus() + [{"id": line["id"], "text": line["text"]} for line in sample_lines()]
+    expected, kept = tool_clusters(tool, tmp_path, lines, "--no-verify")
+    text = MatchingSettings().to_json()
+    settings = MatchingSettings.from_json(text[: text.index('"verification"')] + '"verification": null}')
+    assert settings.signature_len is None
+    clusters, deduped = spark_clusters(spark, lines, settings=settings)
+    assert clusters == expected
+    assert len(clusters) > 3
     assert deduped == kept
 
 

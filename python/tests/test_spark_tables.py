@@ -37,3 +37,40 @@ def test_keys_lengthen_with_the_corpus():
     assert key_bits(100) == 16  # k + 1 blocks: the pigeonhole
     assert key_bits(10**6) >= 28 and key_bits(10**9) >= 38
     assert len(_tables(3, 10**9)) <= 64
+
+
+def brute_force_pairs(rows, low, high):
+    """Every row against every other: the pairs sharing a (kind, key), `low` to `high`
+    bits apart, earlier order first, each once."""
+    pairs = set()
+    for kind, key, order, fp in rows:
+        for kind2, key2, order2, fp2 in rows:
+            distance = bin(fp ^ fp2).count("1")
+            if (kind, key) == (kind2, key2) and order < order2 and low <= distance <= high:
+                pairs.add((order, order2, distance))
+    return sorted(pairs)
+
+
+def test_pairs_sharing_keys_are_those_of_every_row_against_every_other():
+    import numpy as np
+
+    from tantivy_dedup import pairs_sharing_keys
+
+    rng = random.Random(11)
+    for round in range(60):
+        rows = []
+        for document in range(rng.randint(0, 50)):
+            # Fingerprints near a few bases, so that every distance range has pairs; keys
+            # from a few values, so that groups form; orders distinct, some negative.
+            base = [0, (1 << 64) - 1, 0x0F0F0F0F0F0F0F0F][document % 3]
+            fp = base ^ (rng.getrandbits(64) & rng.getrandbits(64) & rng.getrandbits(64))
+            order = document * 7 - 100
+            for kind in range(rng.randint(1, 4)):
+                rows.append((kind, rng.randrange(2 + round % 5) << 40, order, fp))
+        rng.shuffle(rows)
+        for low, high in [(0, 3), (4, 16), (0, 64)]:
+            columns = [np.array([row[i] for row in rows], dtype=dtype)
+                       for i, dtype in enumerate([np.uint32, np.uint64, np.int64, np.uint64])]
+            a, b, distance = pairs_sharing_keys(*columns, low, high)
+            got = list(zip(a.tolist(), b.tolist(), distance.tolist()))
+            assert got == brute_force_pairs(rows, low, high), (round, low, high)

@@ -95,6 +95,12 @@ impl TextMatcher {
         self.distance
     }
 
+    /// The largest Hamming distance at which a pair can be near-duplicates: the candidate
+    /// distance of a verifying rule, else *k*. Pairs farther apart are never near.
+    pub fn reach(&self) -> u32 {
+        Matcher::new(self.distance, self.verification.as_ref()).reach()
+    }
+
     /// The bands and rows of the candidate stage, when pairs beyond *k* become candidates
     /// by sharing a band ([`lookup::band_keys`](crate::lookup::band_keys)); `None` when
     /// they come from the fingerprints within the candidate distance, or the rule does not
