@@ -3,6 +3,7 @@
 //! which the Python side views as numpy arrays without copying them again. Index folders of
 //! the command-line tool open as `CorpusIndex`.
 
+mod components;
 mod corpus;
 mod fingerprint_index;
 mod key_pairs;
@@ -57,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fingerprint_index::FingerprintIndex>()?;
     m.add_class::<corpus::CorpusIndex>()?;
     m.add_function(wrap_pyfunction!(key_pairs::pairs_sharing_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(components::local_roots, m)?)?;
     m.add("DedupError", m.py().get_type::<DedupError>())?;
     Ok(())
 }

@@ -18,8 +18,10 @@ rejected. Nothing is collected to the driver:
    LSH) are paired the same way, within the rule's reach; only those candidates are
    joined with their signatures and verified by the index's rule (``judge_pairs``: a
    shared band and signatures agreeing up to the threshold).
-4. **Connected components** of the near pairs, by minimum-label propagation with pointer
-   jumping (DataFrame joins, checkpointed each round).
+4. **Connected components** of the near pairs, by rounds of local contraction: each
+   vertex's edges meet in one partition, where a union-find (``local_roots``) turns the
+   components it sees into stars on their least vertex, until the stars settle
+   (checkpointed each round).
 5. **Leaders per component** (a row per component, ``mapInArrow``): in input order, a document
    near an earlier leader joins the nearest (the earliest among equals), any other leads,
    as the index's writer decides. A document's fate depends only on the documents it is
@@ -166,8 +168,8 @@ def near_duplicate_clusters(
     ``settings`` are an index's (``MatchingSettings.read``), the library's defaults when
     ``None``. Settings whose candidates beyond *k* come from the fingerprints within a
     loose distance, instead of signature bands, are refused: that search has no grouping
-    key. ``max_rounds`` bounds the label propagation (a chain of near-duplicates needs
-    about the logarithm of its length).
+    key. ``max_rounds`` bounds the rounds of the components (a chain of near-duplicates
+    needs about the logarithm of its length).
     """
     from pyspark.sql import functions as F
 
@@ -367,46 +369,68 @@ def _judge(settings_json: Optional[str], sig_len: int):
 
 def _components(edges, max_rounds: int):
     """``(v, label)``: every vertex of ``edges`` with the least vertex of its connected
-    component, by minimum-label propagation with pointer jumping, checkpointed each round."""
+    component, by rounds of local contraction (hash-to-min, each partition contracted whole
+    by a union-find).
+
+    The graph is kept as stars, ``(x, r)`` with ``r < x``. A round sends every star edge to
+    the partitions of both its ends, so that a vertex's partition holds all its edges; each
+    partition replaces the components of the edges it holds by stars on their least vertex
+    (``local_roots``). Connectivity is kept (a component is replaced by a star on the same
+    vertices), and the neighbours of a vertex meet at one root, so a path about halves each
+    round. The rounds end when the stars are a forest: each vertex the leaf of at most one
+    star, no root a leaf."""
     from pyspark.sql import functions as F
 
-    both = (
-        edges.select(F.col("a").alias("src"), F.col("b").alias("dst"))
-        .unionByName(edges.select(F.col("b").alias("src"), F.col("a").alias("dst")))
-        .localCheckpoint()
-    )
-    labels = both.select(F.col("src").alias("v")).distinct().withColumn("label", F.col("v"))
-    labels = labels.localCheckpoint()
+    def contract(batches):
+        import pyarrow as pa
+
+        from ._native import local_roots
+
+        batches = list(batches)
+        if not batches:
+            return
+        rows = pa.Table.from_batches(batches)
+        x, r = (np.ascontiguousarray(_numbers(rows.column(c), np.int64)) for c in ("x", "r"))
+        leaves, roots = local_roots(x.tobytes(), r.tobytes())
+        yield pa.RecordBatch.from_arrays(
+            [pa.array(np.frombuffer(leaves, "<i8")), pa.array(np.frombuffer(roots, "<i8"))],
+            names=["x", "r"],
+        )
+
+    stars = edges.select(F.col("b").alias("x"), F.col("a").alias("r")).localCheckpoint()
     for _ in range(max_rounds):
-        proposed = (
-            both.join(labels, both["src"] == labels["v"])
-            .groupBy("dst")
-            .agg(F.min("label").alias("proposed"))
+        routed = stars.select(F.col("x").alias("at"), "x", "r").unionByName(
+            stars.select(F.col("r").alias("at"), "x", "r")
         )
-        stepped = labels.join(proposed, labels["v"] == proposed["dst"], "left").select(
-            "v",
-            F.col("label").alias("before"),
-            F.least("label", F.coalesce("proposed", "label")).alias("label"),
-        )
-        # Pointer jumping: a vertex takes its label's label, halving chains each round.
-        jumped = (
-            stepped.alias("s")
-            .join(stepped.alias("p"), F.col("s.label") == F.col("p.v"), "left")
-            .select(
-                F.col("s.v").alias("v"),
-                F.col("s.before").alias("before"),
-                F.least(F.col("s.label"), F.coalesce(F.col("p.label"), F.col("s.label"))).alias(
-                    "label"
-                ),
-            )
+        stars = (
+            routed.repartition("at")
+            .mapInArrow(contract, "x long, r long")
+            .distinct()
             .localCheckpoint()
         )
-        labels = jumped.drop("before")
-        if jumped.filter("label != before").limit(1).count() == 0:
-            return labels
+        if _settled(stars):
+            return stars.select(F.col("x").alias("v"), F.col("r").alias("label")).unionByName(
+                stars.select(F.col("r").alias("v"), F.col("r").alias("label")).distinct()
+            )
     raise RuntimeError(
         f"the near-duplicate components did not settle in {max_rounds} rounds: raise max_rounds"
     )
+
+
+def _settled(stars) -> bool:
+    """Whether the distinct stars ``(x, r)`` are a forest of stars: each vertex the leaf of
+    at most one, no root a leaf."""
+    from pyspark.sql import functions as F
+
+    roles = stars.select(F.col("x").alias("v"), F.lit(1).alias("leaf")).unionByName(
+        stars.select(F.col("r").alias("v"), F.lit(0).alias("leaf"))
+    )
+    tangled = (
+        roles.groupBy("v")
+        .agg(F.sum("leaf").alias("leaf"), F.count(F.lit(1)).alias("roles"))
+        .filter("leaf > 1 or (leaf = 1 and roles > 1)")
+    )
+    return tangled.limit(1).count() == 0
 
 
 def main(argv=None) -> int:

@@ -111,6 +111,34 @@ def test_fingerprints_alone_cluster_as_the_tool_clusters_them(spark, tool, tmp_p
     assert deduped == kept
 
 
+def test_components_are_those_of_a_union_find(spark):
+    import random
+
+    from test_spark_tables import union_find_roots
+
+    rng = random.Random(9)
+    # Long paths (the rounds must halve them), in order of id and shuffled, stars, and
+    # random pairs.
+    shuffled = rng.sample(range(1000, 1300), 300)
+    edges = [(i, i + 1) for i in range(0, 300)] + list(zip(shuffled, shuffled[1:]))
+    edges += [(2000, 2000 + i) for i in range(1, 40)] + [(3000 + i, 3000) for i in range(1, 40)]
+    edges += [(rng.randrange(4000, 4400), rng.randrange(4000, 4400)) for _ in range(300)]
+    edges = [(min(a, b), max(a, b)) for a, b in edges if a != b]
+    frame = spark.createDataFrame([(a, b, 0) for a, b in edges], job._EDGES)
+    labels = {row["v"]: row["label"] for row in job._components(frame, 64).collect()}
+    assert labels == union_find_roots(edges)
+    assert spark.createDataFrame([], job._EDGES).transform(lambda f: job._components(f, 64)).count() == 0
+
+
+def test_stars_settle_only_as_a_forest(spark):
+    def settled(stars):
+        return job._settled(spark.createDataFrame(stars, "x long, r long"))
+
+    assert settled([]) and settled([(2, 1), (3, 1), (9, 4)])
+    assert not settled([(3, 2), (2, 1)])  # a root that is a leaf
+    assert not settled([(3, 1), (3, 2)])  # a leaf of two stars
+
+
 def test_settings_without_bands_are_refused(spark):
     text = MatchingSettings().to_json().replace('"kind": "bands",\n      "rows": 4', '"kind": "scan"')
     settings = MatchingSettings.from_json(text)

@@ -1,5 +1,6 @@
-"""The fingerprint keys of the Spark job (Manku et al.'s tables), without Spark: every
-pair within k bits shares a key, at every corpus size, and keys grow with the corpus."""
+"""The Spark job's building blocks, without Spark: every pair within k bits shares a key of
+Manku et al.'s tables, at every corpus size, and keys grow with the corpus; the pairs of
+shared keys and the stars of local components are those of brute-force references."""
 
 import random
 
@@ -74,3 +75,46 @@ def test_pairs_sharing_keys_are_those_of_every_row_against_every_other():
             a, b, distance = pairs_sharing_keys(*columns, low, high)
             got = list(zip(a.tolist(), b.tolist(), distance.tolist()))
             assert got == brute_force_pairs(rows, low, high), (round, low, high)
+
+
+def union_find_roots(edges):
+    """The least vertex of each vertex's component, by a plain union-find."""
+    parent = {}
+
+    def find(v):
+        while parent.setdefault(v, v) != v:
+            v = parent[v]
+        return v
+
+    for a, b in edges:
+        x, y = find(a), find(b)
+        parent[max(x, y)] = min(x, y)
+    return {v: find(v) for v in parent}
+
+
+def random_graph(rng):
+    """Edges of paths, stars and random pairs over a few vertices, some negative."""
+    vertices = rng.sample(range(-50, 200), rng.randint(1, 60))
+    edges = []
+    for _ in range(rng.randint(0, 4)):
+        path = rng.sample(vertices, rng.randint(1, len(vertices)))
+        edges += list(zip(path, path[1:]))
+    for _ in range(rng.randint(0, 30)):
+        edges.append((rng.choice(vertices), rng.choice(vertices)))
+    return [(a, b) for a, b in edges if a != b]
+
+
+def test_local_roots_are_the_least_vertex_of_each_component():
+    import numpy as np
+
+    from tantivy_dedup._native import local_roots
+
+    rng = random.Random(5)
+    for _ in range(200):
+        edges = random_graph(rng)
+        a = np.array([e[0] for e in edges], dtype="<i8")
+        b = np.array([e[1] for e in edges], dtype="<i8")
+        vertices, roots = (np.frombuffer(x, "<i8") for x in local_roots(a.tobytes(), b.tobytes()))
+        expected = {v: r for v, r in union_find_roots(edges).items() if v != r}
+        assert dict(zip(vertices.tolist(), roots.tolist())) == expected
+        assert vertices.tolist() == sorted(expected)
