@@ -7,22 +7,25 @@ rejected. Nothing is collected to the driver:
 
 1. **Values per partition** (``mapInArrow``): each text's fingerprint, signature and band
    keys, computed by the Rust extension on the executor's cores.
-2. **Pairs within k by grouping**: each document has a key in each of Manku et al.'s
+2. **Copies**: documents whose fingerprint and signature are an earlier document's take
+   that document's pairs (and a pair with it) instead of being paired themselves, so a
+   page repeated by the thousand does not make millions of pairs.
+3. **Pairs within k by grouping**: each document has a key in each of Manku et al.'s
    tables (the fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b*
    growing with the corpus). The key rows are shuffled once by key, and each partition's
    groups are paired in Rust (``pairs_sharing_keys``), keeping the pairs within *k*: near
    by the rule, whatever their signatures. Fingerprints bunch (common words weigh on every
    document), so a key of a large corpus can pair many documents of which few are near:
    they are compared where they are grouped, and only near pairs leave.
-3. **Pairs beyond k** (two-stage matching): documents sharing a signature band (MinHash
+4. **Pairs beyond k** (two-stage matching): documents sharing a signature band (MinHash
    LSH) are paired the same way, within the rule's reach; only those candidates are
    joined with their signatures and verified by the index's rule (``judge_pairs``: a
    shared band and signatures agreeing up to the threshold).
-4. **Connected components** of the near pairs, by rounds of local contraction: each
+5. **Connected components** of the near pairs, by rounds of local contraction: each
    vertex's edges meet in one partition, where a union-find (``local_roots``) turns the
    components it sees into stars on their least vertex, until the stars settle
    (checkpointed each round).
-5. **Leaders per component** (a row per component, ``mapInArrow``): in input order, a document
+6. **Leaders per component** (a row per component, ``mapInArrow``): in input order, a document
    near an earlier leader joins the nearest (the earliest among equals), any other leads,
    as the index's writer decides. A document's fate depends only on the documents it is
    near, so a component decided alone is decided as the whole corpus would decide it.
@@ -230,16 +233,17 @@ def near_duplicate_clusters(
             at += width
         return key
 
+    firsts, copies = _copies(vals)
     # One row a table and document, drawn in one pass over the values.
     tables = [table_key(blocks) for blocks in _tables(k, vals.count())]
-    keys = vals.select("order", "fp", F.posexplode(F.array(*tables)).alias("kind", "key"))
+    keys = firsts.select("order", "fp", F.posexplode(F.array(*tables)).alias("kind", "key"))
     # Two fingerprints within k agree on every block of one table: the tables find every
     # pair within k, near whatever their signatures.
     edges = _pairs(keys, 0, k)
     if matcher.bands and matcher.reach > k:
         # Beyond k, a pair is near only within the reach, sharing a band, its signatures
         # agreeing: only such candidates are joined with their signatures.
-        bands = vals.filter("has_bands").select(
+        bands = firsts.filter("has_bands").select(
             "order", "fp", F.posexplode("bands").alias("kind", "key")
         )
         side = vals.select("order", "fp", "sig", "has_sig")
@@ -249,7 +253,8 @@ def near_duplicate_clusters(
             .join(side.toDF("b", "fp_b", "sig_b", "has_sig_b"), "b")
         )
         edges = edges.unionByName(candidates.mapInArrow(_judge(settings_json, sig_len), _EDGES))
-    edges = edges.localCheckpoint()
+    # Checkpointed before the copies' pairs are drawn from it: it is read three times.
+    edges = _with_copies(edges.localCheckpoint(), copies).localCheckpoint()
     labels = _components(edges, max_rounds)
 
     def leaders(batches):
@@ -295,6 +300,67 @@ def near_duplicate_clusters(
     return clusters, deduped
 
 
+def _copies(vals):
+    """``(firsts, copies)``: the values of the documents whose fingerprint and signature
+    are no earlier document's, and the others as ``(order, first)``, ``first`` the order
+    of the earliest document with their values.
+
+    A copy is near the documents its first is near, at the same distances, so its pairs
+    need not be searched: they are its first's (``_with_copies``). A page repeated ten
+    thousand times would otherwise put ten thousand documents in every key of its
+    fingerprint and bands, 50 million pairs each. Only documents whose fingerprint is
+    shared are compared by signature, so the common case shuffles fingerprints alone."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    shared = vals.groupBy("fp").count().filter("count > 1").select("fp").localCheckpoint()
+    copies = (
+        vals.join(_broadcast_if_small(shared), "fp", "left_semi")
+        .select(
+            "order",
+            F.min("order").over(Window.partitionBy("fp", "sig", "has_sig")).alias("first"),
+        )
+        .filter("order != first")
+        .localCheckpoint()
+    )
+    firsts = vals.join(_broadcast_if_small(copies.select("order")), "order", "left_anti")
+    return firsts, copies
+
+
+#: Rows of a checkpointed frame up to which a join sends it whole to every task instead of
+#: shuffling the other side (about 16 bytes a row).
+_BROADCAST_ROWS = 2_000_000
+
+
+def _broadcast_if_small(frame):
+    """``frame`` (checkpointed: its count is cheap), marked for broadcast when it has at most
+    ``_BROADCAST_ROWS`` rows, so that joining the values with it filters them where they
+    are; a larger one (a corpus mostly of copies) is joined by shuffling both sides."""
+    from pyspark.sql import functions as F
+
+    return F.broadcast(frame) if frame.count() <= _BROADCAST_ROWS else frame
+
+
+def _with_copies(edges, copies):
+    """``edges`` (near pairs of first documents) with the copies' ``(a, b, distance)``:
+    each copy near its first (distance 0) and near every document its first is near, at
+    the same distance. Every pair the leader rule reads is there: a copy is never a leader
+    (it is near its first, which leads or is near a leader the copy is near as well), so
+    pairs of two copies need not be listed; they are connected through their firsts."""
+    from pyspark.sql import functions as F
+
+    of_first = copies.select(
+        F.col("first").alias("a"), F.col("order").alias("b"), F.lit(0).alias("distance")
+    )
+    via_a = edges.join(copies.withColumnRenamed("first", "a"), "a").select(
+        F.least("order", "b").alias("a"), F.greatest("order", "b").alias("b"), "distance"
+    )
+    via_b = edges.join(copies.withColumnRenamed("first", "b"), "b").select(
+        F.least("a", "order").alias("a"), F.greatest("a", "order").alias("b"), "distance"
+    )
+    return edges.unionByName(of_first).unionByName(via_a).unionByName(via_b)
+
+
 def _pairs(keys, min_distance: int, max_distance: int):
     """``(a, b, distance)``: the distinct pairs of documents, ``a`` before ``b``, that share
     a row of ``keys`` (``order``, ``fp``, ``kind``, ``key``) and lie ``min_distance`` to
@@ -302,8 +368,8 @@ def _pairs(keys, min_distance: int, max_distance: int):
     partition's groups come from ``pairs_sharing_keys`` (a sort, then the pairs of each
     group compared as they are made), where a self-join would shuffle and sort every row
     twice, most keys being a single document's. A group of *m* documents makes
-    *m* (*m* - 1) / 2 pairs in its partition's memory (5,000 copies of one page: 12.5
-    million, 300 MB): exact copies by the tens of thousands are best dropped first."""
+    *m* (*m* - 1) / 2 pairs in its partition's memory (5,000 documents: 12.5 million, 300
+    MB); copies of one document's values count once (``_copies``)."""
 
     def pairs(batches):
         import pyarrow as pa

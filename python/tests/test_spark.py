@@ -111,6 +111,23 @@ def test_fingerprints_alone_cluster_as_the_tool_clusters_them(spark, tool, tmp_p
     assert deduped == kept
 
 
+def test_copies_cluster_as_the_tool_clusters_them(spark, tool, tmp_path):
+    # Pages repeated by the hundred among the others, some copies before the page they
+    # copy, some of a rewrite that chains: copies take their first's pairs.
+    samples = [{"id": line["id"], "text": line["text"]} for line in sample_lines()]
+    chain = chain_corpus()
+    lines = []
+    for n in range(400):
+        source = samples[n % 3] if n % 2 else chain[(n // 2) % 6]
+        lines.append({"id": f"copy-{n:03}", "text": source["text"]})
+        lines += chain[n : n + 1] + samples[n : n + 1]
+    expected, kept = tool_clusters(tool, tmp_path, lines)
+    clusters, deduped = spark_clusters(spark, lines)
+    assert clusters == expected
+    assert max(map(len, clusters)) > 100
+    assert deduped == kept
+
+
 def test_components_are_those_of_a_union_find(spark):
     import random
 
