@@ -124,6 +124,15 @@ def _fixed_rows(column, width: int) -> np.ndarray:
     return raw.view("<u4").reshape(n, width)
 
 
+def _partition_rows(batches):
+    """The Arrow batches of a partition as one table, ``None`` for none: for the steps that
+    need a partition whole (grouping, union-find)."""
+    import pyarrow as pa
+
+    batches = list(batches)
+    return pa.Table.from_batches(batches) if batches else None
+
+
 def _numbers(column, dtype) -> np.ndarray:
     """An Arrow column of numbers or booleans without nulls as a numpy array."""
     return np.asarray(column.to_numpy(zero_copy_only=False), dtype=dtype)
@@ -228,7 +237,10 @@ def near_duplicate_clusters(
     def table_key(blocks):
         key, at = F.lit(0).cast("long"), 0
         for shift, width in blocks:
-            block = F.shiftrightunsigned("fp", shift).bitwiseAND(F.lit((1 << width) - 1))
+            # A 64-bit block (k = 0: one table, the whole fingerprint) takes every bit: its
+            # mask, 2^64 - 1, is no Spark long, and -1 is the same bits.
+            mask = (1 << width) - 1 if width < 64 else -1
+            block = F.shiftrightunsigned("fp", shift).bitwiseAND(F.lit(mask))
             key = key.bitwiseOR(F.shiftleft(block, at))
             at += width
         return key
@@ -374,11 +386,8 @@ def _pairs(keys, min_distance: int, max_distance: int):
     def pairs(batches):
         import pyarrow as pa
 
-        batches = list(batches)
-        if not batches:
-            return
-        rows = pa.Table.from_batches(batches)
-        if rows.num_rows < 2:
+        rows = _partition_rows(batches)
+        if rows is None or rows.num_rows < 2:
             return
         a, b, distance = pairs_sharing_keys(
             *(_numbers(rows.column(name), np.int64) for name in ("kind", "key", "order", "fp")),
@@ -454,10 +463,9 @@ def _components(edges, max_rounds: int):
 
         from ._native import local_roots
 
-        batches = list(batches)
-        if not batches:
+        rows = _partition_rows(batches)
+        if rows is None:
             return
-        rows = pa.Table.from_batches(batches)
         x, r = (np.ascontiguousarray(_numbers(rows.column(c), np.int64)) for c in ("x", "r"))
         leaves, roots = local_roots(x.tobytes(), r.tobytes())
         yield pa.RecordBatch.from_arrays(

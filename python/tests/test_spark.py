@@ -147,6 +147,17 @@ def test_components_are_those_of_a_union_find(spark):
     assert spark.createDataFrame([], job._EDGES).transform(lambda f: job._components(f, 64)).count() == 0
 
 
+@pytest.mark.parametrize("k", [0, 6])
+def test_other_distances_cluster_as_the_tool_clusters_them(spark, tool, tmp_path, k):
+    # k = 0: one table whose key is the whole fingerprint.
+    lines = chain_corpus() + [{"id": line["id"], "text": line["text"]} for line in sample_lines()]
+    expected, kept = tool_clusters(tool, tmp_path, lines, "--distance", str(k))
+    clusters, deduped = spark_clusters(spark, lines, settings=MatchingSettings().with_distance(k))
+    assert clusters == expected
+    assert len(clusters) > 3
+    assert deduped == kept
+
+
 def test_stars_settle_only_as_a_forest(spark):
     def settled(stars):
         return job._settled(spark.createDataFrame(stars, "x long, r long"))

@@ -62,16 +62,17 @@ def test_pairs_sharing_keys_are_those_of_every_row_against_every_other():
         rows = []
         for document in range(rng.randint(0, 50)):
             # Fingerprints near a few bases, so that every distance range has pairs; keys
-            # from a few values, so that groups form; orders distinct, some negative.
+            # from a few values, some negative (Spark's longs), so that groups form; orders
+            # distinct, some negative.
             base = [0, (1 << 64) - 1, 0x0F0F0F0F0F0F0F0F][document % 3]
             fp = base ^ (rng.getrandbits(64) & rng.getrandbits(64) & rng.getrandbits(64))
             order = document * 7 - 100
             for kind in range(rng.randint(1, 4)):
-                rows.append((kind, rng.randrange(2 + round % 5) << 40, order, fp))
+                rows.append((kind, (rng.randrange(2 + round % 5) - 2) << 40, order, fp))
         rng.shuffle(rows)
         for low, high in [(0, 3), (4, 16), (0, 64)]:
             columns = [np.array([row[i] for row in rows], dtype=dtype)
-                       for i, dtype in enumerate([np.uint32, np.uint64, np.int64, np.uint64])]
+                       for i, dtype in enumerate([np.uint32, np.int64, np.int64, np.uint64])]
             a, b, distance = pairs_sharing_keys(*columns, low, high)
             got = list(zip(a.tolist(), b.tolist(), distance.tolist()))
             assert got == brute_force_pairs(rows, low, high), (round, low, high)
