@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{words, DedupError};
+use crate::{column, signed_words, DedupError};
 
 /// The components of the edges `(a[i], b[i])` (little-endian i64 vertices) as stars: for
 /// every vertex that is not the least of its component, the vertex and that least vertex
@@ -15,8 +15,7 @@ pub(crate) fn local_roots<'py>(
     a: &[u8],
     b: &[u8],
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
-    let a: Vec<i64> = words(a, 8, "a")?.into_iter().map(|v| v as i64).collect();
-    let b: Vec<i64> = words(b, 8, "b")?.into_iter().map(|v| v as i64).collect();
+    let (a, b) = (signed_words(a, "a")?, signed_words(b, "b")?);
     if a.len() != b.len() {
         return Err(DedupError::new_err(format!(
             "local_roots: {} vertices a for {} vertices b",
@@ -25,13 +24,10 @@ pub(crate) fn local_roots<'py>(
         )));
     }
     let stars = py.allow_threads(|| roots(&a, &b));
-    let mut vertices = Vec::with_capacity(stars.len() * 8);
-    let mut roots_out = Vec::with_capacity(stars.len() * 8);
-    for (vertex, root) in stars {
-        vertices.extend_from_slice(&vertex.to_le_bytes());
-        roots_out.extend_from_slice(&root.to_le_bytes());
-    }
-    Ok((PyBytes::new(py, &vertices), PyBytes::new(py, &roots_out)))
+    Ok((
+        PyBytes::new(py, &column(&stars, |star| star.0.to_le_bytes())),
+        PyBytes::new(py, &column(&stars, |star| star.1.to_le_bytes())),
+    ))
 }
 
 /// `(vertex, root)` for every vertex of the edges but the roots, the root being the least

@@ -5,7 +5,7 @@ use pyo3::types::PyBytes;
 use tantivy_dedup::lookup;
 use tantivy_dedup::Fingerprint;
 
-use crate::{error, words, DedupError};
+use crate::{column, error, words, DedupError};
 
 /// Fingerprints by id, for lookups within a Hamming distance: Manku et al.'s permuted
 /// block tables, exact (a query beyond the tables' distance scans).
@@ -91,13 +91,10 @@ impl FingerprintIndex {
     ) {
         let k = k.unwrap_or_else(|| self.0.max_distance());
         let pairs = py.allow_threads(|| self.0.all_pairs(k));
-        let column = |f: &dyn Fn(&lookup::Pair) -> u32| -> Vec<u8> {
-            pairs.iter().flat_map(|p| f(p).to_le_bytes()).collect()
-        };
         (
-            PyBytes::new(py, &column(&|p| p.a.min(p.b))),
-            PyBytes::new(py, &column(&|p| p.a.max(p.b))),
-            PyBytes::new(py, &column(&|p| p.distance)),
+            PyBytes::new(py, &column(&pairs, |p| p.a.min(p.b).to_le_bytes())),
+            PyBytes::new(py, &column(&pairs, |p| p.a.max(p.b).to_le_bytes())),
+            PyBytes::new(py, &column(&pairs, |p| p.distance.to_le_bytes())),
         )
     }
 }

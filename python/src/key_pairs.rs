@@ -6,7 +6,7 @@ use std::ops::RangeInclusive;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{words, DedupError};
+use crate::{column, signed_words, words, DedupError};
 
 /// The pairs of rows that share a `(kind, key)` whose fingerprints lie `min_distance` to
 /// `max_distance` bits apart, each pair once: little-endian i64 `a` and `b` (the rows'
@@ -30,10 +30,7 @@ pub(crate) fn pairs_sharing_keys<'py>(
     let rows = Rows {
         kinds: words(kinds, 4, "kinds")?,
         keys: words(keys, 8, "keys")?,
-        orders: words(orders, 8, "orders")?
-            .into_iter()
-            .map(|order| order as i64)
-            .collect(),
+        orders: signed_words(orders, "orders")?,
         fingerprints: words(fingerprints, 8, "fingerprints")?,
     };
     let n = rows.kinds.len();
@@ -47,18 +44,10 @@ pub(crate) fn pairs_sharing_keys<'py>(
         )));
     }
     let pairs = py.allow_threads(|| rows.pairs(min_distance..=max_distance));
-    let mut a = Vec::with_capacity(pairs.len() * 8);
-    let mut b = Vec::with_capacity(pairs.len() * 8);
-    let mut distances = Vec::with_capacity(pairs.len() * 4);
-    for (x, y, distance) in pairs {
-        a.extend_from_slice(&x.to_le_bytes());
-        b.extend_from_slice(&y.to_le_bytes());
-        distances.extend_from_slice(&distance.to_le_bytes());
-    }
     Ok((
-        PyBytes::new(py, &a),
-        PyBytes::new(py, &b),
-        PyBytes::new(py, &distances),
+        PyBytes::new(py, &column(&pairs, |pair| pair.0.to_le_bytes())),
+        PyBytes::new(py, &column(&pairs, |pair| pair.1.to_le_bytes())),
+        PyBytes::new(py, &column(&pairs, |pair| pair.2.to_le_bytes())),
     ))
 }
 

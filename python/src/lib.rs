@@ -51,6 +51,19 @@ pub(crate) fn words(bytes: &[u8], width: usize, what: &str) -> PyResult<Vec<u64>
         .collect())
 }
 
+/// Little-endian i64 values of `bytes`, 8 bytes each (orders and vertices of Spark's longs).
+pub(crate) fn signed_words(bytes: &[u8], what: &str) -> PyResult<Vec<i64>> {
+    Ok(words(bytes, 8, what)?
+        .into_iter()
+        .map(|v| v as i64)
+        .collect())
+}
+
+/// One little-endian column of `rows`: `field`'s bytes of each row, in order.
+pub(crate) fn column<T, const N: usize>(rows: &[T], field: impl Fn(&T) -> [u8; N]) -> Vec<u8> {
+    rows.iter().flat_map(field).collect()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<settings::MatchingSettings>()?;
