@@ -237,8 +237,8 @@ impl OnePermutationBins {
         if !filled.contains(&true) {
             return bins;
         }
-        let values = bins.clone();
-        for (i, bin) in bins.iter_mut().enumerate() {
+        // In place: an empty bin takes the value of a filled one, which never changes.
+        for i in 0..k {
             if filled[i] {
                 continue;
             }
@@ -250,7 +250,7 @@ impl OnePermutationBins {
                 }
                 attempt += 1;
             };
-            *bin = values[source];
+            bins[i] = bins[source];
         }
         bins
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, FingerprintConfig, SimHashAccumulator, SimHashCounter};
 use crate::text::{
-    for_each_char_window, has_han, AsciiNgrams, ChineseDictionary, FeatureExtractor, FeatureKind,
+    char_windows, has_han, AsciiNgrams, ChineseDictionary, FeatureExtractor, FeatureKind,
     IdfSource, IdfTable, MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
 };
 
@@ -194,11 +194,10 @@ impl SimHasher {
     ) {
         if normalized.is_ascii() {
             // One byte a character: the windows of bytes, with the counting in the loop.
-            for gram in AsciiNgrams::of_normalized(n, normalized).grams() {
-                counter.add(self.feature_hash_bytes(gram));
-            }
+            let grams = AsciiNgrams::of_normalized(n, normalized);
+            counter.extend(grams.grams().map(|gram| self.feature_hash_bytes(gram)));
         } else {
-            for_each_char_window(n, &normalized, |gram| counter.add(self.feature_hash(gram)));
+            counter.extend(char_windows(n, &normalized).map(|gram| self.feature_hash(gram)));
         }
     }
 

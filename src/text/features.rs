@@ -10,7 +10,7 @@ use crate::text::idf::IdfSource;
 use crate::text::script::has_han;
 use crate::text::tokenizer::ScriptUnit;
 use crate::text::weighting::{length_relevance, Weighting};
-use crate::text::windows::{for_each_char_window, CharNgrams, WordShingles};
+use crate::text::windows::{char_windows, CharNgrams, WordShingles};
 use crate::text::MixedTokenizer;
 
 /// The largest `n` accepted for shingles and n-grams.
@@ -171,7 +171,7 @@ pub(crate) fn for_each_char_ngram(
             .iter()
             .for_each(emit);
     } else {
-        for_each_char_window(n, &normalized, emit);
+        char_windows(n, &normalized).for_each(emit);
     }
 }
 

@@ -259,11 +259,14 @@ impl MixedTokenizer {
         for_each_ascii_word(text, |_, word| {
             let (len, classes) = letters_and_digits(word.as_bytes(), &mut normalized[end..]);
             end += len;
-            // A word of lowercase letters and digits only is its own token.
-            let token = if classes & UPPERCASE == 0 && len == word.len() {
+            // A word without capitals is its own token.
+            let token = if classes & UPPERCASE == 0 {
                 word
             } else {
-                lowercase(word, &mut lowered)
+                lowered.clear();
+                lowered.push_str(word);
+                lowered.make_ascii_lowercase();
+                lowered.as_str()
             };
             if !self.is_stop_word(token) {
                 emit(token);

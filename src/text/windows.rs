@@ -114,20 +114,18 @@ impl CharNgrams {
     }
 }
 
-/// Calls `emit` with each window of `n` characters of `text` in order, or with the whole of
-/// `text` when it has fewer (nothing when it is empty): the character n-grams of text
-/// already normalized, each a slice of it.
-pub(crate) fn for_each_char_window(n: usize, text: &str, mut emit: impl FnMut(&str)) {
-    let mut ring = Ring::new(n);
-    for (start, c) in text.char_indices() {
-        ring.push(start);
-        if let Some(window_start) = ring.window_start() {
-            emit(&text[window_start..start + c.len_utf8()]);
-        }
-    }
-    if 0 < ring.count && ring.count < n {
-        emit(text);
-    }
+/// Each window of `n` characters of `text` in order, or the whole of `text` when it has
+/// fewer (nothing when it is empty): the character n-grams of text already normalized,
+/// each a slice of it. An iterator, so that the caller's loop holds the hashing and the
+/// counting; where each character starts is found first, in one pass.
+pub(crate) fn char_windows(n: usize, text: &str) -> impl Iterator<Item = &str> {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(start, _)| start)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let width = n.min(bounds.len() - 1).max(1);
+    (0..bounds.len().saturating_sub(width)).map(move |i| &text[bounds[i]..bounds[i + width]])
 }
 
 /// Word shingles of a stream of tokens, joined by single spaces (tokens never contain
