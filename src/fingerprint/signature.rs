@@ -31,6 +31,17 @@ impl Signature {
     }
 }
 
+/// `values` as little-endian bytes, 4 a value: how an index's bytes column and the shared
+/// space store a signature.
+pub(crate) fn le_bytes(values: &[u32]) -> Vec<u8> {
+    // Chunks copied whole: a `flat_map` over each value's bytes went byte by byte.
+    let mut bytes = vec![0u8; 4 * values.len()];
+    for (chunk, value) in bytes.chunks_exact_mut(4).zip(values) {
+        chunk.copy_from_slice(&value.to_le_bytes());
+    }
+    bytes
+}
+
 /// The number of positions at which two signatures agree: the count behind every Jaccard
 /// estimate of positional signatures, 32-bit ([`jaccard`]) or 64-bit
 /// ([`MinHashSignature::jaccard`](super::MinHashSignature::jaccard)).

@@ -195,10 +195,27 @@ impl SimHasher {
         if normalized.is_ascii() {
             // One byte a character: the windows of bytes, with the counting in the loop.
             let grams = AsciiNgrams::of_normalized(n, normalized);
-            counter.extend(grams.grams().map(|gram| self.feature_hash_bytes(gram)));
+            // Windows of a length known at compile time for the usual n (the default is
+            // 3): xxh3's branches on the length fold away.
+            match (n, grams.bytes().len() >= n) {
+                (2, true) => self.count_windows::<2>(grams.bytes(), counter),
+                (3, true) => self.count_windows::<3>(grams.bytes(), counter),
+                (4, true) => self.count_windows::<4>(grams.bytes(), counter),
+                (5, true) => self.count_windows::<5>(grams.bytes(), counter),
+                _ => counter.extend(grams.grams().map(|gram| self.feature_hash_bytes(gram))),
+            }
         } else {
             counter.extend(char_windows(n, &normalized).map(|gram| self.feature_hash(gram)));
         }
+    }
+
+    /// Counts the windows of `N` bytes of `bytes` (at least `N` long) by their hashes.
+    #[inline]
+    fn count_windows<const N: usize>(&self, bytes: &[u8], counter: &mut SimHashCounter) {
+        counter.extend(bytes.windows(N).map(|gram| {
+            let gram: &[u8; N] = gram.try_into().expect("a window is N bytes");
+            self.feature_hash_bytes(gram)
+        }));
     }
 
     /// The hash of one feature, as the fingerprint's bits take it: xxh3 with the config's

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::space::LAYOUT;
 use crate::error::{Error, Result};
+use crate::fingerprint::le_bytes;
 use crate::Fingerprint;
 
 /// Where a document stands.
@@ -79,8 +80,7 @@ pub(super) fn fields(
         ("at", at.to_string().into_bytes()),
     ];
     if let Some(signature) = signature {
-        let bytes = signature.iter().flat_map(|v| v.to_le_bytes()).collect();
-        fields.push(("sig", bytes));
+        fields.push(("sig", le_bytes(signature)));
     }
     fields
 }

@@ -208,6 +208,12 @@ impl AsciiNgrams {
         (0..count).map(move |start| &self.normalized[start..start + width])
     }
 
+    /// The normalized text, one byte a character.
+    #[inline]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.normalized.as_bytes()
+    }
+
     /// The n-grams of [`iter`](Self::iter) as bytes (one per character): the hashing loops
     /// take these, without a character boundary check per n-gram.
     #[inline]

@@ -18,7 +18,7 @@ use tantivy::{DocId, SegmentReader, TantivyDocument};
 
 use super::SIGNATURE_FIELD;
 use crate::error::{Error, Result};
-use crate::fingerprint::Signature;
+use crate::fingerprint::{le_bytes, Signature};
 
 /// How a signature field stores its signatures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,12 +55,7 @@ pub(crate) fn add_to(
             }
         }
         SignatureLayout::Bytes => {
-            let bytes: Vec<u8> = signature
-                .values()
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .collect();
-            document.add_bytes(field, &bytes);
+            document.add_bytes(field, &le_bytes(signature.values()));
         }
     }
 }
