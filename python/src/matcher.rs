@@ -2,7 +2,7 @@
 //! with the GIL released.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBytes, PyDict, PyString};
 use rayon::prelude::*;
 use tantivy_dedup::fingerprint::is_empty_set;
 use tantivy_dedup::matching::{self, Reason};
@@ -20,7 +20,7 @@ impl TextMatcher {
     fn values_of(
         &self,
         py: Python<'_>,
-        texts: &[String],
+        texts: &[&str],
     ) -> Vec<(Option<Fingerprint>, Option<Vec<u32>>)> {
         py.allow_threads(|| {
             texts
@@ -29,6 +29,15 @@ impl TextMatcher {
                 .collect()
         })
     }
+}
+
+/// The UTF-8 of each of `texts`, lent by Python rather than copied (a str keeps its UTF-8
+/// once asked; an ASCII str is its own), so that the work on rayon's pool starts at once.
+///
+/// # Errors
+/// `UnicodeEncodeError` for a str that is not valid Unicode (a lone surrogate).
+fn borrowed<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
+    texts.iter().map(|text| text.to_str()).collect()
 }
 
 /// Fingerprints and signatures as the Python side reads them: little-endian bytes, `len`
@@ -124,8 +133,9 @@ impl TextMatcher {
     fn fingerprints<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
-    ) -> (Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let texts = borrowed(&texts)?;
         let fingerprints: Vec<Option<Fingerprint>> =
             py.allow_threads(|| texts.par_iter().map(|t| self.0.fingerprint(t)).collect());
         let mut values = Vec::with_capacity(fingerprints.len() * 8);
@@ -134,7 +144,7 @@ impl TextMatcher {
             values.extend_from_slice(&fingerprint.map_or(0, |f| f.bits()).to_le_bytes());
             valid.push(u8::from(fingerprint.is_some()));
         }
-        (PyBytes::new(py, &values), PyBytes::new(py, &valid))
+        Ok((PyBytes::new(py, &values), PyBytes::new(py, &valid)))
     }
 
     /// The fingerprints and signatures of `texts`: fingerprints as little-endian u64 bytes,
@@ -143,7 +153,7 @@ impl TextMatcher {
     fn fingerprints_and_signatures<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<Bound<'py, PyString>>,
     ) -> PyResult<(
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
@@ -154,7 +164,7 @@ impl TextMatcher {
                 "these settings have no two-stage matching, so no signatures",
             ));
         };
-        let values = Encoded::of(&self.values_of(py, &texts), len);
+        let values = Encoded::of(&self.values_of(py, &borrowed(&texts)?), len);
         let valid: Vec<u8> = (values.has_fingerprint.iter())
             .zip(&values.has_signature)
             .map(|(fingerprint, signature)| fingerprint & signature)
@@ -176,18 +186,18 @@ impl TextMatcher {
     fn candidate_values<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
-    ) -> (
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<(
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
-    ) {
+    )> {
         let len = self.0.signature_len().unwrap_or(0);
         let (bands, rows) = self.0.bands().unwrap_or((0, 1));
-        let values = self.values_of(py, &texts);
+        let values = self.values_of(py, &borrowed(&texts)?);
         let encoded = Encoded::of(&values, len);
         let (mut keys, mut has_bands) = (Vec::with_capacity(values.len() * bands * 4), Vec::new());
         for (_, signature) in &values {
@@ -205,14 +215,14 @@ impl TextMatcher {
                 }
             }
         }
-        (
+        Ok((
             PyBytes::new(py, &encoded.fingerprints),
             PyBytes::new(py, &encoded.has_fingerprint),
             PyBytes::new(py, &encoded.signatures),
             PyBytes::new(py, &encoded.has_signature),
             PyBytes::new(py, &keys),
             PyBytes::new(py, &has_bands),
-        )
+        ))
     }
 
     /// The largest Hamming distance at which a pair can be near-duplicates.

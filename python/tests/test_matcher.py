@@ -88,6 +88,13 @@ def test_non_strings_are_type_errors():
         TextMatcher().fingerprints(["fine", 3])
 
 
+def test_a_lone_surrogate_is_a_unicode_error():
+    matcher = TextMatcher()
+    for call in (matcher.fingerprints, matcher.signatures, matcher.candidate_values):
+        with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+            call(["fine", "bad \ud800 text"])
+
+
 def test_hamming_broadcasts():
     fps = np.array([0, 1, 3, 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
     assert hamming(fps[0], fps).tolist() == [0, 1, 2, 64]
