@@ -28,7 +28,9 @@ pub(crate) use minhash::OnePermutationBins;
 pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
 pub use shingle_hashing::ShingleHashing;
 pub(crate) use shingle_hashing::WordShingleHashes;
-pub(crate) use signature::{equal_positions, jaccard, le_bytes, shares_band, Signature, EMPTY};
+pub(crate) use signature::{
+    equal_positions, jaccard, le_bytes, shares_band, write_le_bytes, Signature, EMPTY,
+};
 pub use signature::{estimated_size, is_empty_set, overlap};
 pub(crate) use signer::Signer;
 pub(crate) use simhasher::bounded_prefix;

@@ -34,12 +34,18 @@ impl Signature {
 /// `values` as little-endian bytes, 4 a value: how an index's bytes column and the shared
 /// space store a signature.
 pub(crate) fn le_bytes(values: &[u32]) -> Vec<u8> {
-    // Chunks copied whole: a `flat_map` over each value's bytes went byte by byte.
     let mut bytes = vec![0u8; 4 * values.len()];
-    for (chunk, value) in bytes.chunks_exact_mut(4).zip(values) {
+    write_le_bytes(values, &mut bytes);
+    bytes
+}
+
+/// Writes [`le_bytes`] of `values` at the start of `out` (at least 4 bytes a value).
+#[inline]
+pub(crate) fn write_le_bytes(values: &[u32], out: &mut [u8]) {
+    // Chunks copied whole: a `flat_map` over each value's bytes went byte by byte.
+    for (chunk, value) in out.chunks_exact_mut(4).zip(values) {
         chunk.copy_from_slice(&value.to_le_bytes());
     }
-    bytes
 }
 
 /// The number of positions at which two signatures agree: the count behind every Jaccard

@@ -30,6 +30,8 @@ use rayon::prelude::*;
 use roaring::RoaringBitmap;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+use crate::fingerprint::{le_bytes, write_le_bytes};
+
 /// Documents inserted since the last rebuild at which the frozen arrays may be rebuilt, at
 /// the least: below it, a rebuild costs more than the map it empties.
 pub const MIN_REBUILD: usize = 4096;
@@ -516,13 +518,10 @@ impl fmt::Debug for BandIndex {
 pub(crate) fn band_key(band: usize, values: &[u32]) -> u32 {
     let mut bytes = [0u8; 64];
     if values.len() * 4 <= bytes.len() {
-        for (chunk, v) in bytes.chunks_exact_mut(4).zip(values) {
-            chunk.copy_from_slice(&v.to_le_bytes());
-        }
+        write_le_bytes(values, &mut bytes);
         xxh3_64_with_seed(&bytes[..values.len() * 4], band as u64) as u32
     } else {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        xxh3_64_with_seed(&bytes, band as u64) as u32
+        xxh3_64_with_seed(&le_bytes(values), band as u64) as u32
     }
 }
 
