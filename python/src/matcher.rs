@@ -9,7 +9,7 @@ use tantivy_dedup::matching::{self, Reason};
 use tantivy_dedup::Fingerprint;
 
 use crate::settings::MatchingSettings;
-use crate::{error, words, DedupError};
+use crate::{column, error, words, DedupError};
 
 /// Fingerprints, signatures and verdicts of texts under one set of matching settings.
 #[pyclass(module = "tantivy_dedup._native", frozen)]
@@ -51,30 +51,27 @@ struct Encoded {
 
 impl Encoded {
     fn of(values: &[(Option<Fingerprint>, Option<Vec<u32>>)], len: usize) -> Encoded {
-        let n = values.len();
-        let mut encoded = Encoded {
-            fingerprints: Vec::with_capacity(n * 8),
-            has_fingerprint: Vec::with_capacity(n),
-            signatures: Vec::with_capacity(n * len * 4),
-            has_signature: Vec::with_capacity(n),
-        };
-        for (fingerprint, signature) in values {
-            (encoded.fingerprints)
-                .extend_from_slice(&fingerprint.map_or(0, |f| f.bits()).to_le_bytes());
-            encoded
-                .has_fingerprint
-                .push(u8::from(fingerprint.is_some()));
-            encoded.has_signature.push(u8::from(signature.is_some()));
+        let mut signatures = Vec::with_capacity(values.len() * len * 4);
+        for (_, signature) in values {
             match signature {
-                Some(values) => (values.iter())
-                    .for_each(|v| encoded.signatures.extend_from_slice(&v.to_le_bytes())),
-                None => encoded
-                    .signatures
-                    .resize(encoded.signatures.len() + len * 4, 0),
+                Some(values) => {
+                    (values.iter()).for_each(|v| signatures.extend_from_slice(&v.to_le_bytes()))
+                }
+                None => signatures.resize(signatures.len() + len * 4, 0),
             }
         }
-        encoded
+        Encoded {
+            fingerprints: column(values, |(fingerprint, _)| fingerprint_bytes(fingerprint)),
+            has_fingerprint: column(values, |(fingerprint, _)| [u8::from(fingerprint.is_some())]),
+            signatures,
+            has_signature: column(values, |(_, signature)| [u8::from(signature.is_some())]),
+        }
     }
+}
+
+/// A fingerprint's little-endian bytes, zeros for none.
+fn fingerprint_bytes(fingerprint: &Option<Fingerprint>) -> [u8; 8] {
+    fingerprint.map_or(0, |f| f.bits()).to_le_bytes()
 }
 
 /// One side of `judge_pairs`, decoded once from the bytes [`Encoded`] describes.
@@ -138,13 +135,10 @@ impl TextMatcher {
         let texts = borrowed(&texts)?;
         let fingerprints: Vec<Option<Fingerprint>> =
             py.allow_threads(|| texts.par_iter().map(|t| self.0.fingerprint(t)).collect());
-        let mut values = Vec::with_capacity(fingerprints.len() * 8);
-        let mut valid = Vec::with_capacity(fingerprints.len());
-        for fingerprint in &fingerprints {
-            values.extend_from_slice(&fingerprint.map_or(0, |f| f.bits()).to_le_bytes());
-            valid.push(u8::from(fingerprint.is_some()));
-        }
-        Ok((PyBytes::new(py, &values), PyBytes::new(py, &valid)))
+        Ok((
+            PyBytes::new(py, &column(&fingerprints, fingerprint_bytes)),
+            PyBytes::new(py, &column(&fingerprints, |f| [u8::from(f.is_some())])),
+        ))
     }
 
     /// The fingerprints and signatures of `texts`: fingerprints as little-endian u64 bytes,
