@@ -16,6 +16,13 @@ use crate::{column, error, words, DedupError};
 pub(crate) struct TextMatcher(matching::TextMatcher);
 
 impl TextMatcher {
+    /// Values per signature, or the error of settings without signatures.
+    fn signature_len_or_err(&self) -> PyResult<usize> {
+        self.0.signature_len().ok_or_else(|| {
+            DedupError::new_err("these settings have no two-stage matching, so no signatures")
+        })
+    }
+
     /// The fingerprint and signature of each text, on rayon's pool with the GIL released.
     fn values_of(
         &self,
@@ -153,11 +160,7 @@ impl TextMatcher {
         Bound<'py, PyBytes>,
         Bound<'py, PyBytes>,
     )> {
-        let Some(len) = self.0.signature_len() else {
-            return Err(DedupError::new_err(
-                "these settings have no two-stage matching, so no signatures",
-            ));
-        };
+        let len = self.signature_len_or_err()?;
         let values = Encoded::of(&self.values_of(py, &borrowed(&texts)?), len);
         let valid: Vec<u8> = (values.has_fingerprint.iter())
             .zip(&values.has_signature)
@@ -167,6 +170,28 @@ impl TextMatcher {
             PyBytes::new(py, &values.fingerprints),
             PyBytes::new(py, &values.signatures),
             PyBytes::new(py, &valid),
+        ))
+    }
+
+    /// The signatures of `texts` alone, without fingerprints: `signature_len`
+    /// little-endian u32 values per text (zeros where a text has no shingles), and one byte
+    /// per text, 1 where it has shingles.
+    fn signatures<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<Bound<'py, PyString>>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let len = self.signature_len_or_err()?;
+        let texts = borrowed(&texts)?;
+        let values: Vec<(Option<Fingerprint>, Option<Vec<u32>>)> = py.allow_threads(|| {
+            (texts.par_iter())
+                .map(|t| (None, self.0.signature(t).filter(|s| !is_empty_set(s))))
+                .collect()
+        });
+        let encoded = Encoded::of(&values, len);
+        Ok((
+            PyBytes::new(py, &encoded.signatures),
+            PyBytes::new(py, &encoded.has_signature),
         ))
     }
 

@@ -57,10 +57,11 @@ class Signatures:
     """Fingerprints and MinHash signatures of texts, in input order.
 
     ``signatures[i]`` (``signature_len`` uint32 values) belongs to text ``i`` where
-    ``valid[i]``; rows of texts without features are zeros.
+    ``valid[i]``; rows of texts without features are zeros. ``fingerprints`` is ``None``
+    when they were not asked for (``TextMatcher.signatures(texts, fingerprints=False)``).
     """
 
-    fingerprints: np.ndarray  # uint64, shape (n,)
+    fingerprints: Optional[np.ndarray]  # uint64, shape (n,)
     signatures: np.ndarray  # uint32, shape (n, signature_len)
     valid: np.ndarray  # bool, shape (n,)
 
@@ -116,15 +117,25 @@ class TextMatcher:
             valid=np.frombuffer(valid, dtype=np.uint8).astype(bool),
         )
 
-    def signatures(self, texts: Iterable[str]) -> Signatures:
-        """The fingerprints and signatures of ``texts``, computed on every core.
+    def signatures(self, texts: Iterable[str], *, fingerprints: bool = True) -> Signatures:
+        """The fingerprints and signatures of ``texts``, computed on every core; ``valid``
+        says a text has both.
+
+        With ``fingerprints=False``, the signatures alone (about two thirds of the work on
+        English text), ``fingerprints`` is ``None`` and ``valid`` says a text has
+        shingles; the signatures are those of the default call wherever that one has them.
 
         Raises ``DedupError`` when the settings have no two-stage matching.
         """
-        fingerprints, signatures, valid = self._native.fingerprints_and_signatures(_texts(texts))
+        fps = None
+        if fingerprints:
+            fps, signatures, valid = self._native.fingerprints_and_signatures(_texts(texts))
+            fps = np.frombuffer(fps, dtype="<u8")
+        else:
+            signatures, valid = self._native.signatures(_texts(texts))
         n = len(valid)
         return Signatures(
-            fingerprints=np.frombuffer(fingerprints, dtype="<u8"),
+            fingerprints=fps,
             signatures=np.frombuffer(signatures, dtype="<u4").reshape(n, self.signature_len or 0),
             valid=np.frombuffer(valid, dtype=np.uint8).astype(bool),
         )

@@ -29,7 +29,7 @@ class Fingerprints:
 
 @dataclass(frozen=True)
 class Signatures:
-    fingerprints: np.ndarray
+    fingerprints: Optional[np.ndarray]
     signatures: np.ndarray
     valid: np.ndarray
 
@@ -48,7 +48,7 @@ class TextMatcher:
     @property
     def signature_len(self) -> Optional[int]: ...
     def fingerprints(self, texts: Iterable[str]) -> Fingerprints: ...
-    def signatures(self, texts: Iterable[str]) -> Signatures: ...
+    def signatures(self, texts: Iterable[str], *, fingerprints: bool = True) -> Signatures: ...
     @property
     def distance(self) -> int: ...
     @property

@@ -2,6 +2,7 @@
 fingerprints as `tantivy-dedup fingerprint`, signatures whose equal positions estimate
 the Jaccard similarity, verdicts as the index's, errors as DedupError."""
 
+import functools
 import json
 import os
 import subprocess
@@ -51,6 +52,19 @@ def test_signatures_estimate_jaccard_and_agree_with_fingerprints():
     assert close > 0.5 > far
 
 
+def test_signatures_alone_are_those_beside_the_fingerprints():
+    texts = sample_texts() + ["", "!!!", "the and of", "網頁的指紋與近似重複", "Café “quoted” words"]
+    matcher = TextMatcher()
+    both = matcher.signatures(texts)
+    alone = matcher.signatures(texts, fingerprints=False)
+    assert alone.fingerprints is None
+    assert alone.signatures.shape == both.signatures.shape
+    assert np.array_equal(alone.signatures[both.valid], both.signatures[both.valid])
+    assert np.all(alone.valid[both.valid])
+    assert alone.valid[len(texts) - 5 : len(texts) - 3].tolist() == [False, False]
+    assert not alone.signatures[~alone.valid].any()
+
+
 def test_the_verdict_says_why():
     matcher = TextMatcher()
     page = "The quick brown fox jumps over the lazy dog near the river bank today."
@@ -81,6 +95,8 @@ def test_settings_files_round_trip_and_bad_ones_raise(tmp_path):
     assert plain.signature_len is None
     with pytest.raises(DedupError, match="no two-stage matching"):
         plain.signatures(["some text"])
+    with pytest.raises(DedupError, match="no two-stage matching"):
+        plain.signatures(["some text"], fingerprints=False)
 
 
 def test_non_strings_are_type_errors():
@@ -90,7 +106,8 @@ def test_non_strings_are_type_errors():
 
 def test_a_lone_surrogate_is_a_unicode_error():
     matcher = TextMatcher()
-    for call in (matcher.fingerprints, matcher.signatures, matcher.candidate_values):
+    alone = functools.partial(matcher.signatures, fingerprints=False)
+    for call in (matcher.fingerprints, matcher.signatures, alone, matcher.candidate_values):
         with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
             call(["fine", "bad \ud800 text"])
 

@@ -34,6 +34,9 @@ pub(crate) struct Signer {
     /// [`fingerprint_and_sign`](Self::fingerprint_and_sign) then walks the text once for
     /// both.
     joint: Option<usize>,
+    /// Whether the units of an ASCII text's shingles are all words (word and script
+    /// shingles): [`sign`](Self::sign) then takes its tokens in one scan.
+    ascii_words: bool,
 }
 
 impl Signer {
@@ -78,6 +81,10 @@ impl Signer {
             bits,
             words: shingle_words(shingles),
             joint,
+            ascii_words: matches!(
+                shingles,
+                FeatureKind::WordShingles { .. } | FeatureKind::ScriptShingles { .. }
+            ),
         })
     }
 
@@ -137,15 +144,25 @@ impl Signer {
     /// [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes), as the fingerprint).
     pub fn sign(&self, text: &str) -> Signature {
         let mut signature = self.builder();
-        for_each_shingle_unit(
-            self.shingles.extractor(),
-            bounded_prefix(text, self.shingles.config().get_max_text_bytes()),
-            |unit| match unit {
-                ShingleUnit::Word(word) => signature.word(word),
-                ShingleUnit::Feature(feature) => signature.add(self.minhasher.hash(feature)),
-            },
-        );
+        let extractor = self.shingles.extractor();
+        let text = bounded_prefix(text, self.shingles.config().get_max_text_bytes());
+        if self.ascii_words && text.is_ascii() {
+            // Most English text: its units are its tokens, taken in one scan without
+            // decoding or splitting it by script first.
+            (extractor.tokenizer()).for_each_ascii_token(text, |word| signature.word(word));
+        } else {
+            self.add_units(text, &mut signature);
+        }
         signature.finish()
+    }
+
+    /// Adds the shingle units of `text` to `signature`, as the shingles' extractor splits
+    /// any text.
+    fn add_units(&self, text: &str, signature: &mut SignatureBuilder<'_>) {
+        for_each_shingle_unit(self.shingles.extractor(), text, |unit| match unit {
+            ShingleUnit::Word(word) => signature.word(word),
+            ShingleUnit::Feature(feature) => signature.add(self.minhasher.hash(feature)),
+        });
     }
 
     /// An empty signature, to fill.
@@ -229,6 +246,7 @@ mod tests {
     use super::*;
     use crate::fingerprint::signature::jaccard;
     use crate::FingerprintConfig;
+    use proptest::strategy::Strategy;
 
     /// The shingles and length of the plugin's default signatures.
     const SHINGLES: FeatureKind = FeatureKind::ScriptShingles { words: 2, chars: 3 };
@@ -348,6 +366,39 @@ mod tests {
             let fingerprint = SimHasher::new(&fingerprints).unwrap().fingerprint(&text);
             let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
             proptest::prop_assert_eq!(signer.fingerprint_and_sign(&text), apart);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        /// The scan of an ASCII text's tokens signs as its shingle units do: capitals,
+        /// infixes, underscores and stop words, for word and script shingles.
+        #[test]
+        fn the_ascii_scan_signs_as_the_units_do(
+            text in "([a-zA-Z0-9_]{1,6}|[ ,.';:!_-]|The |and |I |\n){0,60}",
+            stop_words in proptest::prelude::any::<bool>(),
+            hashing in proptest::sample::select(HASHINGS.to_vec()),
+            shingles in proptest::prop_oneof![
+                (1usize..=3).prop_map(|n| FeatureKind::WordShingles { n }),
+                (1usize..=3).prop_map(|words| FeatureKind::ScriptShingles { words, chars: 3 }),
+            ],
+        ) {
+            let fingerprints = FingerprintConfig::default()
+                .tokenizer(crate::text::TokenizerConfig::default().stop_words(stop_words));
+            let signer = Signer::new(
+                SimHasher::new(&fingerprints).unwrap(),
+                ChineseDictionary::default(),
+                shingles,
+                128,
+                hashing,
+                KeptBits::default(),
+            )
+            .unwrap();
+            proptest::prop_assert!(signer.ascii_words);
+            let mut by_units = signer.builder();
+            signer.add_units(&text, &mut by_units);
+            proptest::prop_assert_eq!(signer.sign(&text), by_units.finish());
         }
     }
 

@@ -126,6 +126,18 @@ impl TextMatcher {
         (fingerprint, signature.map(|s| s.values().to_vec()))
     }
 
+    /// The signature of `text` alone, without its fingerprint, when the rule verifies: the
+    /// signature [`fingerprint_and_signature`](Self::fingerprint_and_signature) gives a
+    /// text with a fingerprint, and the signature of the empty set
+    /// ([`is_empty_set`](crate::fingerprint::is_empty_set)) for a text without shingles.
+    /// `None` when the rule does not verify.
+    pub fn signature(&self, text: &str) -> Option<Vec<u32>> {
+        match &self.values {
+            Values::Signed(signer) => Some(signer.sign(text).values().to_vec()),
+            Values::Fingerprints(_) => None,
+        }
+    }
+
     /// What [`fingerprint_and_signature`](Self::fingerprint_and_signature) gives, in the
     /// compact form the plugin stores.
     pub(crate) fn values_of(&self, text: &str) -> (Option<Fingerprint>, Option<Signature>) {
@@ -154,5 +166,42 @@ impl TextMatcher {
     ) -> Judgement {
         let distance = a.0.zip(b.0).map(|(fa, fb)| fa.distance(fb));
         Matcher::new(self.distance, self.verification.as_ref()).explain(distance, a.1, b.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fingerprint::is_empty_set;
+
+    #[test]
+    fn a_signature_alone_is_the_one_beside_the_fingerprint() {
+        let matcher = TextMatcher::new(&MatchingSettings::default()).unwrap();
+        for text in [
+            "The quick brown fox jumps over the lazy dog.",
+            "Near-duplicate pages, 近似重复的网页 and their 指纹: one shingle each.",
+            "Café au lait, naïve façade — “quoted” words",
+            "網頁的指紋與近似重複",
+            "the and of",
+            "",
+            "!!! ...",
+        ] {
+            let (fingerprint, signature) = matcher.fingerprint_and_signature(text);
+            let alone = matcher.signature(text).unwrap();
+            match signature {
+                Some(signature) => assert_eq!(alone, signature, "{text}"),
+                None => {
+                    assert!(fingerprint.is_none());
+                    assert!(is_empty_set(&alone), "{text}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_signature_without_verification() {
+        let settings = MatchingSettings::default().verification(None);
+        let matcher = TextMatcher::new(&settings).unwrap();
+        assert_eq!(matcher.signature("The quick brown fox jumps."), None);
     }
 }

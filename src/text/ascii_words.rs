@@ -12,6 +12,15 @@
 /// Calls `emit(byte_offset, word)` for each UAX #29 word of `text`, which must be ASCII, in
 /// order: the words `unicode_word_indices` gives.
 pub(crate) fn for_each_ascii_word<'a>(text: &'a str, mut emit: impl FnMut(usize, &'a str)) {
+    for_each_classed_ascii_word(text, |offset, word, _| emit(offset, word));
+}
+
+/// [`for_each_ascii_word`], with the [`CLASS`] bits of each word's letters, digits and
+/// `_` together (`UPPERCASE` set when one was a capital), which the scan has at hand.
+pub(crate) fn for_each_classed_ascii_word<'a>(
+    text: &'a str,
+    mut emit: impl FnMut(usize, &'a str, u8),
+) {
     debug_assert!(text.is_ascii());
     let bytes = text.as_bytes();
     let len = bytes.len();
@@ -37,7 +46,7 @@ pub(crate) fn for_each_ascii_word<'a>(text: &'a str, mut emit: impl FnMut(usize,
         }
         // A run of underscores alone is a segment, not a word.
         if classes & ALPHANUMERIC != 0 {
-            emit(start, &text[start..i]);
+            emit(start, &text[start..i], classes);
         }
     }
 }

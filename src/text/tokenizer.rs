@@ -10,7 +10,9 @@ use std::ops::Range;
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use crate::error::{Error, Result};
-use crate::text::ascii_words::{for_each_ascii_word, letters_and_digits, UPPERCASE};
+use crate::text::ascii_words::{
+    for_each_ascii_word, for_each_classed_ascii_word, letters_and_digits, UPPERCASE,
+};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
 use crate::text::script::{
@@ -259,21 +261,47 @@ impl MixedTokenizer {
         for_each_ascii_word(text, |_, word| {
             let (len, classes) = letters_and_digits(word.as_bytes(), &mut normalized[end..]);
             end += len;
-            // A word without capitals is its own token.
-            let token = if classes & UPPERCASE == 0 {
-                word
-            } else {
-                lowered.clear();
-                lowered.push_str(word);
-                lowered.make_ascii_lowercase();
-                lowered.as_str()
-            };
-            if !self.is_stop_word(token) {
+            if let Some(token) = self.ascii_token(word, classes, &mut lowered) {
                 emit(token);
             }
         });
         normalized.truncate(end);
         String::from_utf8(normalized).expect("ASCII letters and digits")
+    }
+
+    /// The tokens of an ASCII `text` (which has no Han text), as
+    /// [`for_each_token`](Self::for_each_token) gives them, without their offsets: the walk
+    /// of [`ascii_joint_walk`](Self::ascii_joint_walk) without the normalized characters.
+    pub(crate) fn for_each_ascii_token(&self, text: &str, mut emit: impl FnMut(&str)) {
+        debug_assert!(text.is_ascii());
+        let mut lowered = String::new();
+        for_each_classed_ascii_word(text, |_, word, classes| {
+            if let Some(token) = self.ascii_token(word, classes, &mut lowered) {
+                emit(token);
+            }
+        });
+    }
+
+    /// The token of an ASCII `word` whose bytes' classes are `classes` (`UPPERCASE` set
+    /// when one is a capital): the word lowercased (in `lowered`, reused), `None` for a stop
+    /// word.
+    #[inline]
+    fn ascii_token<'w>(
+        &self,
+        word: &'w str,
+        classes: u8,
+        lowered: &'w mut String,
+    ) -> Option<&'w str> {
+        // A word without capitals is its own token.
+        let token = if classes & UPPERCASE == 0 {
+            word
+        } else {
+            lowered.clear();
+            lowered.push_str(word);
+            lowered.make_ascii_lowercase();
+            lowered.as_str()
+        };
+        (!self.is_stop_word(token)).then_some(token)
     }
 
     /// The tokens of a non-Han `run` starting at byte `run_start` of the text: UAX #29 words,
