@@ -4,6 +4,7 @@
 //! Han runs, Unicode word boundaries for the rest); [`FeatureExtractor`] turns its tokens into
 //! weighted [features](FeatureKind) with a [`Weighting`] and an [`IdfSource`].
 
+mod ascii_masks;
 mod ascii_words;
 mod config;
 mod dictionary;
