@@ -74,9 +74,12 @@ fn fingerprints(c: &mut Criterion) {
 /// What `DedupWriter::add` computes per document before its lookup, per word of the text
 /// (UAX #29 words; Han characters count one each): the default fingerprint alone
 /// (`verification(None)`), and the fingerprint with the signature of two-stage matching
-/// (the default settings), both through `DedupIndex::fill_document`.
+/// (the default settings), both through `DedupIndex::fill_document`; and the signature
+/// alone, as `TextMatcher::signature` gives it to a batch job (Python's
+/// `signatures(texts, fingerprints=False)`).
 fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
     use tantivy::schema::{Schema, TantivyDocument};
+    use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
     use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
     use unicode_segmentation::UnicodeSegmentation;
 
@@ -114,6 +117,14 @@ fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
             )
         });
     }
+    let matcher = TextMatcher::new(&MatchingSettings::default()).unwrap();
+    group.bench_function("signature", |b| {
+        b.iter(|| {
+            (texts.iter())
+                .filter_map(|text| matcher.signature(black_box(text)))
+                .fold(0u32, |acc, signature| acc ^ signature[0])
+        })
+    });
     group.finish();
 }
 
