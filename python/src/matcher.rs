@@ -58,22 +58,28 @@ struct Encoded {
 
 impl Encoded {
     fn of(values: &[(Option<Fingerprint>, Option<Vec<u32>>)], len: usize) -> Encoded {
-        let mut signatures = Vec::with_capacity(values.len() * len * 4);
-        for (_, signature) in values {
-            match signature {
-                Some(values) => {
-                    (values.iter()).for_each(|v| signatures.extend_from_slice(&v.to_le_bytes()))
-                }
-                None => signatures.resize(signatures.len() + len * 4, 0),
-            }
-        }
         Encoded {
             fingerprints: column(values, |(fingerprint, _)| fingerprint_bytes(fingerprint)),
             has_fingerprint: column(values, |(fingerprint, _)| [u8::from(fingerprint.is_some())]),
-            signatures,
+            signatures: signature_bytes(values.iter().map(|(_, signature)| signature), len),
             has_signature: column(values, |(_, signature)| [u8::from(signature.is_some())]),
         }
     }
+}
+
+/// Signatures as little-endian bytes, `len` u32 values each, zeros for none.
+fn signature_bytes<'a>(
+    signatures: impl ExactSizeIterator<Item = &'a Option<Vec<u32>>>,
+    len: usize,
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(signatures.len() * len * 4);
+    for signature in signatures {
+        match signature {
+            Some(values) => (values.iter()).for_each(|v| bytes.extend_from_slice(&v.to_le_bytes())),
+            None => bytes.resize(bytes.len() + len * 4, 0),
+        }
+    }
+    bytes
 }
 
 /// A fingerprint's little-endian bytes, zeros for none.
@@ -183,15 +189,14 @@ impl TextMatcher {
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let len = self.signature_len_or_err()?;
         let texts = borrowed(&texts)?;
-        let values: Vec<(Option<Fingerprint>, Option<Vec<u32>>)> = py.allow_threads(|| {
+        let signatures: Vec<Option<Vec<u32>>> = py.allow_threads(|| {
             (texts.par_iter())
-                .map(|t| (None, self.0.signature(t).filter(|s| !is_empty_set(s))))
+                .map(|t| self.0.signature(t).filter(|s| !is_empty_set(s)))
                 .collect()
         });
-        let encoded = Encoded::of(&values, len);
         Ok((
-            PyBytes::new(py, &encoded.signatures),
-            PyBytes::new(py, &encoded.has_signature),
+            PyBytes::new(py, &signature_bytes(signatures.iter(), len)),
+            PyBytes::new(py, &column(&signatures, |s| [u8::from(s.is_some())])),
         ))
     }
 
