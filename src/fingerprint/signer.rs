@@ -113,15 +113,15 @@ impl Signer {
             // Most English text: its words and its letters in one scan, then the n-grams
             // over the letters, with the counting in the loop.
             let normalized = tokenizer.ascii_joint_walk(text, |word| signature.word(word));
-            fingerprints.count_char_ngrams(chars, normalized, &mut counter);
+            fingerprints.count_char_ngrams(chars, normalized.as_bytes(), &mut counter);
         } else if !has_han(text) {
             // Other text without Han characters (English with a curly quote, any Latin,
             // Greek or Cyrillic script): all the signature's units are words, so the words
             // and the normalized characters are taken in two passes, each over ASCII
             // stretches without decoding, and the n-grams of the fingerprint after.
             tokenizer.for_each_token(text, |word, _| signature.word(word));
-            let normalized = tokenizer.normalized_text(text);
-            fingerprints.count_char_ngrams(chars, normalized, &mut counter);
+            let normalized = tokenizer.normalized_utf8(text);
+            fingerprints.count_char_ngrams(chars, &normalized, &mut counter);
         } else {
             for_each_joint_feature(tokenizer, chars, text, |feature| match feature {
                 JointFeature::Fingerprint(gram) => counter.add(fingerprints.feature_hash(gram)),

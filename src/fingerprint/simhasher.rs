@@ -6,8 +6,8 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, FingerprintConfig, SimHashAccumulator, SimHashCounter};
 use crate::text::{
-    char_windows, has_han, AsciiNgrams, ChineseDictionary, FeatureExtractor, FeatureKind,
-    IdfSource, IdfTable, MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
+    char_windows, ChineseDictionary, FeatureExtractor, FeatureKind, IdfSource, IdfTable,
+    MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
 };
 
 /// What to do with bytes that are not valid UTF-8.
@@ -162,12 +162,10 @@ impl SimHasher {
             // Every weight is 1: count instead of summing (the same bits, fewer operations per
             // feature: `SimHashCounter`).
             let mut counter = SimHashCounter::new();
-            if let (FeatureKind::CharNgrams { n }, false) =
-                (self.config.get_features(), has_han(text))
-            {
-                // Text without Han characters, with the counting in the loop over its n-grams.
-                let normalized = self.extractor.tokenizer().normalized_text(text);
-                self.count_char_ngrams(n, normalized, &mut counter);
+            if let FeatureKind::CharNgrams { n } = self.config.get_features() {
+                // The normalized text first, then the counting in the loop over its n-grams.
+                let normalized = self.extractor.tokenizer().normalized_utf8(text);
+                self.count_char_ngrams(n, &normalized, &mut counter);
                 return counter.finish();
             }
             self.extractor.for_each_feature(text, |feature, weight| {
@@ -183,30 +181,79 @@ impl SimHasher {
         accumulator.finish()
     }
 
-    /// Counts the character `n`-grams of `normalized`, a text's normalized characters
-    /// (`MixedTokenizer::normalized_text`), by their hashes.
+    /// Counts the character `n`-grams of `normalized`, the UTF-8 of a text's normalized
+    /// characters (`MixedTokenizer::normalized_utf8`), by their hashes.
     #[inline]
     pub(crate) fn count_char_ngrams(
         &self,
         n: usize,
-        normalized: String,
+        normalized: &[u8],
         counter: &mut SimHashCounter,
     ) {
         if normalized.is_ascii() {
             // One byte a character: the windows of bytes, with the counting in the loop.
-            let grams = AsciiNgrams::of_normalized(n, normalized);
             // Windows of a length known at compile time for the usual n (the default is
             // 3): xxh3's branches on the length fold away.
-            match (n, grams.bytes().len() >= n) {
-                (2, true) => self.count_windows::<2>(grams.bytes(), counter),
-                (3, true) => self.count_windows::<3>(grams.bytes(), counter),
-                (4, true) => self.count_windows::<4>(grams.bytes(), counter),
-                (5, true) => self.count_windows::<5>(grams.bytes(), counter),
-                _ => counter.extend(grams.grams().map(|gram| self.feature_hash_bytes(gram))),
+            match (n, normalized.len() >= n) {
+                (2, true) => self.count_windows::<2>(normalized, counter),
+                (3, true) => self.count_windows::<3>(normalized, counter),
+                (4, true) => self.count_windows::<4>(normalized, counter),
+                (5, true) => self.count_windows::<5>(normalized, counter),
+                // Fewer than n characters: the whole text is the one n-gram (none if empty).
+                _ => counter.extend(
+                    (normalized.windows(n.min(normalized.len()).max(1)))
+                        .map(|gram| self.feature_hash_bytes(gram)),
+                ),
             }
         } else {
-            counter.extend(char_windows(n, &normalized).map(|gram| self.feature_hash(gram)));
+            // Chinese: a window of n Han characters is 3n bytes, hashed with its length
+            // known at compile time; other windows by their length.
+            match n {
+                2 => self.count_char_windows::<2, 6>(normalized, counter),
+                3 => self.count_char_windows::<3, 9>(normalized, counter),
+                4 => self.count_char_windows::<4, 12>(normalized, counter),
+                5 => self.count_char_windows::<5, 15>(normalized, counter),
+                _ => {
+                    let normalized = std::str::from_utf8(normalized).expect("whole characters");
+                    counter.extend(char_windows(n, normalized).map(|gram| self.feature_hash(gram)));
+                }
+            }
         }
+    }
+
+    /// Counts the windows of `N` characters of `normalized` (UTF-8; the whole of it when
+    /// it has fewer, nothing when it is empty) by their hashes; `B` is 3N, the bytes of N
+    /// characters of the Basic Multilingual Plane outside ASCII and Latin (Han, kana,
+    /// Hangul).
+    #[inline]
+    fn count_char_windows<const N: usize, const B: usize>(
+        &self,
+        normalized: &[u8],
+        counter: &mut SimHashCounter,
+    ) {
+        debug_assert_eq!(B, 3 * N);
+        // Where each character starts (a byte that is no UTF-8 continuation), then the
+        // end: written at every byte, kept by counting starts, without a branch per byte.
+        let mut bounds = vec![0; normalized.len() + 1];
+        let mut chars = 0;
+        for (at, &byte) in normalized.iter().enumerate() {
+            bounds[chars] = at;
+            chars += usize::from((byte as i8) >= -0x40);
+        }
+        bounds[chars] = normalized.len();
+        if chars < N {
+            if chars > 0 {
+                counter.add(self.feature_hash_bytes(normalized));
+            }
+            return;
+        }
+        counter.extend(bounds[..=chars].windows(N + 1).map(|window| {
+            let gram = &normalized[window[0]..window[N]];
+            match <&[u8; B]>::try_from(gram) {
+                Ok(gram) => self.feature_hash_bytes(gram),
+                Err(_) => self.feature_hash_bytes(gram),
+            }
+        }));
     }
 
     /// Counts the windows of `N` bytes of `bytes` (at least `N` long) by their hashes.
@@ -290,13 +337,13 @@ mod tests {
     use crate::text::{FeatureKind, IdfTableBuilder, Weighting};
 
     proptest::proptest! {
-        /// Both paths of `count_char_ngrams` (`AsciiNgrams` when every normalized
+        /// Both paths of `count_char_ngrams` (windows of bytes when every normalized
         /// character is ASCII, windows of characters otherwise) give the fingerprint of the
         /// windows over the normalized characters, for n-grams of 1 to 6 characters and
         /// texts of every ASCII byte, with accents, quotes and Han characters between.
         #[test]
         fn the_ngram_paths_count_the_windows_of_the_normalized_text(
-            text in "([a-zA-Z0-9]{1,6}[ ,.'_:!]{0,2}|[\\x00-\\x7f]|é|İ|’|—|門|我|①){0,40}",
+            text in "([a-zA-Z0-9]{1,6}[ ,.'_:!]{0,2}|[\\x00-\\x7f]|é|İ|’|—|門|我|京|①|\u{20000}|，|ア){0,40}",
             n in 1usize..=6,
         ) {
             let hasher = SimHasher::new(

@@ -207,21 +207,6 @@ impl AsciiNgrams {
         };
         (0..count).map(move |start| &self.normalized[start..start + width])
     }
-
-    /// The normalized text, one byte a character.
-    #[inline]
-    pub(crate) fn bytes(&self) -> &[u8] {
-        self.normalized.as_bytes()
-    }
-
-    /// The n-grams of [`iter`](Self::iter) as bytes (one per character): the hashing loops
-    /// take these, without a character boundary check per n-gram.
-    #[inline]
-    pub(crate) fn grams(&self) -> impl Iterator<Item = &[u8]> {
-        let bytes = self.normalized.as_bytes();
-        let width = self.n.min(bytes.len()).max(1);
-        bytes.windows(width)
-    }
 }
 
 /// Turns text into weighted features: the tokenizer, the feature kind and the weighting

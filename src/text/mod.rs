@@ -23,7 +23,6 @@ mod words;
 
 pub use config::{ScriptFolding, TokenizerConfig};
 pub use dictionary::ChineseDictionary;
-pub(crate) use features::AsciiNgrams;
 pub use features::{FeatureExtractor, FeatureKind, MAX_FEATURE_N};
 pub use fold::ScriptFolder;
 pub use idf::{IdfSource, IdfTable, IdfTableBuilder, IDF_TABLE_VERSION, JIEBA_IDF_IDENTITY};

@@ -53,7 +53,8 @@ pub(crate) fn is_caseless_ideograph(c: char) -> bool {
 /// whitespace, and the common CJK, fullwidth and general punctuation. A run made only of them
 /// has no words, so the tokenizer skips it without running UAX #29 over it, whose category
 /// lookups are slow for non-ASCII characters (most of the non-Han text of Chinese prose is
-/// `，` and `。`); character n-grams skip them without those lookups too. The ranges hold
+/// `，` and `。`, and of Chinese man pages `─`); character n-grams skip them without those
+/// lookups too. The ranges hold
 /// only assigned punctuation, symbols and spaces, none of them letters or digits in any
 /// Unicode version.
 #[inline]
@@ -72,6 +73,7 @@ pub(crate) fn is_separator(c: char) -> bool {
         | '\u{FF5B}'..='\u{FF65}'  // fullwidth ｛ to ･
         | '\u{2010}'..='\u{2027}'  // dashes, quotes, bullets, ellipsis
         | '\u{2030}'..='\u{205E}'  // per mille to vertical four dots
+        | '\u{2500}'..='\u{259F}'  // box drawing and blocks (the tables of man pages)
         | '\u{00A0}' | '\u{00AB}' | '\u{00BB}' // no-break space, « »
     )
 }
@@ -98,20 +100,36 @@ pub(crate) fn breaks_words(c: char) -> bool {
 /// of mostly ASCII text jump from one non-ASCII character to the next with it.
 #[inline]
 pub(crate) fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    prefix_len(bytes, false)
+}
+
+/// The number of non-ASCII bytes `bytes` starts with, found eight bytes at a time (Chinese
+/// prose has an ASCII byte every few dozen).
+#[inline]
+pub(crate) fn non_ascii_prefix_len(bytes: &[u8]) -> usize {
+    prefix_len(bytes, true)
+}
+
+/// The number of bytes `bytes` starts with whose high bit is `high`.
+#[inline(always)]
+fn prefix_len(bytes: &[u8], high: bool) -> usize {
     const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    // The high bits of the bytes that end the prefix.
+    let flip = if high { HIGH_BITS } else { 0 };
     let mut chunks = bytes.chunks_exact(8);
     let mut len = 0;
     for chunk in &mut chunks {
-        let high = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) & HIGH_BITS;
-        if high != 0 {
-            return len + high.trailing_zeros() as usize / 8;
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let ends = (word ^ flip) & HIGH_BITS;
+        if ends != 0 {
+            return len + ends.trailing_zeros() as usize / 8;
         }
         len += 8;
     }
     let rest = chunks.remainder();
     len + rest
         .iter()
-        .position(|b| !b.is_ascii())
+        .position(|b| b.is_ascii() == high)
         .unwrap_or(rest.len())
 }
 
@@ -129,10 +147,7 @@ pub(crate) fn for_each_ascii_stretch<'a>(
         let end = if ascii {
             at + ascii_prefix_len(&bytes[at..])
         } else {
-            bytes[at..]
-                .iter()
-                .position(u8::is_ascii)
-                .map_or(bytes.len(), |length| at + length)
+            at + non_ascii_prefix_len(&bytes[at..])
         };
         emit(at, &text[at..end], ascii);
         at = end;
@@ -206,15 +221,20 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The eight-byte scan stops where a byte-by-byte one does, at every offset.
+        /// The eight-byte scans stop where byte-by-byte ones do, at every offset.
         #[test]
-        fn ascii_prefix_is_the_first_non_ascii_byte(text in "([a-z ]{0,9}|é|我){0,12}") {
+        fn prefixes_end_at_the_first_byte_of_the_other_kind(
+            text in "([a-z ]{0,9}|é|我{1,5}|，){0,12}",
+        ) {
             let bytes = text.as_bytes();
             for from in 0..=bytes.len() {
-                let expected = bytes[from..].iter().position(|b| !b.is_ascii());
+                let rest = &bytes[from..];
+                let ascii = rest.iter().position(|b| !b.is_ascii());
+                proptest::prop_assert_eq!(ascii_prefix_len(rest), ascii.unwrap_or(rest.len()));
+                let non_ascii = rest.iter().position(u8::is_ascii);
                 proptest::prop_assert_eq!(
-                    ascii_prefix_len(&bytes[from..]),
-                    expected.unwrap_or(bytes.len() - from)
+                    non_ascii_prefix_len(rest),
+                    non_ascii.unwrap_or(rest.len())
                 );
             }
         }
