@@ -109,7 +109,8 @@ def run_spark(data: Path, master: str):
     start = time.perf_counter()
     spark = session(master, ui=True)
     spark.conf.set("spark.sql.adaptive.enabled", "true")
-    df = spark.read.json(str(data))
+    # The file holds `id` and `text` only: read in one pass, without inferring the schema.
+    df = spark.read.schema("id string, text string").json(str(data))
     clusters_df, deduped = near_duplicate_clusters(df)
     rows = clusters_df.select("cluster", "id", "position").collect()
     kept = deduped.count()

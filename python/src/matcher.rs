@@ -9,13 +9,56 @@ use tantivy_dedup::matching::{self, Reason};
 use tantivy_dedup::Fingerprint;
 
 use crate::settings::MatchingSettings;
-use crate::{column, error, words, DedupError};
+use crate::{column, error, signed_words, words, DedupError};
 
 /// Fingerprints, signatures and verdicts of texts under one set of matching settings.
 #[pyclass(module = "tantivy_dedup._native", frozen)]
 pub(crate) struct TextMatcher(matching::TextMatcher);
 
+/// What `candidate_values` gives: fingerprints, whether each text has one, signatures,
+/// whether each has one, band keys, whether each has them.
+type CandidateBytes<'py> = (
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+);
+
 impl TextMatcher {
+    /// The values of `candidate_values` for `texts`.
+    fn candidate_values_of<'py>(&self, py: Python<'py>, texts: &[&str]) -> CandidateBytes<'py> {
+        let len = self.0.signature_len().unwrap_or(0);
+        let (bands, rows) = self.0.bands().unwrap_or((0, 1));
+        let values = self.values_of(py, texts);
+        let encoded = Encoded::of(&values, len);
+        let (mut keys, mut has_bands) = (Vec::with_capacity(values.len() * bands * 4), Vec::new());
+        for (_, signature) in &values {
+            // An empty set's signature shares its bands with every other: no band keys, as
+            // an index leaves it out of its band tables.
+            match signature.as_deref().filter(|values| !is_empty_set(values)) {
+                Some(values) if bands > 0 => {
+                    (tantivy_dedup::lookup::band_keys(values, rows).take(bands))
+                        .for_each(|key| keys.extend_from_slice(&key.to_le_bytes()));
+                    has_bands.push(1);
+                }
+                _ => {
+                    keys.resize(keys.len() + bands * 4, 0);
+                    has_bands.push(0);
+                }
+            }
+        }
+        (
+            PyBytes::new(py, &encoded.fingerprints),
+            PyBytes::new(py, &encoded.has_fingerprint),
+            PyBytes::new(py, &encoded.signatures),
+            PyBytes::new(py, &encoded.has_signature),
+            PyBytes::new(py, &keys),
+            PyBytes::new(py, &has_bands),
+        )
+    }
+
     /// Values per signature, or the error of settings without signatures.
     fn signature_len_or_err(&self) -> PyResult<usize> {
         self.0.signature_len().ok_or_else(|| {
@@ -206,47 +249,52 @@ impl TextMatcher {
     /// text saying it has one, the signature's band keys (`bands` little-endian u32 values
     /// a text; none when the rule has no bands), and one byte per text saying it has band
     /// keys (a signature, not an empty set's).
-    #[allow(clippy::type_complexity)]
     fn candidate_values<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<Bound<'py, PyString>>,
-    ) -> PyResult<(
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-    )> {
-        let len = self.0.signature_len().unwrap_or(0);
-        let (bands, rows) = self.0.bands().unwrap_or((0, 1));
-        let values = self.values_of(py, &borrowed(&texts)?);
-        let encoded = Encoded::of(&values, len);
-        let (mut keys, mut has_bands) = (Vec::with_capacity(values.len() * bands * 4), Vec::new());
-        for (_, signature) in &values {
-            // An empty set's signature shares its bands with every other: no band keys, as
-            // an index leaves it out of its band tables.
-            match signature.as_deref().filter(|values| !is_empty_set(values)) {
-                Some(values) if bands > 0 => {
-                    (tantivy_dedup::lookup::band_keys(values, rows).take(bands))
-                        .for_each(|key| keys.extend_from_slice(&key.to_le_bytes()));
-                    has_bands.push(1);
-                }
+    ) -> PyResult<CandidateBytes<'py>> {
+        Ok(self.candidate_values_of(py, &borrowed(&texts)?))
+    }
+
+    /// [`candidate_values`](Self::candidate_values) of texts given as an Arrow string
+    /// column's buffers: `offsets`, little-endian i64, one more than the texts (text `i`
+    /// is `data[offsets[i]..offsets[i + 1]]`), and `data`, their UTF-8. No Python string
+    /// is made.
+    fn candidate_values_utf8<'py>(
+        &self,
+        py: Python<'py>,
+        offsets: &[u8],
+        data: &[u8],
+    ) -> PyResult<CandidateBytes<'py>> {
+        let offsets = signed_words(offsets, "offsets")?;
+        let mut texts = Vec::with_capacity(offsets.len().saturating_sub(1));
+        for (i, range) in offsets.windows(2).enumerate() {
+            let (start, end) = (usize::try_from(range[0]), usize::try_from(range[1]));
+            let bytes = match (start, end) {
+                (Ok(start), Ok(end)) if start <= end && end <= data.len() => &data[start..end],
                 _ => {
-                    keys.resize(keys.len() + bands * 4, 0);
-                    has_bands.push(0);
+                    return Err(DedupError::new_err(format!(
+                        "text {i}: offsets {}..{} outside the {} bytes of data",
+                        range[0],
+                        range[1],
+                        data.len()
+                    )))
                 }
-            }
+            };
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| DedupError::new_err(format!("text {i} is not valid UTF-8: {e}")))?;
+            texts.push(text);
         }
-        Ok((
-            PyBytes::new(py, &encoded.fingerprints),
-            PyBytes::new(py, &encoded.has_fingerprint),
-            PyBytes::new(py, &encoded.signatures),
-            PyBytes::new(py, &encoded.has_signature),
-            PyBytes::new(py, &keys),
-            PyBytes::new(py, &has_bands),
-        ))
+        Ok(self.candidate_values_of(py, &texts))
+    }
+
+    /// The least agreement of a pair beyond *k* that can be near (see the crate's
+    /// `TextMatcher::least_agreement`): the fewest equal signature positions; `None` when
+    /// the rule does not verify or scores containment.
+    #[getter]
+    fn least_agreement(&self) -> Option<usize> {
+        self.0.least_agreement()
     }
 
     /// The largest Hamming distance at which a pair can be near-duplicates.

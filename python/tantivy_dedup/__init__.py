@@ -93,6 +93,33 @@ def _texts(texts: Iterable[str]) -> list:
     return texts
 
 
+def _arrow_utf8(texts):
+    """``(offsets, data)`` of a pyarrow string array: little-endian i64 offsets from 0 and
+    the UTF-8 they index, as bytes; ``None`` when ``texts`` is not a pyarrow array."""
+    if type(texts).__module__.split(".")[0] != "pyarrow" or not hasattr(texts, "type"):
+        return None
+    import pyarrow as pa
+
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks() if texts.num_chunks else pa.array([], pa.string())
+    if pa.types.is_large_string(texts.type):
+        width = np.int64
+    elif pa.types.is_string(texts.type):
+        width = np.int32
+    else:
+        raise TypeError(f"texts is a pyarrow array of {texts.type}, not of strings")
+    if texts.null_count:
+        texts = texts.fill_null("")
+    n = len(texts)
+    if n == 0:
+        return np.zeros(1, dtype="<i8").tobytes(), b""
+    _, offsets, data = texts.buffers()
+    offsets = np.frombuffer(offsets, dtype=width)[texts.offset : texts.offset + n + 1]
+    start, end = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
+    data = data.slice(start, end - start).to_pybytes() if data is not None else b""
+    return (offsets.astype("<i8") - start).tobytes(), data
+
+
 class TextMatcher:
     """Fingerprints, signatures and verdicts under one set of matching settings.
 
@@ -157,11 +184,28 @@ class TextMatcher:
         by sharing a signature band; ``None`` otherwise."""
         return self._native.bands
 
-    def candidate_values(self, texts: Iterable[str]) -> CandidateValues:
+    @property
+    def least_agreement(self) -> Optional[int]:
+        """The fewest signature positions on which a pair beyond *k* must agree to be
+        near-duplicates (``signature_len + 1`` when none can be): a pair with an upper
+        bound on its agreement below it is not near. ``None`` without two-stage matching,
+        or when the score is containment."""
+        return self._native.least_agreement
+
+    def candidate_values(self, texts) -> CandidateValues:
         """Fingerprints, signatures and band keys of ``texts`` in one pass on every core:
         what a job that finds pairs by grouping (on band keys and fingerprint blocks) needs,
-        and what ``judge_pairs`` takes back."""
-        fps, has_fp, sigs, has_sig, keys, has_bands = self._native.candidate_values(_texts(texts))
+        and what ``judge_pairs`` takes back.
+
+        ``texts`` is an iterable of str, or a pyarrow string array (``string`` or
+        ``large_string``, chunked or not; a null is an empty text), whose UTF-8 is read from
+        its buffers without making a Python string per text."""
+        utf8 = _arrow_utf8(texts)
+        if utf8 is not None:
+            native = self._native.candidate_values_utf8(*utf8)
+        else:
+            native = self._native.candidate_values(_texts(texts))
+        fps, has_fp, sigs, has_sig, keys, has_bands = native
         n = len(has_fp)
         bands = self.bands[0] if self.bands else 0
         return CandidateValues(

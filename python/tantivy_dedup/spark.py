@@ -10,17 +10,21 @@ rejected. Nothing is collected to the driver:
 2. **Copies**: documents whose fingerprint and signature are an earlier document's take
    that document's pairs (and a pair with it) instead of being paired themselves, so a
    page repeated by the thousand does not make millions of pairs.
-3. **Pairs within k by grouping**: each document has a key in each of Manku et al.'s
-   tables (the fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b*
-   growing with the corpus). The key rows are shuffled once by key, and each partition's
-   groups are paired in Rust (``pairs_sharing_keys``), keeping the pairs within *k*: near
-   by the rule, whatever their signatures. Fingerprints bunch (common words weigh on every
+3. **Pairs by grouping**: each document has a key in each of Manku et al.'s tables (the
+   fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b* growing with the
+   corpus) and, with two-stage matching, one per signature band (MinHash LSH). The key
+   rows are packed a binary value per batch and bucket (numpy records: Spark's cost per
+   row is paid per bucket, not per key) and shuffled once by bucket; each partition's
+   groups are paired in Rust (``pairs_sharing_keys``). Pairs sharing a table key within
+   *k* are near by the rule, whatever their signatures; pairs sharing a band key within
+   the rule's reach are candidates. Fingerprints bunch (common words weigh on every
    document), so a key of a large corpus can pair many documents of which few are near:
-   they are compared where they are grouped, and only near pairs leave.
-4. **Pairs beyond k** (two-stage matching): documents sharing a signature band (MinHash
-   LSH) are paired the same way, within the rule's reach; only those candidates are
-   joined with their signatures and verified by the index's rule (``judge_pairs``: a
-   shared band and signatures agreeing up to the threshold).
+   they are compared where they are grouped, and only near pairs and candidates leave.
+4. **Candidates judged**: a candidate meets a byte a value of both signatures (two
+   shuffles of packed rows, by one document then the other); those whose bytes agree on
+   fewer positions than the rule's least agreement cannot be near and are dropped. The
+   rest are joined with their signatures and verified by the index's rule
+   (``judge_pairs``: a shared band and signatures agreeing up to the threshold).
 5. **Connected components** of the near pairs, by rounds of local contraction: each
    vertex's edges meet in one partition, where a union-find (``local_roots``) turns the
    components it sees into stars on their least vertex, until the stars settle
@@ -31,7 +35,8 @@ rejected. Nothing is collected to the driver:
    near, so a component decided alone is decided as the whole corpus would decide it.
 
 Command line: ``python -m tantivy_dedup.spark --input docs.jsonl --output out/`` writes
-``out/clusters`` and ``out/deduped`` (JSON lines, or Parquet with ``--format parquet``).
+``out/clusters`` and ``out/deduped`` (JSON lines, or Parquet with ``--format parquet``);
+``--schema 'id string, text string'`` reads JSON lines in one pass instead of two.
 """
 
 from __future__ import annotations
@@ -53,6 +58,19 @@ _VALUES = "order long, id string, fp long, sig binary, has_sig boolean, bands ar
 _EDGES = "a long, b long, distance int"
 #: The schema of the clusters.
 _CLUSTERS = "cluster string, id string, position int, order long"
+#: The schema of packed rows: a bucket, the side of a grouping a row holds (0 or 1), and
+#: the side's rows of a batch that fall in the bucket, as one value (numpy records).
+_PACKED = "bucket int, side byte, rows binary"
+#: The schema of the pairs found by grouping: near within k, or candidates beyond it.
+_FOUND = "a long, b long, distance int, candidate boolean"
+#: A key row of the grouping stage: the table or band, the key, the document's order and
+#: fingerprint.
+_KEY_ROW = np.dtype([("kind", "<u4"), ("key", "<u8"), ("order", "<i8"), ("fp", "<u8")])
+#: A candidate pair.
+_PAIR_ROW = np.dtype([("a", "<i8"), ("b", "<i8"), ("distance", "<u4")])
+#: Buckets of the grouping stages per shuffle partition: many, so that partitions (which
+#: take the buckets by hash) are even.
+_BUCKETS_PER_PARTITION = 8
 
 
 def _matcher(settings_json: Optional[str]) -> TextMatcher:
@@ -204,9 +222,9 @@ def near_duplicate_clusters(
 
         m = _matcher(settings_json)
         for batch in batches:
-            texts = [t or "" for t in batch.column("text").to_pylist()]
-            v = m.candidate_values(texts)
-            n = len(texts)
+            # The texts' UTF-8 goes to Rust from the Arrow buffers: no Python string a text.
+            v = m.candidate_values(batch.column("text"))
+            n = batch.num_rows
             out = pa.RecordBatch.from_arrays(
                 [
                     batch.column("order"),
@@ -234,33 +252,34 @@ def near_duplicate_clusters(
         .localCheckpoint()
     )
 
-    def table_key(blocks):
-        key, at = F.lit(0).cast("long"), 0
-        for shift, width in blocks:
-            # A 64-bit block (k = 0: one table, the whole fingerprint) takes every bit: its
-            # mask, 2^64 - 1, is no Spark long, and -1 is the same bits.
-            mask = (1 << width) - 1 if width < 64 else -1
-            block = F.shiftrightunsigned("fp", shift).bitwiseAND(F.lit(mask))
-            key = key.bitwiseOR(F.shiftleft(block, at))
-            at += width
-        return key
-
     firsts, copies = _copies(vals)
-    # One row a table and document, drawn in one pass over the values.
-    tables = [table_key(blocks) for blocks in _tables(k, vals.count())]
-    keys = firsts.select("order", "fp", F.posexplode(F.array(*tables)).alias("kind", "key"))
+    buckets = _BUCKETS_PER_PARTITION * int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    tables = _tables(k, vals.count())
+    band_stage = bool(matcher.bands) and matcher.reach > k
+    # Every key row of a document (its table keys and, beyond k, its band keys) is shuffled
+    # once, packed by bucket; each partition's groups are paired in Rust.
+    found = (
+        firsts.select("order", "fp", "bands", "has_bands")
+        .mapInArrow(_key_rows(tables, band_stage, buckets), _PACKED)
+        .repartition(buckets // _BUCKETS_PER_PARTITION, "bucket")
+        .mapInArrow(_grouped_pairs(len(tables), k, matcher.reach), _FOUND)
+        .dropDuplicates(["a", "b"])
+        .localCheckpoint()
+    )
     # Two fingerprints within k agree on every block of one table: the tables find every
     # pair within k, near whatever their signatures.
-    edges = _pairs(keys, 0, k)
-    if matcher.bands and matcher.reach > k:
+    edges = found.filter("not candidate").select("a", "b", "distance")
+    if band_stage:
         # Beyond k, a pair is near only within the reach, sharing a band, its signatures
-        # agreeing: only such candidates are joined with their signatures.
-        bands = firsts.filter("has_bands").select(
-            "order", "fp", F.posexplode("bands").alias("kind", "key")
-        )
+        # agreeing: only such candidates are judged, those whose signatures cannot agree
+        # enough dropped first by one byte a value.
+        candidates = found.filter("candidate").select("a", "b", "distance")
+        least = matcher.least_agreement
+        if least is not None:
+            candidates = _may_agree(candidates, vals, sig_len, least, buckets)
         side = vals.select("order", "fp", "sig", "has_sig")
         candidates = (
-            _pairs(bands, k + 1, matcher.reach)
+            candidates.select("a", "b")
             .join(side.toDF("a", "fp_a", "sig_a", "has_sig_a"), "a")
             .join(side.toDF("b", "fp_b", "sig_b", "has_sig_b"), "b")
         )
@@ -373,37 +392,227 @@ def _with_copies(edges, copies):
     return edges.unionByName(of_first).unionByName(via_a).unionByName(via_b)
 
 
-def _pairs(keys, min_distance: int, max_distance: int):
-    """``(a, b, distance)``: the distinct pairs of documents, ``a`` before ``b``, that share
-    a row of ``keys`` (``order``, ``fp``, ``kind``, ``key``) and lie ``min_distance`` to
-    ``max_distance`` bits apart. The rows are shuffled once by key; the pairs of each
-    partition's groups come from ``pairs_sharing_keys`` (a sort, then the pairs of each
-    group compared as they are made), where a self-join would shuffle and sort every row
-    twice, most keys being a single document's. A group of *m* documents makes
-    *m* (*m* - 1) / 2 pairs in its partition's memory (5,000 documents: 12.5 million, 300
-    MB); copies of one document's values count once (``_copies``)."""
+def _buckets_of(kinds: np.ndarray, keys: np.ndarray, count: int) -> np.ndarray:
+    """The bucket, ``0 .. count``, of each ``(kind, key)``: the high bits of a
+    multiplicative hash, the same in every worker."""
+    mixed = keys.astype(np.uint64) ^ (kinds.astype(np.uint64) << np.uint64(56))
+    mixed = mixed * np.uint64(0x9E37_79B9_7F4A_7C15)
+    return ((mixed >> np.uint64(32)) % np.uint64(count)).astype(np.int32)
 
-    def pairs(batches):
+
+def _packed(rows: np.ndarray, buckets: np.ndarray, side: int):
+    """``rows`` (numpy records) as ``_PACKED`` rows: one binary value per bucket they fall
+    in, holding that bucket's rows in order. Shuffling a few large values instead of a row
+    per key takes Spark's cost per row (a row object, its share of the sort) off every
+    key."""
+    import pyarrow as pa
+
+    by_bucket = np.argsort(buckets, kind="stable")
+    rows, buckets = rows[by_bucket], buckets[by_bucket]
+    present, starts = np.unique(buckets, return_index=True)
+    bounds = np.append(starts, len(rows)).astype(np.int64) * rows.dtype.itemsize
+    if bounds[-1] >= 2**31:
+        raise ValueError("a batch's packed rows outgrow 2 GB: lower the Arrow batch size")
+    values = pa.Array.from_buffers(
+        pa.binary(),
+        len(present),
+        [None, pa.py_buffer(bounds.astype(np.int32).tobytes()), pa.py_buffer(rows.tobytes())],
+    )
+    return pa.RecordBatch.from_arrays(
+        [
+            pa.array(present, pa.int32()),
+            pa.array(np.full(len(present), side, dtype=np.int8)),
+            values,
+        ],
+        names=["bucket", "side", "rows"],
+    )
+
+
+def _unpacked(rows, side: int, dtype: np.dtype) -> np.ndarray:
+    """The records of ``side`` in a partition's ``_PACKED`` rows (a table, or ``None``), in
+    one array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if rows is None:
+        return np.zeros(0, dtype=dtype)
+    values = rows.filter(pc.equal(rows.column("side"), side)).column("rows")
+    values = values.combine_chunks() if values.num_chunks else pa.array([], pa.binary())
+    if len(values) == 0:
+        return np.zeros(0, dtype=dtype)
+    _, offsets, data = values.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int32)[values.offset : values.offset + len(values) + 1]
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    return raw.view(dtype)
+
+
+def _key_rows(tables: list, band_stage: bool, buckets: int):
+    """The ``mapInArrow`` function that turns documents (``order``, ``fp``, ``bands``,
+    ``has_bands``) into their key rows, packed by bucket: a row a table of Manku et al.
+    (kinds ``0 .. len(tables)``, the key the table's blocks of the fingerprint) and, with
+    ``band_stage``, a row a signature band (the kinds after, for documents with bands)."""
+
+    def key_rows(batches):
         import pyarrow as pa
 
+        for batch in batches:
+            order = _numbers(batch.column("order"), np.int64)
+            fp = _numbers(batch.column("fp"), np.int64).view(np.uint64)
+            kinds, keys, orders, fps = [], [], [], []
+            for kind, blocks in enumerate(tables):
+                key, at = np.zeros(len(fp), dtype=np.uint64), 0
+                for shift, width in blocks:
+                    block = fp >> np.uint64(shift)
+                    if width < 64:
+                        block = block & np.uint64((1 << width) - 1)
+                    key |= block << np.uint64(at)
+                    at += width
+                kinds.append(np.full(len(fp), kind, dtype=np.uint32))
+                keys.append(key)
+                orders.append(order)
+                fps.append(fp)
+            has = _numbers(batch.column("has_bands"), bool) if band_stage else np.zeros(0, bool)
+            if has.any():
+                bands = batch.column("bands").filter(pa.array(has))
+                width = len(bands[0])
+                values = _numbers(bands.flatten(), np.int32).view(np.uint32).reshape(-1, width)
+                for band in range(width):
+                    kinds.append(np.full(len(values), len(tables) + band, dtype=np.uint32))
+                    keys.append(values[:, band].astype(np.uint64))
+                    orders.append(order[has])
+                    fps.append(fp[has])
+            rows = np.empty(sum(len(k) for k in kinds), dtype=_KEY_ROW)
+            for name, parts in zip(_KEY_ROW.names, (kinds, keys, orders, fps)):
+                rows[name] = np.concatenate(parts) if parts else []
+            if len(rows):
+                yield _packed(rows, _buckets_of(rows["kind"], rows["key"], buckets), 0)
+
+    return key_rows
+
+
+def _grouped_pairs(table_count: int, k: int, reach: int):
+    """The ``mapInArrow`` function that pairs a partition's key rows (``_key_rows``, shuffled
+    by bucket): rows sharing a table key within ``k`` bits are near (``candidate`` false),
+    rows sharing a band key ``k + 1`` to ``reach`` bits apart are candidates. A group of
+    *m* documents makes *m* (*m* - 1) / 2 pairs in the partition's memory (5,000
+    documents: 12.5 million, 300 MB); copies of one document's values count once
+    (``_copies``)."""
+
+    def grouped_pairs(batches):
+        import pyarrow as pa
+
+        rows = _unpacked(_partition_rows(batches), 0, _KEY_ROW)
+        for band_stage, low, high in ((False, 0, k), (True, k + 1, reach)):
+            part = rows[(rows["kind"] >= table_count) == band_stage]
+            if len(part) < 2 or low > high:
+                continue
+            a, b, distance = pairs_sharing_keys(
+                part["kind"], part["key"], part["order"], part["fp"], low, high
+            )
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(a),
+                    pa.array(b),
+                    pa.array(distance.astype(np.int32)),
+                    pa.array(np.full(len(a), band_stage)),
+                ],
+                names=["a", "b", "distance", "candidate"],
+            )
+
+    return grouped_pairs
+
+
+def _digest(signatures: np.ndarray) -> np.ndarray:
+    """A byte per signature value, equal where the values are: where two digests differ,
+    the values do, so the digests' equal positions bound the values' from above."""
+    return ((signatures.astype(np.uint32) * np.uint32(0x9E37_79B1)) >> np.uint32(24)).astype(
+        np.uint8
+    )
+
+
+def _may_agree(candidates, vals, sig_len: int, least: int, buckets: int):
+    """The candidate pairs ``(a, b, distance)`` whose signatures may agree on ``least``
+    positions or more (or that lack a signature, which the judge rules on): the others
+    cannot be near. Each pair meets a byte a value of each signature (``_digest``) in two
+    shuffles, by ``a`` then by ``b``, a quarter of the bytes of the signatures that the
+    survivors are joined with after."""
+    digest_row = np.dtype([("order", "<i8"), ("usable", "u1"), ("digest", "u1", (sig_len,))])
+    carried_row = np.dtype(
+        [("pair", _PAIR_ROW), ("usable", "u1"), ("digest", "u1", (sig_len,))]
+    )
+    partitions = buckets // _BUCKETS_PER_PARTITION
+
+    def order_buckets(orders):
+        return _buckets_of(np.zeros(len(orders), dtype=np.uint32), orders.view(np.uint64), buckets)
+
+    def digests(batches):
+        for batch in batches:
+            rows = np.empty(batch.num_rows, dtype=digest_row)
+            rows["order"] = _numbers(batch.column("order"), np.int64)
+            rows["usable"] = _numbers(batch.column("has_sig"), bool)
+            rows["digest"] = _digest(_fixed_rows(batch.column("sig"), sig_len))
+            if len(rows):
+                yield _packed(rows, order_buckets(rows["order"]), 0)
+
+    def pairs_by_a(batches):
+        for batch in batches:
+            rows = np.empty(batch.num_rows, dtype=_PAIR_ROW)
+            for name in ("a", "b", "distance"):
+                rows[name] = _numbers(batch.column(name), np.int64)
+            if len(rows):
+                yield _packed(rows, order_buckets(rows["a"]), 1)
+
+    def met(batches, dtype, order_of):
+        """A partition's rows of side 1 (``dtype``) and, for each, the digest row of the
+        document whose order ``order_of`` gives: both sides were shuffled by that order's
+        bucket."""
         rows = _partition_rows(batches)
-        if rows is None or rows.num_rows < 2:
+        table = np.sort(_unpacked(rows, 0, digest_row), order="order")
+        side = _unpacked(rows, 1, dtype)
+        orders = order_of(side)
+        at = np.searchsorted(table["order"], orders)
+        if len(orders) and (at.max() >= len(table) or np.any(table["order"][at] != orders)):
+            raise RuntimeError("a candidate's document has no signature row")
+        return side, table[at] if len(orders) else table[:0]
+
+    def with_a(batches):
+        pairs, found = met(batches, _PAIR_ROW, lambda pairs: pairs["a"])
+        if len(pairs) == 0:
             return
-        a, b, distance = pairs_sharing_keys(
-            *(_numbers(rows.column(name), np.int64) for name in ("kind", "key", "order", "fp")),
-            min_distance,
-            max_distance,
-        )
+        carried = np.empty(len(pairs), dtype=carried_row)
+        carried["pair"] = pairs
+        carried["usable"] = found["usable"]
+        carried["digest"] = found["digest"]
+        yield _packed(carried, order_buckets(pairs["b"]), 1)
+
+    def agreeing(batches):
+        import pyarrow as pa
+
+        carried, found = met(batches, carried_row, lambda carried: carried["pair"]["b"])
+        if len(carried) == 0:
+            return
+        pairs = carried["pair"]
+        bound = (carried["digest"] == found["digest"]).sum(axis=1)
+        keep = (bound >= least) | (carried["usable"] == 0) | (found["usable"] == 0)
         yield pa.RecordBatch.from_arrays(
-            [pa.array(a), pa.array(b), pa.array(distance.astype(np.int32))],
+            [
+                pa.array(pairs["a"][keep]),
+                pa.array(pairs["b"][keep]),
+                pa.array(pairs["distance"][keep].astype(np.int32)),
+            ],
             names=["a", "b", "distance"],
         )
 
-    columns = keys.select("order", "fp", keys["kind"].cast("int"), keys["key"].cast("long"))
+    signatures = vals.select("order", "sig", "has_sig").mapInArrow(digests, _PACKED)
+    carried = (
+        signatures.unionByName(candidates.mapInArrow(pairs_by_a, _PACKED))
+        .repartition(partitions, "bucket")
+        .mapInArrow(with_a, _PACKED)
+    )
     return (
-        columns.repartition("kind", "key")
-        .mapInArrow(pairs, _EDGES)
-        .dropDuplicates(["a", "b"])
+        signatures.unionByName(carried)
+        .repartition(partitions, "bucket")
+        .mapInArrow(agreeing, _EDGES)
     )
 
 
@@ -519,6 +728,12 @@ def main(argv=None) -> int:
     parser.add_argument("--output", required=True, help="folder for clusters/ and deduped/")
     parser.add_argument("--format", choices=["json", "parquet"], help="default: by --input's name")
     parser.add_argument("--settings", help="a settings file (an index's, or eval --recommend's)")
+    parser.add_argument(
+        "--schema",
+        help="the input's schema as a DDL string (e.g. 'id string, text string'): JSON lines "
+        "are then read once, not first scanned whole to infer it; columns it leaves out are "
+        "not read (nor written to deduped/)",
+    )
     parser.add_argument("--id-column", default="id")
     parser.add_argument("--text-column", default="text")
     parser.add_argument("--master", default=os.environ.get("SPARK_MASTER", "local[*]"))
@@ -528,8 +743,8 @@ def main(argv=None) -> int:
     settings = MatchingSettings.read(args.settings) if args.settings else None
     spark = session(args.master)
     try:
-        reader = spark.read.parquet if fmt == "parquet" else spark.read.json
-        df = reader(args.input)
+        reader = spark.read.schema(args.schema) if args.schema else spark.read
+        df = (reader.parquet if fmt == "parquet" else reader.json)(args.input)
         for column in (args.id_column, args.text_column):
             if column not in df.columns:
                 print(f"error: {args.input} has no column {column!r}", file=sys.stderr)

@@ -10,7 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from tantivy_dedup import DedupError, FingerprintIndex, MatchingSettings, TextMatcher, hamming
+from tantivy_dedup import CandidateValues, DedupError, FingerprintIndex, MatchingSettings, TextMatcher, hamming
 
 from conftest import SAMPLES
 
@@ -149,3 +149,53 @@ def test_the_index_finds_what_a_brute_force_scan_finds():
     assert index.get(5) is None and index.get(6) == int(fps[6])
     with pytest.raises(DedupError):
         index.extend(np.array([1, 2]), np.array([1], dtype=np.uint64))
+
+
+def test_candidate_values_read_arrow_strings_as_python_strings():
+    pa = pytest.importorskip("pyarrow")
+    texts = ["The quick brown fox", "", "网页的指纹 and words", "!!!", "the quick brown fox jumps"] * 3
+    matcher = TextMatcher()
+    expected = matcher.candidate_values(texts)
+    with_nulls = pa.array(texts[:1] + [None] + texts[2:])
+    arrays = [
+        pa.array(texts),
+        pa.array(texts, pa.large_string()),
+        pa.chunked_array([texts[:4], texts[4:]]),
+        pa.array(["skipped"] + texts)[1:],  # a slice: offsets that do not start at 0
+        with_nulls,  # a null is an empty text
+    ]
+    for array in arrays:
+        got = matcher.candidate_values(array)
+        for field in ("fingerprints", "has_fingerprint", "signatures", "has_signature", "band_keys", "has_bands"):
+            assert np.array_equal(getattr(got, field), getattr(expected, field)), (array.type, field)
+    assert len(matcher.candidate_values(pa.array([], pa.string())).fingerprints) == 0
+    with pytest.raises(TypeError, match="not of strings"):
+        matcher.candidate_values(pa.array([1, 2]))
+
+
+def test_the_least_agreement_is_the_rules():
+    matcher = TextMatcher()
+    least = matcher.least_agreement
+    assert 0 < least <= matcher.signature_len
+    # A pair just beyond k sharing its first band: near from the least agreement on.
+    n, k = matcher.signature_len, matcher.distance
+    a = np.arange(n, dtype=np.uint32)
+
+    def values(signatures, fingerprint):
+        count = len(signatures)
+        return CandidateValues(
+            fingerprints=np.full(count, fingerprint, dtype=np.uint64),
+            has_fingerprint=np.ones(count, dtype=bool),
+            signatures=np.array(signatures, dtype=np.uint32),
+            has_signature=np.ones(count, dtype=bool),
+            band_keys=np.zeros((count, 0), dtype=np.uint32),
+            has_bands=np.zeros(count, dtype=bool),
+        )
+
+    equal = [least - 1, least]
+    b = [np.where(np.arange(n) < e, a, a + 1000) for e in equal]
+    near, distance, _ = matcher.judge_pairs(values([a, a], 0), values(b, (1 << (k + 1)) - 1))
+    assert distance.tolist() == [k + 1, k + 1] and near.tolist() == [False, True]
+    no_verify = json.loads(MatchingSettings().to_json())
+    del no_verify["verification"]
+    assert TextMatcher(MatchingSettings.from_json(json.dumps(no_verify))).least_agreement is None

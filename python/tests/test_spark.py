@@ -201,3 +201,64 @@ def test_the_command_line_reads_and_writes_parquet(spark, tmp_path):
         capture_output=True, text=True, env=env,
     )
     assert missing.returncode == 2 and "no column 'id'" in missing.stderr
+
+
+def test_candidates_that_cannot_agree_enough_are_dropped(spark):
+    """`_may_agree` keeps a candidate exactly when its signatures' digests agree on the
+    least agreement or more (or a signature is missing), which keeps every pair whose
+    signatures do."""
+    import numpy as np
+
+    from tantivy_dedup import TextMatcher
+
+    matcher = TextMatcher()
+    n, least = matcher.signature_len, matcher.least_agreement
+    rng = np.random.default_rng(23)
+    docs = 60
+    base = rng.integers(0, 2**32, size=n, dtype=np.uint32)
+    sigs = []
+    for i in range(docs):
+        if i % 2:
+            # Agreeing with the one before on exactly least - 1, least or least + 1 values.
+            sig = sigs[-1].copy()
+            size = n - least + 1 - (i // 2) % 3
+        else:
+            sig, size = base.copy(), rng.integers(n - least - 6, n - least + 6)
+        changed = rng.choice(n, size=size, replace=False)
+        sig[changed] = ~sig[changed]
+        sigs.append(sig)
+    has = rng.random(docs) < 0.9
+    vals = spark.createDataFrame(
+        [(i, bytearray(sigs[i].astype("<u4").tobytes()), bool(has[i])) for i in range(docs)],
+        "order long, sig binary, has_sig boolean",
+    )
+    pairs = [(a, b, 5) for a in range(docs) for b in range(a + 1, docs) if rng.random() < 0.5 or b == a + 1]
+    candidates = spark.createDataFrame(pairs, job._EDGES)
+    got = {(r["a"], r["b"]) for r in job._may_agree(candidates, vals, n, least, 16).collect()}
+    digests = [job._digest(s) for s in sigs]
+    expected = {
+        (a, b) for a, b, _ in pairs
+        if not (has[a] and has[b]) or int((digests[a] == digests[b]).sum()) >= least
+    }
+    assert got == expected
+    agreeing = {(a, b) for a, b, _ in pairs if int((sigs[a] == sigs[b]).sum()) >= least}
+    assert agreeing <= got and len(got) < len(pairs)
+
+
+def test_the_command_line_reads_json_lines_with_a_schema_given(spark, tmp_path):
+    lines = [{**line, "lang": "en"} for line in sample_lines()]
+    source = tmp_path / "docs.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "out"
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+    run = subprocess.run(
+        [sys.executable, "-m", "tantivy_dedup.spark", "--input", str(source), "--output", str(out),
+         "--schema", "id string, text string", "--master", "local[2]"],
+        capture_output=True, text=True, env=env,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    clusters = spark.read.json(str(out / "clusters"))
+    deduped = spark.read.json(str(out / "deduped"))
+    assert set(deduped.columns) == {"id", "text"}  # the schema's columns only
+    members = clusters.filter("position > 0").count()
+    assert members > 0 and deduped.count() == len(lines) - members

@@ -119,3 +119,56 @@ def test_local_roots_are_the_least_vertex_of_each_component():
         expected = {v: r for v, r in union_find_roots(edges).items() if v != r}
         assert dict(zip(vertices.tolist(), roots.tolist())) == expected
         assert vertices.tolist() == sorted(expected)
+
+
+def test_grouped_key_rows_find_every_pair_a_brute_force_scan_finds():
+    """The grouping stage without Spark: documents' key rows packed by bucket, the buckets
+    dealt to partitions, each partition paired; every pair within k is found (whatever
+    partition its keys fall in), and beyond it the pairs sharing a band within the reach."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from tantivy_dedup.spark import _grouped_pairs, _key_rows
+
+    rng = random.Random(17)
+    k, reach, bands, buckets, partitions = 3, 16, 4, 16, 4
+    for round in range(40):
+        n = rng.randint(0, 60)
+        bases = [rng.getrandbits(64) for _ in range(3)]
+        fps = [bases[i % 3] ^ (rng.getrandbits(64) & rng.getrandbits(64) & rng.getrandbits(64) & rng.getrandbits(64))
+               for i in range(n)]
+        orders = [i * 3 - 50 for i in range(n)]
+        band_keys = [[rng.randrange(3) + 10 * j for j in range(bands)] for _ in range(n)]
+        has_bands = [rng.random() < 0.8 for _ in range(n)]
+        tables = _tables(k, max(n, 2))
+        cut = rng.randint(0, n)
+        batches = [
+            pa.RecordBatch.from_arrays(
+                [
+                    pa.array(orders[lo:hi], pa.int64()),
+                    pa.array(np.array(fps[lo:hi], dtype=np.uint64).view(np.int64)),
+                    pa.array(band_keys[lo:hi], pa.list_(pa.int32())),
+                    pa.array(has_bands[lo:hi], pa.bool_()),
+                ],
+                names=["order", "fp", "bands", "has_bands"],
+            )
+            for lo, hi in [(0, cut), (cut, n)]
+        ]
+        packed = list(_key_rows(tables, True, buckets)(iter(batches)))
+        found = set()
+        for partition in range(partitions):
+            mine = [batch.filter(pc.equal(pc.bit_wise_and(batch.column("bucket"), partitions - 1), partition))
+                    for batch in packed]
+            for out in _grouped_pairs(len(tables), k, reach)(iter(mine)):
+                found |= set(zip(*(out.column(c).to_pylist() for c in ("a", "b", "distance", "candidate"))))
+        expected = set()
+        for i in range(n):
+            for j in range(i + 1, n):
+                d = bin(fps[i] ^ fps[j]).count("1")
+                shares = has_bands[i] and has_bands[j] and any(x == y for x, y in zip(band_keys[i], band_keys[j]))
+                if d <= k:
+                    expected.add((orders[i], orders[j], d, False))
+                elif d <= reach and shares:
+                    expected.add((orders[i], orders[j], d, True))
+        assert found == expected, round

@@ -135,19 +135,11 @@ impl Matcher {
         let Some(rule) = self.verify else {
             return no_signatures;
         };
-        if rule.score == PairScore::Containment {
+        let Some(least) = self.least_agreement(n) else {
             // A page holding two distinct articles contains both: signatures prove no pair
             // apart, only the distance does.
             return no_signatures;
-        }
-        // The fewest equal positions of `n` with which a pair beyond the distance can
-        // reach the threshold: at the distance just beyond k, where a score is highest,
-        // and the score does not fall as the agreement grows; `n + 1` when none can.
-        let reaches = |equal: usize| {
-            let jaccard = if n == 0 { 0.0 } else { equal as f64 / n as f64 };
-            rule.score.of(self.distance + 1, jaccard) >= rule.threshold
         };
-        let least = (0..=n).find(|&equal| reaches(equal)).unwrap_or(n + 1);
         Separation {
             reach2,
             zone_start: (2 * self.distance)
@@ -156,6 +148,24 @@ impl Matcher {
             n,
             least,
         }
+    }
+
+    /// The fewest equal positions of two signatures of `n` values with which a pair
+    /// beyond the distance can be near-duplicates (`n + 1` when none can): a pair whose
+    /// signatures agree on fewer positions, or on at most as many as some upper bound
+    /// below it, is not near. `None` when the rule does not verify or scores containment,
+    /// which no count of equal positions bounds.
+    pub fn least_agreement(&self, n: usize) -> Option<usize> {
+        let rule = self
+            .verify
+            .filter(|rule| rule.score != PairScore::Containment)?;
+        // At the distance just beyond k, where a score is highest, and the score does not
+        // fall as the agreement grows.
+        let reaches = |equal: usize| {
+            let jaccard = if n == 0 { 0.0 } else { equal as f64 / n as f64 };
+            rule.score.of(self.distance + 1, jaccard) >= rule.threshold
+        };
+        Some((0..=n).find(|&equal| reaches(equal)).unwrap_or(n + 1))
     }
 
     /// The pair's score, when the rule verifies, the pair is within its reach and both

@@ -109,6 +109,17 @@ impl TextMatcher {
         Matcher::new(self.distance, self.verification.as_ref()).bands()
     }
 
+    /// The fewest positions on which the signatures of a pair beyond *k* must agree for
+    /// the pair to be near-duplicates (`signature_len + 1` when no such pair can be):
+    /// fewer is never near, whatever the pair's distance, so a job may drop the pairs an
+    /// upper bound on their agreement puts below it before it compares whole signatures.
+    /// `None` when the rule does not verify, or scores containment (no count of equal
+    /// positions bounds it).
+    pub fn least_agreement(&self) -> Option<usize> {
+        let n = self.signature_len()?;
+        Matcher::new(self.distance, self.verification.as_ref()).least_agreement(n)
+    }
+
     /// Values per signature; `None` when the rule does not verify.
     pub fn signature_len(&self) -> Option<usize> {
         self.verification.as_ref().map(Verification::get_hashes)
@@ -196,6 +207,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A pair just beyond *k* (where a score is highest) sharing its first band is near
+    /// exactly when its signatures agree on `least_agreement` positions or more.
+    #[test]
+    fn the_least_agreement_is_where_pairs_beyond_k_become_near() {
+        for threshold in [0.3, 0.55, 0.9] {
+            let verification = crate::matching::Verification::default().threshold(threshold);
+            let settings = MatchingSettings::default().verification(Some(verification));
+            let matcher = TextMatcher::new(&settings).unwrap();
+            let n = matcher.signature_len().unwrap();
+            let least = matcher.least_agreement().unwrap();
+            assert!(0 < least && least <= n, "{least}");
+            let a: Vec<u32> = (0..n as u32).collect();
+            let (fa, fb) = (
+                Fingerprint(0),
+                Fingerprint((1 << (matcher.distance() + 1)) - 1),
+            );
+            for equal in 8..=n {
+                let b: Vec<u32> = (0..n as u32)
+                    .map(|i| if (i as usize) < equal { i } else { i + 1000 })
+                    .collect();
+                let judgement = matcher.judge_values((Some(fa), Some(&a)), (Some(fb), Some(&b)));
+                assert_eq!(
+                    judgement.near,
+                    equal >= least,
+                    "{threshold} {equal} {least}"
+                );
+            }
+        }
+        let containment = crate::matching::Verification::containment();
+        let settings = MatchingSettings::default().verification(Some(containment));
+        assert_eq!(TextMatcher::new(&settings).unwrap().least_agreement(), None);
     }
 
     #[test]
