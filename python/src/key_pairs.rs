@@ -1,5 +1,7 @@
-//! `pairs_sharing_keys`: the pairs of documents that share a grouping key (a block-table key
-//! or a band key) within a range of Hamming distances, for jobs that group on such keys.
+//! The pairs of documents that share a grouping key (a block-table key or a band key)
+//! within a range of Hamming distances, for jobs that group on such keys: the key rows of
+//! documents packed by bucket (`pack_key_rows`), and the pairs of a bucket's rows
+//! (`packed_pairs`, or `pairs_sharing_keys` over columns).
 
 use std::ops::RangeInclusive;
 
@@ -7,6 +9,211 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::{column, signed_words, words, DedupError};
+
+/// One document's key of one kind (a table or a band), as the rows are packed: 28 bytes,
+/// little-endian `kind` (u32), `key` (u64), `order` (i64) and `fp` (u64).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct KeyRow {
+    kind: u32,
+    key: u64,
+    order: i64,
+    fp: u64,
+}
+
+impl KeyRow {
+    /// The bytes of a packed row.
+    const BYTES: usize = 28;
+
+    fn read(bytes: &[u8]) -> KeyRow {
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        KeyRow {
+            kind: u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes")),
+            key: word(4),
+            order: word(12) as i64,
+            fp: word(20),
+        }
+    }
+
+    fn write(&self, out: &mut [u8]) {
+        out[..4].copy_from_slice(&self.kind.to_le_bytes());
+        out[4..12].copy_from_slice(&self.key.to_le_bytes());
+        out[12..20].copy_from_slice(&self.order.to_le_bytes());
+        out[20..28].copy_from_slice(&self.fp.to_le_bytes());
+    }
+
+    /// The row's bucket of `count`: the high half of a multiplicative hash of the kind and
+    /// the key, the same in every worker.
+    fn bucket(&self, count: u32) -> u32 {
+        let mixed = (self.key ^ (u64::from(self.kind) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        ((mixed >> 32) % u64::from(count)) as u32
+    }
+}
+
+/// The key rows of documents packed by bucket: for each document (little-endian i64
+/// `orders`, u64 `fingerprints`), a row per table of `tables` (kind `t`; its key the
+/// table's `(shift, width)` blocks of the fingerprint, side by side from bit 0) and, for a
+/// document whose `has_bands` byte is 1, a row per band (kinds after the tables; its key
+/// the document's u32 in `bands`, `width` a document). Returns the buckets that hold rows
+/// (little-endian i32, ascending), where each one's rows start and end in `rows` (i32
+/// byte offsets, one more than the buckets), and the rows (28 bytes each: kind u32, key
+/// u64, order i64, fingerprint u64), in order of bucket, then of input.
+#[pyfunction]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+pub(crate) fn pack_key_rows<'py>(
+    py: Python<'py>,
+    orders: &[u8],
+    fingerprints: &[u8],
+    bands: &[u8],
+    has_bands: &[u8],
+    width: usize,
+    tables: Vec<Vec<(u32, u32)>>,
+    buckets: u32,
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+)> {
+    let orders = signed_words(orders, "orders")?;
+    let fingerprints = words(fingerprints, 8, "fingerprints")?;
+    let bands = words(bands, 4, "bands")?;
+    let n = orders.len();
+    if fingerprints.len() != n || has_bands.len() != n || bands.len() != n * width {
+        return Err(DedupError::new_err(format!(
+            "pack_key_rows: {n} orders, {} fingerprints, {} has_bands and {} band keys ({width} a \
+             document)",
+            fingerprints.len(),
+            has_bands.len(),
+            bands.len()
+        )));
+    }
+    if buckets == 0
+        || tables
+            .iter()
+            .flatten()
+            .any(|&(shift, w)| w == 0 || shift + w > 64)
+    {
+        return Err(DedupError::new_err(
+            "pack_key_rows: no buckets, or a block outside the 64 bits of a fingerprint",
+        ));
+    }
+    let (present, bounds, packed) = py.allow_threads(|| {
+        let mut rows = Vec::with_capacity(n * (tables.len() + width));
+        for (i, (&order, &fp)) in orders.iter().zip(&fingerprints).enumerate() {
+            for (kind, blocks) in tables.iter().enumerate() {
+                let mut key = 0u64;
+                let mut at = 0;
+                for &(shift, width) in blocks {
+                    let block = (fp >> shift) & (u64::MAX >> (64 - width));
+                    key |= block.checked_shl(at).unwrap_or(0);
+                    at += width;
+                }
+                rows.push(KeyRow {
+                    kind: kind as u32,
+                    key,
+                    order,
+                    fp,
+                });
+            }
+            if has_bands[i] != 0 {
+                for (band, &key) in bands[i * width..(i + 1) * width].iter().enumerate() {
+                    let kind = (tables.len() + band) as u32;
+                    rows.push(KeyRow {
+                        kind,
+                        key,
+                        order,
+                        fp,
+                    });
+                }
+            }
+        }
+        by_bucket(&rows, buckets)
+    });
+    Ok((
+        PyBytes::new(
+            py,
+            &column(&present, |bucket| (*bucket as i32).to_le_bytes()),
+        ),
+        PyBytes::new(py, &column(&bounds, |bound| (*bound as i32).to_le_bytes())),
+        PyBytes::new(py, &packed),
+    ))
+}
+
+/// `rows` packed in order of bucket (a counting sort: stable), with the buckets that hold
+/// rows and the byte offsets where each one's rows start, then the end.
+fn by_bucket(rows: &[KeyRow], buckets: u32) -> (Vec<u32>, Vec<usize>, Vec<u8>) {
+    let of: Vec<u32> = rows.iter().map(|row| row.bucket(buckets)).collect();
+    let mut starts = vec![0usize; buckets as usize + 1];
+    for &bucket in &of {
+        starts[bucket as usize + 1] += 1;
+    }
+    for i in 0..buckets as usize {
+        starts[i + 1] += starts[i];
+    }
+    let mut next = starts.clone();
+    let mut packed = vec![0u8; rows.len() * KeyRow::BYTES];
+    for (row, &bucket) in rows.iter().zip(&of) {
+        let at = next[bucket as usize];
+        row.write(&mut packed[at * KeyRow::BYTES..(at + 1) * KeyRow::BYTES]);
+        next[bucket as usize] += 1;
+    }
+    let present: Vec<u32> = (0..buckets)
+        .filter(|&b| starts[b as usize + 1] > starts[b as usize])
+        .collect();
+    let mut bounds: Vec<usize> = present
+        .iter()
+        .map(|&b| starts[b as usize] * KeyRow::BYTES)
+        .collect();
+    bounds.push(rows.len() * KeyRow::BYTES);
+    (present, bounds, packed)
+}
+
+/// The pairs of packed key rows (`pack_key_rows`'s, any number concatenated) that share a
+/// `(kind, key)`: within `k` bits for the kinds below `tables` (near), `k + 1` to `reach`
+/// bits apart for the others (candidates). Returns little-endian i64 `a` and `b` (the
+/// rows' orders, `a` before `b`), u32 distances and a byte per pair, 1 for a candidate;
+/// each pair once, sorted.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(crate) fn packed_pairs<'py>(
+    py: Python<'py>,
+    rows: &[u8],
+    tables: u32,
+    k: u32,
+    reach: u32,
+) -> PyResult<(
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+)> {
+    if !rows.len().is_multiple_of(KeyRow::BYTES) {
+        return Err(DedupError::new_err(format!(
+            "packed_pairs: {} bytes is not a whole number of {}-byte rows",
+            rows.len(),
+            KeyRow::BYTES
+        )));
+    }
+    let pairs = py.allow_threads(|| {
+        let rows: Vec<KeyRow> = rows.chunks_exact(KeyRow::BYTES).map(KeyRow::read).collect();
+        let (near, candidates): (Vec<KeyRow>, Vec<KeyRow>) =
+            rows.into_iter().partition(|row| row.kind < tables);
+        let mut pairs: Vec<(i64, i64, u32, u8)> = pairs_of(near, 0..=k)
+            .into_iter()
+            .map(|(a, b, d)| (a, b, d, 0))
+            .collect();
+        if k < reach {
+            let found = pairs_of(candidates, k + 1..=reach);
+            pairs.extend(found.into_iter().map(|(a, b, d)| (a, b, d, 1)));
+        }
+        pairs
+    });
+    Ok((
+        PyBytes::new(py, &column(&pairs, |pair| pair.0.to_le_bytes())),
+        PyBytes::new(py, &column(&pairs, |pair| pair.1.to_le_bytes())),
+        PyBytes::new(py, &column(&pairs, |pair| pair.2.to_le_bytes())),
+        PyBytes::new(py, &column(&pairs, |pair| [pair.3])),
+    ))
+}
 
 /// The pairs of rows that share a `(kind, key)` whose fingerprints lie `min_distance` to
 /// `max_distance` bits apart, each pair once: little-endian i64 `a` and `b` (the rows'
@@ -27,23 +234,29 @@ pub(crate) fn pairs_sharing_keys<'py>(
     Bound<'py, PyBytes>,
     Bound<'py, PyBytes>,
 )> {
-    let rows = Rows {
-        kinds: words(kinds, 4, "kinds")?,
-        keys: words(keys, 8, "keys")?,
-        orders: signed_words(orders, "orders")?,
-        fingerprints: words(fingerprints, 8, "fingerprints")?,
-    };
-    let n = rows.kinds.len();
-    if [rows.keys.len(), rows.orders.len(), rows.fingerprints.len()] != [n; 3] {
+    let kinds = words(kinds, 4, "kinds")?;
+    let keys = words(keys, 8, "keys")?;
+    let orders = signed_words(orders, "orders")?;
+    let fingerprints = words(fingerprints, 8, "fingerprints")?;
+    let n = kinds.len();
+    if [keys.len(), orders.len(), fingerprints.len()] != [n; 3] {
         return Err(DedupError::new_err(format!(
             "pairs_sharing_keys: {n} kinds, {} keys, {} orders and {} fingerprints: one of \
              each a row",
-            rows.keys.len(),
-            rows.orders.len(),
-            rows.fingerprints.len()
+            keys.len(),
+            orders.len(),
+            fingerprints.len()
         )));
     }
-    let pairs = py.allow_threads(|| rows.pairs(min_distance..=max_distance));
+    let rows: Vec<KeyRow> = (0..n)
+        .map(|i| KeyRow {
+            kind: kinds[i] as u32,
+            key: keys[i],
+            order: orders[i],
+            fp: fingerprints[i],
+        })
+        .collect();
+    let pairs = py.allow_threads(|| pairs_of(rows, min_distance..=max_distance));
     Ok((
         PyBytes::new(py, &column(&pairs, |pair| pair.0.to_le_bytes())),
         PyBytes::new(py, &column(&pairs, |pair| pair.1.to_le_bytes())),
@@ -51,37 +264,26 @@ pub(crate) fn pairs_sharing_keys<'py>(
     ))
 }
 
-/// Grouping rows, column by column.
-struct Rows {
-    kinds: Vec<u64>,
-    keys: Vec<u64>,
-    orders: Vec<i64>,
-    fingerprints: Vec<u64>,
-}
-
-impl Rows {
-    /// The distinct pairs `(a, b, distance)`, `a` before `b`, of rows sharing a kind and a
-    /// key, at a distance in `within`, sorted.
-    fn pairs(&self, within: RangeInclusive<u32>) -> Vec<(i64, i64, u32)> {
-        let mut sorted: Vec<usize> = (0..self.kinds.len()).collect();
-        // Sorted by order within a group, so that each pair comes out as (earlier, later).
-        sorted.sort_unstable_by_key(|&i| (self.kinds[i], self.keys[i], self.orders[i]));
-        let mut pairs = Vec::new();
-        let same_group =
-            |&i: &usize, &j: &usize| self.kinds[i] == self.kinds[j] && self.keys[i] == self.keys[j];
-        for group in sorted.chunk_by(same_group) {
-            for (at, &i) in group.iter().enumerate() {
-                for &j in &group[at + 1..] {
-                    let distance = (self.fingerprints[i] ^ self.fingerprints[j]).count_ones();
-                    if within.contains(&distance) && self.orders[i] < self.orders[j] {
-                        pairs.push((self.orders[i], self.orders[j], distance));
-                    }
+/// The distinct pairs `(a, b, distance)`, `a` before `b`, of rows sharing a kind and a
+/// key, at a distance in `within`, sorted.
+fn pairs_of(mut rows: Vec<KeyRow>, within: RangeInclusive<u32>) -> Vec<(i64, i64, u32)> {
+    // The rows themselves sorted (not indices into columns: a comparison reads one place),
+    // by order within a group, so that each pair comes out as (earlier, later).
+    rows.sort_unstable_by_key(|row| (row.kind, row.key, row.order));
+    let mut pairs = Vec::new();
+    let same_group = |x: &KeyRow, y: &KeyRow| x.kind == y.kind && x.key == y.key;
+    for group in rows.chunk_by(same_group) {
+        for (at, x) in group.iter().enumerate() {
+            for y in &group[at + 1..] {
+                let distance = (x.fp ^ y.fp).count_ones();
+                if within.contains(&distance) && x.order < y.order {
+                    pairs.push((x.order, y.order, distance));
                 }
             }
         }
-        // A pair that shares keys of several kinds (tables, bands) comes out once.
-        pairs.sort_unstable();
-        pairs.dedup();
-        pairs
     }
+    // A pair that shares keys of several kinds (tables, bands) comes out once.
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
 }

@@ -71,6 +71,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fingerprint_index::FingerprintIndex>()?;
     m.add_class::<corpus::CorpusIndex>()?;
     m.add_function(wrap_pyfunction!(key_pairs::pairs_sharing_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(key_pairs::pack_key_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(key_pairs::packed_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(components::local_roots, m)?)?;
     m.add("DedupError", m.py().get_type::<DedupError>())?;
     Ok(())

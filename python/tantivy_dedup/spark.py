@@ -15,7 +15,7 @@ rejected. Nothing is collected to the driver:
    corpus) and, with two-stage matching, one per signature band (MinHash LSH). The key
    rows are packed a binary value per batch and bucket (numpy records: Spark's cost per
    row is paid per bucket, not per key) and shuffled once by bucket; each partition's
-   groups are paired in Rust (``pairs_sharing_keys``). Pairs sharing a table key within
+   groups are paired in Rust (``packed_pairs``). Pairs sharing a table key within
    *k* are near by the rule, whatever their signatures; pairs sharing a band key within
    the rule's reach are candidates. Fingerprints bunch (common words weigh on every
    document), so a key of a large corpus can pair many documents of which few are near:
@@ -48,7 +48,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from . import CandidateValues, MatchingSettings, TextMatcher, pairs_sharing_keys
+from . import CandidateValues, MatchingSettings, TextMatcher
 
 __all__ = ["near_duplicate_clusters", "main"]
 
@@ -63,9 +63,6 @@ _CLUSTERS = "cluster string, id string, position int, order long"
 _PACKED = "bucket int, side byte, rows binary"
 #: The schema of the pairs found by grouping: near within k, or candidates beyond it.
 _FOUND = "a long, b long, distance int, candidate boolean"
-#: A key row of the grouping stage: the table or band, the key, the document's order and
-#: fingerprint.
-_KEY_ROW = np.dtype([("kind", "<u4"), ("key", "<u8"), ("order", "<i8"), ("fp", "<u8")])
 #: A candidate pair.
 _PAIR_ROW = np.dtype([("a", "<i8"), ("b", "<i8"), ("distance", "<u4")])
 #: Buckets of the grouping stages per shuffle partition: many, so that partitions (which
@@ -405,25 +402,28 @@ def _packed(rows: np.ndarray, buckets: np.ndarray, side: int):
     in, holding that bucket's rows in order. Shuffling a few large values instead of a row
     per key takes Spark's cost per row (a row object, its share of the sort) off every
     key."""
-    import pyarrow as pa
-
     by_bucket = np.argsort(buckets, kind="stable")
     rows, buckets = rows[by_bucket], buckets[by_bucket]
     present, starts = np.unique(buckets, return_index=True)
     bounds = np.append(starts, len(rows)).astype(np.int64) * rows.dtype.itemsize
     if bounds[-1] >= 2**31:
         raise ValueError("a batch's packed rows outgrow 2 GB: lower the Arrow batch size")
+    return _packed_batch(
+        present.astype("<i4").tobytes(), bounds.astype("<i4").tobytes(), rows.tobytes(), side
+    )
+
+
+def _packed_batch(present: bytes, bounds: bytes, rows: bytes, side: int):
+    """The ``_PACKED`` batch of rows already packed: the buckets (little-endian i32), the
+    byte offsets of each one's rows and the end (i32), and the rows."""
+    import pyarrow as pa
+
+    buckets = np.frombuffer(present, dtype="<i4")
     values = pa.Array.from_buffers(
-        pa.binary(),
-        len(present),
-        [None, pa.py_buffer(bounds.astype(np.int32).tobytes()), pa.py_buffer(rows.tobytes())],
+        pa.binary(), len(buckets), [None, pa.py_buffer(bounds), pa.py_buffer(rows)]
     )
     return pa.RecordBatch.from_arrays(
-        [
-            pa.array(present, pa.int32()),
-            pa.array(np.full(len(present), side, dtype=np.int8)),
-            values,
-        ],
+        [pa.array(buckets, pa.int32()), pa.array(np.full(len(buckets), side, dtype=np.int8)), values],
         names=["bucket", "side", "rows"],
     )
 
@@ -448,44 +448,34 @@ def _unpacked(rows, side: int, dtype: np.dtype) -> np.ndarray:
 
 def _key_rows(tables: list, band_stage: bool, buckets: int):
     """The ``mapInArrow`` function that turns documents (``order``, ``fp``, ``bands``,
-    ``has_bands``) into their key rows, packed by bucket: a row a table of Manku et al.
-    (kinds ``0 .. len(tables)``, the key the table's blocks of the fingerprint) and, with
-    ``band_stage``, a row a signature band (the kinds after, for documents with bands)."""
+    ``has_bands``) into their key rows, packed by bucket in Rust (``pack_key_rows``): a
+    row a table of Manku et al. (kinds ``0 .. len(tables)``, the key the table's blocks of
+    the fingerprint) and, with ``band_stage``, a row a signature band (the kinds after, for
+    documents with bands)."""
 
     def key_rows(batches):
-        import pyarrow as pa
+        from ._native import pack_key_rows
 
         for batch in batches:
-            order = _numbers(batch.column("order"), np.int64)
-            fp = _numbers(batch.column("fp"), np.int64).view(np.uint64)
-            kinds, keys, orders, fps = [], [], [], []
-            for kind, blocks in enumerate(tables):
-                key, at = np.zeros(len(fp), dtype=np.uint64), 0
-                for shift, width in blocks:
-                    block = fp >> np.uint64(shift)
-                    if width < 64:
-                        block = block & np.uint64((1 << width) - 1)
-                    key |= block << np.uint64(at)
-                    at += width
-                kinds.append(np.full(len(fp), kind, dtype=np.uint32))
-                keys.append(key)
-                orders.append(order)
-                fps.append(fp)
-            has = _numbers(batch.column("has_bands"), bool) if band_stage else np.zeros(0, bool)
-            if has.any():
-                bands = batch.column("bands").filter(pa.array(has))
-                width = len(bands[0])
-                values = _numbers(bands.flatten(), np.int32).view(np.uint32).reshape(-1, width)
-                for band in range(width):
-                    kinds.append(np.full(len(values), len(tables) + band, dtype=np.uint32))
-                    keys.append(values[:, band].astype(np.uint64))
-                    orders.append(order[has])
-                    fps.append(fp[has])
-            rows = np.empty(sum(len(k) for k in kinds), dtype=_KEY_ROW)
-            for name, parts in zip(_KEY_ROW.names, (kinds, keys, orders, fps)):
-                rows[name] = np.concatenate(parts) if parts else []
-            if len(rows):
-                yield _packed(rows, _buckets_of(rows["kind"], rows["key"], buckets), 0)
+            n = batch.num_rows
+            if n == 0:
+                continue
+            bands, has, width = np.zeros(0, dtype="<i4"), np.zeros(n, dtype=np.uint8), 0
+            if band_stage:
+                has = _numbers(batch.column("has_bands"), np.uint8)
+                bands = _numbers(batch.column("bands").flatten(), "<i4")
+                width = len(bands) // n
+                if len(bands) != n * width:
+                    raise ValueError("documents with unequal numbers of band keys")
+            packed = pack_key_rows(
+                *(np.ascontiguousarray(_numbers(batch.column(c), "<i8")).tobytes() for c in ("order", "fp")),
+                np.ascontiguousarray(bands).tobytes(),
+                np.ascontiguousarray(has).tobytes(),
+                width,
+                tables,
+                buckets,
+            )
+            yield _packed_batch(*packed, 0)
 
     return key_rows
 
@@ -501,23 +491,21 @@ def _grouped_pairs(table_count: int, k: int, reach: int):
     def grouped_pairs(batches):
         import pyarrow as pa
 
-        rows = _unpacked(_partition_rows(batches), 0, _KEY_ROW)
-        for band_stage, low, high in ((False, 0, k), (True, k + 1, reach)):
-            part = rows[(rows["kind"] >= table_count) == band_stage]
-            if len(part) < 2 or low > high:
-                continue
-            a, b, distance = pairs_sharing_keys(
-                part["kind"], part["key"], part["order"], part["fp"], low, high
-            )
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array(a),
-                    pa.array(b),
-                    pa.array(distance.astype(np.int32)),
-                    pa.array(np.full(len(a), band_stage)),
-                ],
-                names=["a", "b", "distance", "candidate"],
-            )
+        from ._native import packed_pairs
+
+        rows = _unpacked(_partition_rows(batches), 0, np.uint8)
+        if len(rows) == 0:
+            return
+        a, b, distance, candidate = packed_pairs(rows.tobytes(), table_count, k, reach)
+        yield pa.RecordBatch.from_arrays(
+            [
+                pa.array(np.frombuffer(a, dtype="<i8")),
+                pa.array(np.frombuffer(b, dtype="<i8")),
+                pa.array(np.frombuffer(distance, dtype="<u4").astype(np.int32)),
+                pa.array(np.frombuffer(candidate, dtype=np.uint8).astype(bool)),
+            ],
+            names=["a", "b", "distance", "candidate"],
+        )
 
     return grouped_pairs
 
