@@ -641,10 +641,16 @@ def _judge(settings_json: Optional[str], sig_len: int):
     return judge
 
 
-def _components(edges, max_rounds: int):
+#: Edges up to which the components are found in one task: a union-find over all the
+#: edges is the whole answer, where each round over many partitions pays two shuffles and
+#: a check (the task holds about 40 bytes an edge).
+_ONE_TASK_EDGES = 4_000_000
+
+
+def _components(edges, max_rounds: int, one_task_edges: int = _ONE_TASK_EDGES):
     """``(v, label)``: every vertex of ``edges`` with the least vertex of its connected
-    component, by rounds of local contraction (hash-to-min, each partition contracted whole
-    by a union-find).
+    component: by one task's union-find for at most ``one_task_edges`` edges, else by rounds
+    of local contraction (hash-to-min, each partition contracted whole by a union-find).
 
     The graph is kept as stars, ``(x, r)`` with ``r < x``. A round sends every star edge to
     the partitions of both its ends, so that a vertex's partition holds all its edges; each
@@ -670,7 +676,15 @@ def _components(edges, max_rounds: int):
             names=["x", "r"],
         )
 
+    def labels(stars):
+        return stars.select(F.col("x").alias("v"), F.col("r").alias("label")).unionByName(
+            stars.select(F.col("r").alias("v"), F.col("r").alias("label")).distinct()
+        )
+
     stars = edges.select(F.col("b").alias("x"), F.col("a").alias("r")).localCheckpoint()
+    if stars.count() <= one_task_edges:
+        # All the edges in one partition: its stars are a forest at once.
+        return labels(stars.repartition(1).mapInArrow(contract, "x long, r long").localCheckpoint())
     for _ in range(max_rounds):
         routed = stars.select(F.col("x").alias("at"), "x", "r").unionByName(
             stars.select(F.col("r").alias("at"), "x", "r")
@@ -682,9 +696,7 @@ def _components(edges, max_rounds: int):
             .localCheckpoint()
         )
         if _settled(stars):
-            return stars.select(F.col("x").alias("v"), F.col("r").alias("label")).unionByName(
-                stars.select(F.col("r").alias("v"), F.col("r").alias("label")).distinct()
-            )
+            return labels(stars)
     raise RuntimeError(
         f"the near-duplicate components did not settle in {max_rounds} rounds: raise max_rounds"
     )

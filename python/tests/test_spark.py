@@ -142,9 +142,12 @@ def test_components_are_those_of_a_union_find(spark):
     edges += [(rng.randrange(4000, 4400), rng.randrange(4000, 4400)) for _ in range(300)]
     edges = [(min(a, b), max(a, b)) for a, b in edges if a != b]
     frame = spark.createDataFrame([(a, b, 0) for a, b in edges], job._EDGES)
-    labels = {row["v"]: row["label"] for row in job._components(frame, 64).collect()}
-    assert labels == union_find_roots(edges)
-    assert spark.createDataFrame([], job._EDGES).transform(lambda f: job._components(f, 64)).count() == 0
+    # Rounds over partitions, and one task's union-find.
+    for one_task_edges in (0, len(edges)):
+        labels = {row["v"]: row["label"] for row in job._components(frame, 64, one_task_edges).collect()}
+        assert labels == union_find_roots(edges), one_task_edges
+        empty = spark.createDataFrame([], job._EDGES)
+        assert job._components(empty, 64, one_task_edges).count() == 0
 
 
 @pytest.mark.parametrize("k", [0, 6])
