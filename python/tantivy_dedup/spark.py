@@ -25,10 +25,11 @@ rejected. Nothing is collected to the driver:
    fewer positions than the rule's least agreement cannot be near and are dropped. The
    rest are joined with their signatures and verified by the index's rule
    (``judge_pairs``: a shared band and signatures agreeing up to the threshold).
-5. **Connected components** of the near pairs, by rounds of local contraction: each
-   vertex's edges meet in one partition, where a union-find (``local_roots``) turns the
-   components it sees into stars on their least vertex, until the stars settle
-   (checkpointed each round).
+5. **Connected components** of the near pairs: by one task's union-find
+   (``local_roots``) when they are few (millions), else by rounds of local contraction:
+   each vertex's edges meet in one partition, where a union-find turns the components it
+   sees into stars on their least vertex, until the stars settle (checkpointed each
+   round).
 6. **Leaders per component** (a row per component, ``mapInArrow``): in input order, a document
    near an earlier leader joins the nearest (the earliest among equals), any other leads,
    as the index's writer decides. A document's fate depends only on the documents it is
