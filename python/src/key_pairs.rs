@@ -8,7 +8,8 @@ use std::ops::RangeInclusive;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::{column, signed_words, words, DedupError};
+use crate::packing::{bucket_of, Packed};
+use crate::{column, packed_bytes, signed_words, words, Columns3, DedupError};
 
 /// One document's key of one kind (a table or a band), as the rows are packed: 28 bytes,
 /// little-endian `kind` (u32), `key` (u64), `order` (i64) and `fp` (u64).
@@ -40,13 +41,6 @@ impl KeyRow {
         out[12..20].copy_from_slice(&self.order.to_le_bytes());
         out[20..28].copy_from_slice(&self.fp.to_le_bytes());
     }
-
-    /// The row's bucket of `count`: the high half of a multiplicative hash of the kind and
-    /// the key, the same in every worker.
-    fn bucket(&self, count: u32) -> u32 {
-        let mixed = (self.key ^ (u64::from(self.kind) << 56)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        ((mixed >> 32) % u64::from(count)) as u32
-    }
 }
 
 /// The key rows of documents packed by bucket: for each document (little-endian i64
@@ -58,7 +52,7 @@ impl KeyRow {
 /// byte offsets, one more than the buckets), and the rows (28 bytes each: kind u32, key
 /// u64, order i64, fingerprint u64), in order of bucket, then of input.
 #[pyfunction]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn pack_key_rows<'py>(
     py: Python<'py>,
     orders: &[u8],
@@ -68,11 +62,7 @@ pub(crate) fn pack_key_rows<'py>(
     width: usize,
     tables: Vec<Vec<(u32, u32)>>,
     buckets: u32,
-) -> PyResult<(
-    Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
-)> {
+) -> PyResult<Columns3<'py>> {
     let orders = signed_words(orders, "orders")?;
     let fingerprints = words(fingerprints, 8, "fingerprints")?;
     let bands = words(bands, 4, "bands")?;
@@ -96,7 +86,7 @@ pub(crate) fn pack_key_rows<'py>(
             "pack_key_rows: no buckets, or a block outside the 64 bits of a fingerprint",
         ));
     }
-    let (present, bounds, packed) = py.allow_threads(|| {
+    let packed = py.allow_threads(|| {
         let mut rows = Vec::with_capacity(n * (tables.len() + width));
         for (i, (&order, &fp)) in orders.iter().zip(&fingerprints).enumerate() {
             for (kind, blocks) in tables.iter().enumerate() {
@@ -126,45 +116,12 @@ pub(crate) fn pack_key_rows<'py>(
                 }
             }
         }
-        by_bucket(&rows, buckets)
+        let of: Vec<u32> = (rows.iter())
+            .map(|row| bucket_of(row.kind, row.key, buckets))
+            .collect();
+        Packed::by_bucket(&of, buckets, KeyRow::BYTES, |i, out| rows[i].write(out))
     });
-    Ok((
-        PyBytes::new(
-            py,
-            &column(&present, |bucket| (*bucket as i32).to_le_bytes()),
-        ),
-        PyBytes::new(py, &column(&bounds, |bound| (*bound as i32).to_le_bytes())),
-        PyBytes::new(py, &packed),
-    ))
-}
-
-/// `rows` packed in order of bucket (a counting sort: stable), with the buckets that hold
-/// rows and the byte offsets where each one's rows start, then the end.
-fn by_bucket(rows: &[KeyRow], buckets: u32) -> (Vec<u32>, Vec<usize>, Vec<u8>) {
-    let of: Vec<u32> = rows.iter().map(|row| row.bucket(buckets)).collect();
-    let mut starts = vec![0usize; buckets as usize + 1];
-    for &bucket in &of {
-        starts[bucket as usize + 1] += 1;
-    }
-    for i in 0..buckets as usize {
-        starts[i + 1] += starts[i];
-    }
-    let mut next = starts.clone();
-    let mut packed = vec![0u8; rows.len() * KeyRow::BYTES];
-    for (row, &bucket) in rows.iter().zip(&of) {
-        let at = next[bucket as usize];
-        row.write(&mut packed[at * KeyRow::BYTES..(at + 1) * KeyRow::BYTES]);
-        next[bucket as usize] += 1;
-    }
-    let present: Vec<u32> = (0..buckets)
-        .filter(|&b| starts[b as usize + 1] > starts[b as usize])
-        .collect();
-    let mut bounds: Vec<usize> = present
-        .iter()
-        .map(|&b| starts[b as usize] * KeyRow::BYTES)
-        .collect();
-    bounds.push(rows.len() * KeyRow::BYTES);
-    (present, bounds, packed)
+    packed_bytes(py, &packed)
 }
 
 /// The pairs of packed key rows (`pack_key_rows`'s, any number concatenated) that share a
@@ -229,11 +186,7 @@ pub(crate) fn pairs_sharing_keys<'py>(
     fingerprints: &[u8],
     min_distance: u32,
     max_distance: u32,
-) -> PyResult<(
-    Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
-    Bound<'py, PyBytes>,
-)> {
+) -> PyResult<Columns3<'py>> {
     let kinds = words(kinds, 4, "kinds")?;
     let keys = words(keys, 8, "keys")?;
     let orders = signed_words(orders, "orders")?;

@@ -5,14 +5,17 @@
 
 mod components;
 mod corpus;
+mod digests;
 mod fingerprint_index;
 mod key_pairs;
 mod matcher;
+mod packing;
 mod settings;
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 create_exception!(
     _native,
@@ -64,6 +67,31 @@ pub(crate) fn column<T, const N: usize>(rows: &[T], field: impl Fn(&T) -> [u8; N
     rows.iter().flat_map(field).collect()
 }
 
+/// Three byte columns handed to Python.
+pub(crate) type Columns3<'py> = (
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+);
+
+/// Rows packed by bucket as Python reads them: the buckets (little-endian i32), the byte
+/// offset where each one's rows start and the end (i32: a batch's rows stay under 2 GB),
+/// and the rows.
+pub(crate) fn packed_bytes<'py>(
+    py: Python<'py>,
+    packed: &packing::Packed,
+) -> PyResult<Columns3<'py>> {
+    let bounds = (packed.bounds.iter())
+        .map(|&bound| i32::try_from(bound).map(i32::to_le_bytes))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| DedupError::new_err("a batch's packed rows outgrow 2 GB"))?;
+    Ok((
+        PyBytes::new(py, &column(&packed.buckets, |b| (*b as i32).to_le_bytes())),
+        PyBytes::new(py, &bounds.concat()),
+        PyBytes::new(py, &packed.rows),
+    ))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<settings::MatchingSettings>()?;
@@ -73,6 +101,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(key_pairs::pairs_sharing_keys, m)?)?;
     m.add_function(wrap_pyfunction!(key_pairs::pack_key_rows, m)?)?;
     m.add_function(wrap_pyfunction!(key_pairs::packed_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(digests::pack_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(digests::attach_digests, m)?)?;
+    m.add_function(wrap_pyfunction!(digests::agreeing_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(components::local_roots, m)?)?;
     m.add("DedupError", m.py().get_type::<DedupError>())?;
     Ok(())

@@ -64,8 +64,6 @@ _CLUSTERS = "cluster string, id string, position int, order long"
 _PACKED = "bucket int, side byte, rows binary"
 #: The schema of the pairs found by grouping: near within k, or candidates beyond it.
 _FOUND = "a long, b long, distance int, candidate boolean"
-#: A candidate pair.
-_PAIR_ROW = np.dtype([("a", "<i8"), ("b", "<i8"), ("distance", "<u4")])
 #: Buckets of the grouping stages per shuffle partition: many, so that partitions (which
 #: take the buckets by hash) are even.
 _BUCKETS_PER_PARTITION = 8
@@ -524,15 +522,10 @@ def _may_agree(candidates, vals, sig_len: int, least: int, buckets: int):
     positions or more (or that lack a signature, which the judge rules on): the others
     cannot be near. Each pair meets a byte a value of each signature (``_digest``) in two
     shuffles, by ``a`` then by ``b``, a quarter of the bytes of the signatures that the
-    survivors are joined with after."""
+    survivors are joined with after; the pairs are packed, given their first's digest and
+    kept in Rust (``pack_pairs``, ``attach_digests``, ``agreeing_pairs``)."""
     digest_row = np.dtype([("order", "<i8"), ("usable", "u1"), ("digest", "u1", (sig_len,))])
-    carried_row = np.dtype(
-        [("pair", _PAIR_ROW), ("usable", "u1"), ("digest", "u1", (sig_len,))]
-    )
     partitions = buckets // _BUCKETS_PER_PARTITION
-
-    def order_buckets(orders):
-        return _buckets_of(np.zeros(len(orders), dtype=np.uint32), orders.view(np.uint64), buckets)
 
     def digests(batches):
         for batch in batches:
@@ -541,56 +534,48 @@ def _may_agree(candidates, vals, sig_len: int, least: int, buckets: int):
             rows["usable"] = _numbers(batch.column("has_sig"), bool)
             rows["digest"] = _digest(_fixed_rows(batch.column("sig"), sig_len))
             if len(rows):
-                yield _packed(rows, order_buckets(rows["order"]), 0)
+                kinds = np.zeros(len(rows), dtype=np.uint32)
+                yield _packed(rows, _buckets_of(kinds, rows["order"].view(np.uint64), buckets), 0)
 
     def pairs_by_a(batches):
-        for batch in batches:
-            rows = np.empty(batch.num_rows, dtype=_PAIR_ROW)
-            for name in ("a", "b", "distance"):
-                rows[name] = _numbers(batch.column(name), np.int64)
-            if len(rows):
-                yield _packed(rows, order_buckets(rows["a"]), 1)
+        from ._native import pack_pairs
 
-    def met(batches, dtype, order_of):
-        """A partition's rows of side 1 (``dtype``) and, for each, the digest row of the
-        document whose order ``order_of`` gives: both sides were shuffled by that order's
-        bucket."""
+        for batch in batches:
+            if batch.num_rows:
+                columns = [
+                    np.ascontiguousarray(_numbers(batch.column(c), t)).tobytes()
+                    for c, t in (("a", "<i8"), ("b", "<i8"), ("distance", "<u4"))
+                ]
+                yield _packed_batch(*pack_pairs(*columns, buckets), 1)
+
+    def sides(batches):
+        """A partition's digest rows and its rows of side 1, as bytes."""
         rows = _partition_rows(batches)
-        table = np.sort(_unpacked(rows, 0, digest_row), order="order")
-        side = _unpacked(rows, 1, dtype)
-        orders = order_of(side)
-        at = np.searchsorted(table["order"], orders)
-        if len(orders) and (at.max() >= len(table) or np.any(table["order"][at] != orders)):
-            raise RuntimeError("a candidate's document has no signature row")
-        return side, table[at] if len(orders) else table[:0]
+        return (_unpacked(rows, side, np.uint8).tobytes() for side in (0, 1))
 
     def with_a(batches):
-        pairs, found = met(batches, _PAIR_ROW, lambda pairs: pairs["a"])
-        if len(pairs) == 0:
-            return
-        carried = np.empty(len(pairs), dtype=carried_row)
-        carried["pair"] = pairs
-        carried["usable"] = found["usable"]
-        carried["digest"] = found["digest"]
-        yield _packed(carried, order_buckets(pairs["b"]), 1)
+        from ._native import attach_digests
+
+        table, pairs = sides(batches)
+        if pairs:
+            yield _packed_batch(*attach_digests(table, pairs, sig_len, buckets), 1)
 
     def agreeing(batches):
         import pyarrow as pa
 
-        carried, found = met(batches, carried_row, lambda carried: carried["pair"]["b"])
-        if len(carried) == 0:
-            return
-        pairs = carried["pair"]
-        bound = (carried["digest"] == found["digest"]).sum(axis=1)
-        keep = (bound >= least) | (carried["usable"] == 0) | (found["usable"] == 0)
-        yield pa.RecordBatch.from_arrays(
-            [
-                pa.array(pairs["a"][keep]),
-                pa.array(pairs["b"][keep]),
-                pa.array(pairs["distance"][keep].astype(np.int32)),
-            ],
-            names=["a", "b", "distance"],
-        )
+        from ._native import agreeing_pairs
+
+        table, carried = sides(batches)
+        if carried:
+            a, b, distance = agreeing_pairs(table, carried, sig_len, least)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(np.frombuffer(a, dtype="<i8")),
+                    pa.array(np.frombuffer(b, dtype="<i8")),
+                    pa.array(np.frombuffer(distance, dtype="<u4").astype(np.int32)),
+                ],
+                names=["a", "b", "distance"],
+            )
 
     signatures = vals.select("order", "sig", "has_sig").mapInArrow(digests, _PACKED)
     carried = (

@@ -172,3 +172,53 @@ def test_grouped_key_rows_find_every_pair_a_brute_force_scan_finds():
                 elif d <= reach and shares:
                     expected.add((orders[i], orders[j], d, True))
         assert found == expected, round
+
+
+def test_pairs_meet_their_digests_by_bucket():
+    """The candidates' digest stage without Spark: pairs packed by their first document's
+    bucket, given its digest, repacked by the second's, and kept when the digests agree on
+    `least` bytes or more (or a document has no signature), as a brute-force count says."""
+    import numpy as np
+
+    from tantivy_dedup._native import agreeing_pairs, attach_digests, pack_pairs
+    from tantivy_dedup.spark import _buckets_of
+
+    rng = np.random.default_rng(5)
+    length, least, buckets, docs = 16, 9, 8, 40
+    orders = rng.permutation(np.arange(-20, 180))[:docs].astype(np.int64)
+    digests = rng.integers(0, 2, size=(docs, length), dtype=np.uint8)  # agreements around least
+    usable = rng.random(docs) < 0.8
+    row = np.dtype([("order", "<i8"), ("usable", "u1"), ("digest", "u1", (length,))])
+    table = np.empty(docs, dtype=row)
+    table["order"], table["usable"], table["digest"] = orders, usable, digests
+    index = {int(o): i for i, o in enumerate(orders)}
+    pairs = [(int(orders[i]), int(orders[j]), int(rng.integers(0, 64)))
+             for i in range(docs) for j in range(docs) if i != j and rng.random() < 0.3]
+    a, b, d = (np.array(column, dtype=t) for column, t in zip(zip(*pairs), ("<i8", "<i8", "<u4")))
+
+    def by_bucket(packed):
+        present, bounds, rows = packed
+        present, bounds = np.frombuffer(present, "<i4"), np.frombuffer(bounds, "<i4")
+        return {int(p): rows[bounds[i]:bounds[i + 1]] for i, p in enumerate(present)}
+
+    def bucket(order):
+        return int(_buckets_of(np.zeros(1, np.uint32), np.array([order], np.int64).view(np.uint64), buckets)[0])
+
+    first = by_bucket(pack_pairs(a.tobytes(), b.tobytes(), d.tobytes(), buckets))
+    kept = set()
+    for home, rows in first.items():
+        pair_rows = np.frombuffer(rows, np.dtype([("a", "<i8"), ("b", "<i8"), ("d", "<u4")]))
+        assert all(bucket(int(x)) == home for x in pair_rows["a"])
+        mine = table[[bucket(int(o)) == home for o in orders]]
+        second = by_bucket(attach_digests(mine.tobytes(), rows, length, buckets))
+        for other, carried in second.items():
+            theirs = table[[bucket(int(o)) == other for o in orders]]
+            x, y, z = agreeing_pairs(theirs.tobytes(), carried, length, least)
+            kept |= set(zip(np.frombuffer(x, "<i8").tolist(), np.frombuffer(y, "<i8").tolist(),
+                            np.frombuffer(z, "<u4").tolist()))
+    expected = {
+        (x, y, z) for x, y, z in pairs
+        if not (usable[index[x]] and usable[index[y]])
+        or int((digests[index[x]] == digests[index[y]]).sum()) >= least
+    }
+    assert kept == expected and 0 < len(kept) < len(pairs)

@@ -1,0 +1,174 @@
+//! Candidate pairs met with their signatures' digests (a byte a value), for jobs that drop
+//! the candidates whose signatures cannot agree enough before they join whole signatures:
+//! pairs packed by the bucket of their first document (`pack_pairs`), each given the
+//! digest of its first and packed by the bucket of its second (`attach_digests`), then
+//! kept when the digests may agree enough (`agreeing_pairs`).
+//!
+//! A digest row is `order` (i64), `usable` (a byte: the document has a signature) and the
+//! digest (`len` bytes); a pair row is `a`, `b` (i64) and `distance` (u32); a carried row
+//! is a pair row, then the first document's `usable` and digest. All little-endian.
+
+use std::collections::HashMap;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::packing::{bucket_of, Packed};
+use crate::{column, packed_bytes, signed_words, words, Columns3, DedupError};
+
+/// The bytes of a pair row.
+const PAIR: usize = 20;
+
+/// One pair row.
+fn pair_at(rows: &[u8], i: usize) -> (i64, i64, u32) {
+    let row = &rows[i * PAIR..(i + 1) * PAIR];
+    (
+        i64::from_le_bytes(row[..8].try_into().expect("8 bytes")),
+        i64::from_le_bytes(row[8..16].try_into().expect("8 bytes")),
+        u32::from_le_bytes(row[16..20].try_into().expect("4 bytes")),
+    )
+}
+
+/// The bucket of a document's order among `count` (kind 0).
+fn order_bucket(order: i64, count: u32) -> u32 {
+    bucket_of(0, order as u64, count)
+}
+
+/// Rows of `width` bytes whose first 8 are an order, by order (each order once).
+fn by_order(table: &[u8], width: usize) -> PyResult<HashMap<i64, &[u8]>> {
+    if width < 8 || !table.len().is_multiple_of(width) {
+        return Err(DedupError::new_err(format!(
+            "digest rows: {} bytes is not a whole number of {width}-byte rows",
+            table.len()
+        )));
+    }
+    Ok(table
+        .chunks_exact(width)
+        .map(|row| {
+            (
+                i64::from_le_bytes(row[..8].try_into().expect("8 bytes")),
+                row,
+            )
+        })
+        .collect())
+}
+
+/// Pairs (little-endian i64 `a` and `b`, u32 distances) as pair rows packed by the bucket
+/// of `a` among `buckets`: the buckets, their byte offsets and the end, and the rows (see
+/// the module).
+#[pyfunction]
+pub(crate) fn pack_pairs<'py>(
+    py: Python<'py>,
+    a: &[u8],
+    b: &[u8],
+    distance: &[u8],
+    buckets: u32,
+) -> PyResult<Columns3<'py>> {
+    let (a, b) = (signed_words(a, "a")?, signed_words(b, "b")?);
+    let distance = words(distance, 4, "distance")?;
+    if b.len() != a.len() || distance.len() != a.len() || buckets == 0 {
+        return Err(DedupError::new_err(format!(
+            "pack_pairs: {} a, {} b and {} distances into {buckets} buckets",
+            a.len(),
+            b.len(),
+            distance.len()
+        )));
+    }
+    let packed = py.allow_threads(|| {
+        let of: Vec<u32> = a.iter().map(|&a| order_bucket(a, buckets)).collect();
+        Packed::by_bucket(&of, buckets, PAIR, |i, out| {
+            out[..8].copy_from_slice(&a[i].to_le_bytes());
+            out[8..16].copy_from_slice(&b[i].to_le_bytes());
+            out[16..20].copy_from_slice(&(distance[i] as u32).to_le_bytes());
+        })
+    });
+    packed_bytes(py, &packed)
+}
+
+/// Each pair row of `pairs` followed by the `usable` byte and digest of its first
+/// document's row in `table` (digest rows of `len` bytes of digest), packed by the bucket
+/// of its second document among `buckets`.
+///
+/// # Errors
+/// `DedupError` when a pair's first document has no row in `table`.
+#[pyfunction]
+pub(crate) fn attach_digests<'py>(
+    py: Python<'py>,
+    table: &[u8],
+    pairs: &[u8],
+    len: usize,
+    buckets: u32,
+) -> PyResult<Columns3<'py>> {
+    let digests = by_order(table, 9 + len)?;
+    if !pairs.len().is_multiple_of(PAIR) || buckets == 0 {
+        return Err(DedupError::new_err(
+            "attach_digests: pair rows are 20 bytes each",
+        ));
+    }
+    let count = pairs.len() / PAIR;
+    let mut found = Vec::with_capacity(count);
+    for i in 0..count {
+        let (a, _, _) = pair_at(pairs, i);
+        let row = digests.get(&a).ok_or_else(|| {
+            DedupError::new_err(format!("attach_digests: document {a} has no digest row"))
+        })?;
+        found.push(&row[8..]);
+    }
+    let packed = py.allow_threads(|| {
+        let of: Vec<u32> = (0..count)
+            .map(|i| order_bucket(pair_at(pairs, i).1, buckets))
+            .collect();
+        Packed::by_bucket(&of, buckets, PAIR + 1 + len, |i, out| {
+            out[..PAIR].copy_from_slice(&pairs[i * PAIR..(i + 1) * PAIR]);
+            out[PAIR..].copy_from_slice(found[i]);
+        })
+    });
+    packed_bytes(py, &packed)
+}
+
+/// The pairs of `carried` rows (`attach_digests`'s) whose digests may agree on `least`
+/// positions or more with the digest of their second document's row in `table`, or where
+/// either document has no signature (`usable` 0): little-endian i64 `a` and `b`, and u32
+/// distances.
+///
+/// # Errors
+/// `DedupError` when a pair's second document has no row in `table`.
+#[pyfunction]
+pub(crate) fn agreeing_pairs<'py>(
+    py: Python<'py>,
+    table: &[u8],
+    carried: &[u8],
+    len: usize,
+    least: usize,
+) -> PyResult<Columns3<'py>> {
+    let digests = by_order(table, 9 + len)?;
+    let width = PAIR + 1 + len;
+    if !carried.len().is_multiple_of(width) {
+        return Err(DedupError::new_err(format!(
+            "agreeing_pairs: carried rows are {width} bytes each"
+        )));
+    }
+    let mut kept = Vec::new();
+    for row in carried.chunks_exact(width) {
+        let (a, b, distance) = pair_at(row, 0);
+        let other = digests.get(&b).ok_or_else(|| {
+            DedupError::new_err(format!("agreeing_pairs: document {b} has no digest row"))
+        })?;
+        let (usable, digest) = (row[PAIR], &row[PAIR + 1..]);
+        let (other_usable, other_digest) = (other[8], &other[9..]);
+        // Where two bytes differ the values do: the equal bytes bound the equal values.
+        let bound = digest
+            .iter()
+            .zip(other_digest)
+            .filter(|(x, y)| x == y)
+            .count();
+        if usable == 0 || other_usable == 0 || bound >= least {
+            kept.push((a, b, distance));
+        }
+    }
+    Ok((
+        PyBytes::new(py, &column(&kept, |pair| pair.0.to_le_bytes())),
+        PyBytes::new(py, &column(&kept, |pair| pair.1.to_le_bytes())),
+        PyBytes::new(py, &column(&kept, |pair| pair.2.to_le_bytes())),
+    ))
+}
