@@ -2,7 +2,8 @@
 //! the candidates whose signatures cannot agree enough before they join whole signatures:
 //! pairs packed by the bucket of their first document (`pack_pairs`), each given the
 //! digest of its first and packed by the bucket of its second (`attach_digests`), then
-//! kept when the digests may agree enough (`agreeing_pairs`).
+//! kept when the digests may agree enough (`agreeing_pairs`); the digest rows are packed
+//! by the bucket of their document (`pack_by_order`).
 //!
 //! A digest row is `order` (i64), `usable` (a byte: the document has a signature) and the
 //! digest (`len` bytes); a pair row is `a`, `b` (i64) and `distance` (u32); a carried row
@@ -53,6 +54,38 @@ fn by_order(table: &[u8], width: usize) -> PyResult<HashMap<i64, &[u8]>> {
         .collect())
 }
 
+/// Rows of `width` bytes packed by the bucket among `buckets` of the order (little-endian
+/// i64) at byte `at` of each.
+fn by_order_bucket(rows: &[u8], width: usize, at: usize, buckets: u32) -> Packed {
+    let order = |row: &[u8]| i64::from_le_bytes(row[at..at + 8].try_into().expect("8 bytes"));
+    let of: Vec<u32> = (rows.chunks_exact(width))
+        .map(|row| order_bucket(order(row), buckets))
+        .collect();
+    Packed::by_bucket(&of, buckets, width, |i, out| {
+        out.copy_from_slice(&rows[i * width..(i + 1) * width]);
+    })
+}
+
+/// Rows of `width` bytes whose first 8 are a document's order (little-endian i64), such as
+/// digest rows, packed by the bucket of that order among `buckets`: the buckets, their byte
+/// offsets and the end, and the rows.
+#[pyfunction]
+pub(crate) fn pack_by_order<'py>(
+    py: Python<'py>,
+    rows: &[u8],
+    width: usize,
+    buckets: u32,
+) -> PyResult<Columns3<'py>> {
+    if width < 8 || !rows.len().is_multiple_of(width) || buckets == 0 {
+        return Err(DedupError::new_err(format!(
+            "pack_by_order: {} bytes of {width}-byte rows into {buckets} buckets",
+            rows.len()
+        )));
+    }
+    let packed = py.allow_threads(|| by_order_bucket(rows, width, 0, buckets));
+    packed_bytes(py, &packed)
+}
+
 /// Pairs (little-endian i64 `a` and `b`, u32 distances) as pair rows packed by the bucket
 /// of `a` among `buckets`: the buckets, their byte offsets and the end, and the rows (see
 /// the module).
@@ -75,12 +108,13 @@ pub(crate) fn pack_pairs<'py>(
         )));
     }
     let packed = py.allow_threads(|| {
-        let of: Vec<u32> = a.iter().map(|&a| order_bucket(a, buckets)).collect();
-        Packed::by_bucket(&of, buckets, PAIR, |i, out| {
-            out[..8].copy_from_slice(&a[i].to_le_bytes());
-            out[8..16].copy_from_slice(&b[i].to_le_bytes());
-            out[16..20].copy_from_slice(&(distance[i] as u32).to_le_bytes());
-        })
+        let mut rows = vec![0u8; a.len() * PAIR];
+        for (i, row) in rows.chunks_exact_mut(PAIR).enumerate() {
+            row[..8].copy_from_slice(&a[i].to_le_bytes());
+            row[8..16].copy_from_slice(&b[i].to_le_bytes());
+            row[16..20].copy_from_slice(&(distance[i] as u32).to_le_bytes());
+        }
+        by_order_bucket(&rows, PAIR, 0, buckets)
     });
     packed_bytes(py, &packed)
 }
@@ -114,14 +148,15 @@ pub(crate) fn attach_digests<'py>(
         })?;
         found.push(&row[8..]);
     }
+    let width = PAIR + 1 + len;
     let packed = py.allow_threads(|| {
-        let of: Vec<u32> = (0..count)
-            .map(|i| order_bucket(pair_at(pairs, i).1, buckets))
-            .collect();
-        Packed::by_bucket(&of, buckets, PAIR + 1 + len, |i, out| {
-            out[..PAIR].copy_from_slice(&pairs[i * PAIR..(i + 1) * PAIR]);
-            out[PAIR..].copy_from_slice(found[i]);
-        })
+        let mut carried = vec![0u8; count * width];
+        for (i, row) in carried.chunks_exact_mut(width).enumerate() {
+            row[..PAIR].copy_from_slice(&pairs[i * PAIR..(i + 1) * PAIR]);
+            row[PAIR..].copy_from_slice(found[i]);
+        }
+        // By the bucket of the second document, whose order follows the first's.
+        by_order_bucket(&carried, width, 8, buckets)
     });
     packed_bytes(py, &packed)
 }

@@ -101,6 +101,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(key_pairs::pairs_sharing_keys, m)?)?;
     m.add_function(wrap_pyfunction!(key_pairs::pack_key_rows, m)?)?;
     m.add_function(wrap_pyfunction!(key_pairs::packed_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(digests::pack_by_order, m)?)?;
     m.add_function(wrap_pyfunction!(digests::pack_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(digests::attach_digests, m)?)?;
     m.add_function(wrap_pyfunction!(digests::agreeing_pairs, m)?)?;

@@ -388,33 +388,11 @@ def _with_copies(edges, copies):
     return edges.unionByName(of_first).unionByName(via_a).unionByName(via_b)
 
 
-def _buckets_of(kinds: np.ndarray, keys: np.ndarray, count: int) -> np.ndarray:
-    """The bucket, ``0 .. count``, of each ``(kind, key)``: the high bits of a
-    multiplicative hash, the same in every worker."""
-    mixed = keys.astype(np.uint64) ^ (kinds.astype(np.uint64) << np.uint64(56))
-    mixed = mixed * np.uint64(0x9E37_79B9_7F4A_7C15)
-    return ((mixed >> np.uint64(32)) % np.uint64(count)).astype(np.int32)
-
-
-def _packed(rows: np.ndarray, buckets: np.ndarray, side: int):
-    """``rows`` (numpy records) as ``_PACKED`` rows: one binary value per bucket they fall
-    in, holding that bucket's rows in order. Shuffling a few large values instead of a row
-    per key takes Spark's cost per row (a row object, its share of the sort) off every
-    key."""
-    by_bucket = np.argsort(buckets, kind="stable")
-    rows, buckets = rows[by_bucket], buckets[by_bucket]
-    present, starts = np.unique(buckets, return_index=True)
-    bounds = np.append(starts, len(rows)).astype(np.int64) * rows.dtype.itemsize
-    if bounds[-1] >= 2**31:
-        raise ValueError("a batch's packed rows outgrow 2 GB: lower the Arrow batch size")
-    return _packed_batch(
-        present.astype("<i4").tobytes(), bounds.astype("<i4").tobytes(), rows.tobytes(), side
-    )
-
-
 def _packed_batch(present: bytes, bounds: bytes, rows: bytes, side: int):
-    """The ``_PACKED`` batch of rows already packed: the buckets (little-endian i32), the
-    byte offsets of each one's rows and the end (i32), and the rows."""
+    """The ``_PACKED`` batch of rows packed by bucket in Rust: the buckets (little-endian
+    i32), the byte offsets of each one's rows and the end (i32), and the rows. Shuffling a
+    few large values instead of a row each takes Spark's cost per row (a row object, its
+    share of the sort) off every key and pair."""
     import pyarrow as pa
 
     buckets = np.frombuffer(present, dtype="<i4")
@@ -523,19 +501,21 @@ def _may_agree(candidates, vals, sig_len: int, least: int, buckets: int):
     cannot be near. Each pair meets a byte a value of each signature (``_digest``) in two
     shuffles, by ``a`` then by ``b``, a quarter of the bytes of the signatures that the
     survivors are joined with after; the pairs are packed, given their first's digest and
-    kept in Rust (``pack_pairs``, ``attach_digests``, ``agreeing_pairs``)."""
+    kept in Rust (``pack_by_order``, ``pack_pairs``, ``attach_digests``,
+    ``agreeing_pairs``)."""
     digest_row = np.dtype([("order", "<i8"), ("usable", "u1"), ("digest", "u1", (sig_len,))])
     partitions = buckets // _BUCKETS_PER_PARTITION
 
     def digests(batches):
+        from ._native import pack_by_order
+
         for batch in batches:
             rows = np.empty(batch.num_rows, dtype=digest_row)
             rows["order"] = _numbers(batch.column("order"), np.int64)
             rows["usable"] = _numbers(batch.column("has_sig"), bool)
             rows["digest"] = _digest(_fixed_rows(batch.column("sig"), sig_len))
             if len(rows):
-                kinds = np.zeros(len(rows), dtype=np.uint32)
-                yield _packed(rows, _buckets_of(kinds, rows["order"].view(np.uint64), buckets), 0)
+                yield _packed_batch(*pack_by_order(rows.tobytes(), digest_row.itemsize, buckets), 0)
 
     def pairs_by_a(batches):
         from ._native import pack_pairs

@@ -175,13 +175,13 @@ def test_grouped_key_rows_find_every_pair_a_brute_force_scan_finds():
 
 
 def test_pairs_meet_their_digests_by_bucket():
-    """The candidates' digest stage without Spark: pairs packed by their first document's
-    bucket, given its digest, repacked by the second's, and kept when the digests agree on
-    `least` bytes or more (or a document has no signature), as a brute-force count says."""
+    """The candidates' digest stage without Spark: digest rows packed by their document's
+    bucket, pairs by their first document's, given its digest, repacked by the second's,
+    and kept when the digests agree on `least` bytes or more (or a document has no
+    signature), as a brute-force count says."""
     import numpy as np
 
-    from tantivy_dedup._native import agreeing_pairs, attach_digests, pack_pairs
-    from tantivy_dedup.spark import _buckets_of
+    from tantivy_dedup._native import agreeing_pairs, attach_digests, pack_by_order, pack_pairs
 
     rng = np.random.default_rng(5)
     length, least, buckets, docs = 16, 9, 8, 40
@@ -201,19 +201,13 @@ def test_pairs_meet_their_digests_by_bucket():
         present, bounds = np.frombuffer(present, "<i4"), np.frombuffer(bounds, "<i4")
         return {int(p): rows[bounds[i]:bounds[i + 1]] for i, p in enumerate(present)}
 
-    def bucket(order):
-        return int(_buckets_of(np.zeros(1, np.uint32), np.array([order], np.int64).view(np.uint64), buckets)[0])
-
+    tables = by_bucket(pack_by_order(table.tobytes(), row.itemsize, buckets))
     first = by_bucket(pack_pairs(a.tobytes(), b.tobytes(), d.tobytes(), buckets))
     kept = set()
     for home, rows in first.items():
-        pair_rows = np.frombuffer(rows, np.dtype([("a", "<i8"), ("b", "<i8"), ("d", "<u4")]))
-        assert all(bucket(int(x)) == home for x in pair_rows["a"])
-        mine = table[[bucket(int(o)) == home for o in orders]]
-        second = by_bucket(attach_digests(mine.tobytes(), rows, length, buckets))
+        second = by_bucket(attach_digests(tables[home], rows, length, buckets))
         for other, carried in second.items():
-            theirs = table[[bucket(int(o)) == other for o in orders]]
-            x, y, z = agreeing_pairs(theirs.tobytes(), carried, length, least)
+            x, y, z = agreeing_pairs(tables[other], carried, length, least)
             kept |= set(zip(np.frombuffer(x, "<i8").tolist(), np.frombuffer(y, "<i8").tolist(),
                             np.frombuffer(z, "<u4").tolist()))
     expected = {

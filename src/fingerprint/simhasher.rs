@@ -6,8 +6,8 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, FingerprintConfig, SimHashAccumulator, SimHashCounter};
 use crate::text::{
-    char_windows, ChineseDictionary, FeatureExtractor, FeatureKind, IdfSource, IdfTable,
-    MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
+    char_window_ranges, char_windows, ChineseDictionary, FeatureExtractor, FeatureKind, IdfSource,
+    IdfTable, MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
 };
 
 /// What to do with bytes that are not valid UTF-8.
@@ -232,23 +232,8 @@ impl SimHasher {
         counter: &mut SimHashCounter,
     ) {
         debug_assert_eq!(B, 3 * N);
-        // Where each character starts (a byte that is no UTF-8 continuation), then the
-        // end: written at every byte, kept by counting starts, without a branch per byte.
-        let mut bounds = vec![0; normalized.len() + 1];
-        let mut chars = 0;
-        for (at, &byte) in normalized.iter().enumerate() {
-            bounds[chars] = at;
-            chars += usize::from((byte as i8) >= -0x40);
-        }
-        bounds[chars] = normalized.len();
-        if chars < N {
-            if chars > 0 {
-                counter.add(self.feature_hash_bytes(normalized));
-            }
-            return;
-        }
-        counter.extend(bounds[..=chars].windows(N + 1).map(|window| {
-            let gram = &normalized[window[0]..window[N]];
+        counter.extend(char_window_ranges(N, normalized).map(|range| {
+            let gram = &normalized[range];
             match <&[u8; B]>::try_from(gram) {
                 Ok(gram) => self.feature_hash_bytes(gram),
                 Err(_) => self.feature_hash_bytes(gram),

@@ -33,4 +33,4 @@ pub(crate) use shingle_units::{for_each_shingle_unit, shingle_words, ShingleUnit
 pub use stopwords::StopWords;
 pub use tokenizer::{MixedTokenStream, MixedTokenizer, TOKENIZER_NAME};
 pub use weighting::{length_relevance, Weighting, LENGTH_RELEVANCE_MEAN, LENGTH_RELEVANCE_STD_DEV};
-pub(crate) use windows::{char_windows, WordShingles};
+pub(crate) use windows::{char_window_ranges, char_windows, WordShingles};

@@ -2,6 +2,7 @@
 //! shingles of tokens. Each window is a slice of one buffer, never a copy.
 
 use crate::text::MAX_FEATURE_N;
+use std::ops::Range;
 
 /// Where each of the last n items of a stream starts in the buffer that holds them: the
 /// ring both windows below keep. `slot` is `count % n`, kept by wrapping rather than by a
@@ -119,13 +120,23 @@ impl CharNgrams {
 /// each a slice of it. An iterator, so that the caller's loop holds the hashing and the
 /// counting; where each character starts is found first, in one pass.
 pub(crate) fn char_windows(n: usize, text: &str) -> impl Iterator<Item = &str> {
-    let bounds: Vec<usize> = text
-        .char_indices()
-        .map(|(start, _)| start)
-        .chain(std::iter::once(text.len()))
-        .collect();
-    let width = n.min(bounds.len() - 1).max(1);
-    (0..bounds.len().saturating_sub(width)).map(move |i| &text[bounds[i]..bounds[i + width]])
+    char_window_ranges(n, text.as_bytes()).map(move |range| &text[range])
+}
+
+/// The byte ranges of [`char_windows`] in `utf8`.
+pub(crate) fn char_window_ranges(n: usize, utf8: &[u8]) -> impl Iterator<Item = Range<usize>> {
+    // Where each character starts (a byte that is no UTF-8 continuation), then the end:
+    // written at every byte, kept by counting starts, without a branch per byte.
+    let mut bounds = vec![0; utf8.len() + 1];
+    let mut chars = 0;
+    for (at, &byte) in utf8.iter().enumerate() {
+        bounds[chars] = at;
+        chars += usize::from((byte as i8) >= -0x40);
+    }
+    bounds[chars] = utf8.len();
+    bounds.truncate(chars + 1);
+    let width = n.min(chars).max(1);
+    (0..bounds.len().saturating_sub(width)).map(move |i| bounds[i]..bounds[i + width])
 }
 
 /// Word shingles of a stream of tokens, joined by single spaces (tokens never contain
