@@ -405,22 +405,21 @@ def _packed_batch(present: bytes, bounds: bytes, rows: bytes, side: int):
     )
 
 
-def _unpacked(rows, side: int, dtype: np.dtype) -> np.ndarray:
-    """The records of ``side`` in a partition's ``_PACKED`` rows (a table, or ``None``), in
-    one array."""
+def _unpacked(rows, side: int) -> bytes:
+    """The packed rows of ``side`` in a partition's ``_PACKED`` rows (a table, or ``None``),
+    end to end, for the Rust stage that reads them."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if rows is None:
-        return np.zeros(0, dtype=dtype)
+        return b""
     values = rows.filter(pc.equal(rows.column("side"), side)).column("rows")
     values = values.combine_chunks() if values.num_chunks else pa.array([], pa.binary())
     if len(values) == 0:
-        return np.zeros(0, dtype=dtype)
+        return b""
     _, offsets, data = values.buffers()
     offsets = np.frombuffer(offsets, dtype=np.int32)[values.offset : values.offset + len(values) + 1]
-    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    return raw.view(dtype)
+    return data.slice(int(offsets[0]), int(offsets[-1] - offsets[0])).to_pybytes()
 
 
 def _key_rows(tables: list, band_stage: bool, buckets: int):
@@ -444,8 +443,10 @@ def _key_rows(tables: list, band_stage: bool, buckets: int):
                 width = len(bands) // n
                 if len(bands) != n * width:
                     raise ValueError("documents with unequal numbers of band keys")
+            order, fp = (_numbers(batch.column(c), "<i8") for c in ("order", "fp"))
             packed = pack_key_rows(
-                *(np.ascontiguousarray(_numbers(batch.column(c), "<i8")).tobytes() for c in ("order", "fp")),
+                np.ascontiguousarray(order).tobytes(),
+                np.ascontiguousarray(fp).tobytes(),
                 np.ascontiguousarray(bands).tobytes(),
                 np.ascontiguousarray(has).tobytes(),
                 width,
@@ -470,10 +471,10 @@ def _grouped_pairs(table_count: int, k: int, reach: int):
 
         from ._native import packed_pairs
 
-        rows = _unpacked(_partition_rows(batches), 0, np.uint8)
-        if len(rows) == 0:
+        rows = _unpacked(_partition_rows(batches), 0)
+        if not rows:
             return
-        a, b, distance, candidate = packed_pairs(rows.tobytes(), table_count, k, reach)
+        a, b, distance, candidate = packed_pairs(rows, table_count, k, reach)
         yield pa.RecordBatch.from_arrays(
             [
                 pa.array(np.frombuffer(a, dtype="<i8")),
@@ -531,7 +532,7 @@ def _may_agree(candidates, vals, sig_len: int, least: int, buckets: int):
     def sides(batches):
         """A partition's digest rows and its rows of side 1, as bytes."""
         rows = _partition_rows(batches)
-        return (_unpacked(rows, side, np.uint8).tobytes() for side in (0, 1))
+        return (_unpacked(rows, side) for side in (0, 1))
 
     def with_a(batches):
         from ._native import attach_digests
