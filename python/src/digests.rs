@@ -12,13 +12,22 @@
 use std::collections::HashMap;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 
 use crate::packing::{bucket_of, Packed};
-use crate::{column, packed_bytes, signed_words, words, Columns3, DedupError};
+use crate::{packed_bytes, pair_columns, signed_words, words, Columns3, DedupError};
 
 /// The bytes of a pair row.
 const PAIR: usize = 20;
+
+/// The bytes of a digest row with digests of `len` bytes.
+fn digest_row(len: usize) -> usize {
+    8 + 1 + len
+}
+
+/// The bytes of a carried row with digests of `len` bytes.
+fn carried_row(len: usize) -> usize {
+    PAIR + 1 + len
+}
 
 /// One pair row.
 fn pair_at(rows: &[u8], i: usize) -> (i64, i64, u32) {
@@ -133,7 +142,7 @@ pub(crate) fn attach_digests<'py>(
     len: usize,
     buckets: u32,
 ) -> PyResult<Columns3<'py>> {
-    let digests = by_order(table, 9 + len)?;
+    let digests = by_order(table, digest_row(len))?;
     if !pairs.len().is_multiple_of(PAIR) || buckets == 0 {
         return Err(DedupError::new_err(
             "attach_digests: pair rows are 20 bytes each",
@@ -148,7 +157,7 @@ pub(crate) fn attach_digests<'py>(
         })?;
         found.push(&row[8..]);
     }
-    let width = PAIR + 1 + len;
+    let width = carried_row(len);
     let packed = py.allow_threads(|| {
         let mut carried = vec![0u8; count * width];
         for (i, row) in carried.chunks_exact_mut(width).enumerate() {
@@ -176,8 +185,8 @@ pub(crate) fn agreeing_pairs<'py>(
     len: usize,
     least: usize,
 ) -> PyResult<Columns3<'py>> {
-    let digests = by_order(table, 9 + len)?;
-    let width = PAIR + 1 + len;
+    let digests = by_order(table, digest_row(len))?;
+    let width = carried_row(len);
     if !carried.len().is_multiple_of(width) {
         return Err(DedupError::new_err(format!(
             "agreeing_pairs: carried rows are {width} bytes each"
@@ -201,9 +210,5 @@ pub(crate) fn agreeing_pairs<'py>(
             kept.push((a, b, distance));
         }
     }
-    Ok((
-        PyBytes::new(py, &column(&kept, |pair| pair.0.to_le_bytes())),
-        PyBytes::new(py, &column(&kept, |pair| pair.1.to_le_bytes())),
-        PyBytes::new(py, &column(&kept, |pair| pair.2.to_le_bytes())),
-    ))
+    Ok(pair_columns(py, &kept))
 }

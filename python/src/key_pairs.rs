@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::packing::{bucket_of, Packed};
-use crate::{column, packed_bytes, signed_words, words, Columns3, DedupError};
+use crate::{packed_bytes, pair_columns, signed_words, words, Columns3, DedupError};
 
 /// One document's key of one kind (a table or a band), as the rows are packed: 28 bytes,
 /// little-endian `kind` (u32), `key` (u64), `order` (i64) and `fp` (u64).
@@ -80,7 +80,7 @@ pub(crate) fn pack_key_rows<'py>(
         || tables
             .iter()
             .flatten()
-            .any(|&(shift, w)| w == 0 || shift + w > 64)
+            .any(|&(shift, bits)| bits == 0 || shift + bits > 64)
     {
         return Err(DedupError::new_err(
             "pack_key_rows: no buckets, or a block outside the 64 bits of a fingerprint",
@@ -92,10 +92,10 @@ pub(crate) fn pack_key_rows<'py>(
             for (kind, blocks) in tables.iter().enumerate() {
                 let mut key = 0u64;
                 let mut at = 0;
-                for &(shift, width) in blocks {
-                    let block = (fp >> shift) & (u64::MAX >> (64 - width));
+                for &(shift, bits) in blocks {
+                    let block = (fp >> shift) & (u64::MAX >> (64 - bits));
                     key |= block.checked_shl(at).unwrap_or(0);
-                    at += width;
+                    at += bits;
                 }
                 rows.push(KeyRow {
                     kind: kind as u32,
@@ -150,26 +150,21 @@ pub(crate) fn packed_pairs<'py>(
             KeyRow::BYTES
         )));
     }
-    let pairs = py.allow_threads(|| {
+    let (pairs, near) = py.allow_threads(|| {
         let rows: Vec<KeyRow> = rows.chunks_exact(KeyRow::BYTES).map(KeyRow::read).collect();
         let (near, candidates): (Vec<KeyRow>, Vec<KeyRow>) =
             rows.into_iter().partition(|row| row.kind < tables);
-        let mut pairs: Vec<(i64, i64, u32, u8)> = pairs_of(near, 0..=k)
-            .into_iter()
-            .map(|(a, b, d)| (a, b, d, 0))
-            .collect();
+        let mut pairs = pairs_of(near, 0..=k);
+        let near = pairs.len();
         if k < reach {
-            let found = pairs_of(candidates, k + 1..=reach);
-            pairs.extend(found.into_iter().map(|(a, b, d)| (a, b, d, 1)));
+            pairs.extend(pairs_of(candidates, k + 1..=reach));
         }
-        pairs
+        (pairs, near)
     });
-    Ok((
-        PyBytes::new(py, &column(&pairs, |pair| pair.0.to_le_bytes())),
-        PyBytes::new(py, &column(&pairs, |pair| pair.1.to_le_bytes())),
-        PyBytes::new(py, &column(&pairs, |pair| pair.2.to_le_bytes())),
-        PyBytes::new(py, &column(&pairs, |pair| [pair.3])),
-    ))
+    // The near pairs first, then the candidates.
+    let candidate: Vec<u8> = (0..pairs.len()).map(|i| u8::from(i >= near)).collect();
+    let (a, b, distance) = pair_columns(py, &pairs);
+    Ok((a, b, distance, PyBytes::new(py, &candidate)))
 }
 
 /// The pairs of rows that share a `(kind, key)` whose fingerprints lie `min_distance` to
@@ -210,11 +205,7 @@ pub(crate) fn pairs_sharing_keys<'py>(
         })
         .collect();
     let pairs = py.allow_threads(|| pairs_of(rows, min_distance..=max_distance));
-    Ok((
-        PyBytes::new(py, &column(&pairs, |pair| pair.0.to_le_bytes())),
-        PyBytes::new(py, &column(&pairs, |pair| pair.1.to_le_bytes())),
-        PyBytes::new(py, &column(&pairs, |pair| pair.2.to_le_bytes())),
-    ))
+    Ok(pair_columns(py, &pairs))
 }
 
 /// The distinct pairs `(a, b, distance)`, `a` before `b`, of rows sharing a kind and a

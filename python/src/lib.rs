@@ -74,6 +74,16 @@ pub(crate) type Columns3<'py> = (
     Bound<'py, PyBytes>,
 );
 
+/// Pairs `(a, b, distance)` as Python reads them: little-endian i64 `a` and `b`, u32
+/// distances.
+pub(crate) fn pair_columns<'py>(py: Python<'py>, pairs: &[(i64, i64, u32)]) -> Columns3<'py> {
+    (
+        PyBytes::new(py, &column(pairs, |pair| pair.0.to_le_bytes())),
+        PyBytes::new(py, &column(pairs, |pair| pair.1.to_le_bytes())),
+        PyBytes::new(py, &column(pairs, |pair| pair.2.to_le_bytes())),
+    )
+}
+
 /// Rows packed by bucket as Python reads them: the buckets (little-endian i32), the byte
 /// offset where each one's rows start and the end (i32: a batch's rows stay under 2 GB),
 /// and the rows.

@@ -115,7 +115,7 @@ def _arrow_utf8(texts):
         return np.zeros(1, dtype="<i8").tobytes(), b""
     _, offsets, data = texts.buffers()
     offsets = np.frombuffer(offsets, dtype=width)[texts.offset : texts.offset + n + 1]
-    start, end = (int(offsets[0]), int(offsets[-1])) if n else (0, 0)
+    start, end = int(offsets[0]), int(offsets[-1])
     data = data.slice(start, end - start).to_pybytes() if data is not None else b""
     return (offsets.astype("<i8") - start).tobytes(), data
 

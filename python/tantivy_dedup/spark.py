@@ -13,8 +13,8 @@ rejected. Nothing is collected to the driver:
 3. **Pairs by grouping**: each document has a key in each of Manku et al.'s tables (the
    fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b* growing with the
    corpus) and, with two-stage matching, one per signature band (MinHash LSH). The key
-   rows are packed a binary value per batch and bucket (numpy records: Spark's cost per
-   row is paid per bucket, not per key) and shuffled once by bucket; each partition's
+   rows are packed in Rust a binary value per batch and bucket (Spark's cost per row is
+   paid per bucket, not per key) and shuffled once by bucket; each partition's
    groups are paired in Rust (``packed_pairs``). Pairs sharing a table key within
    *k* are near by the rule, whatever their signatures; pairs sharing a band key within
    the rule's reach are candidates. Fingerprints bunch (common words weigh on every
@@ -405,6 +405,20 @@ def _packed_batch(present: bytes, bounds: bytes, rows: bytes, side: int):
     )
 
 
+def _pairs_batch(a: bytes, b: bytes, distance: bytes, **extra):
+    """The Arrow batch of pairs the Rust stages give (little-endian i64 ``a`` and ``b``, u32
+    distances), with ``extra`` columns: ``_EDGES`` rows and more."""
+    import pyarrow as pa
+
+    columns = {
+        "a": pa.array(np.frombuffer(a, dtype="<i8")),
+        "b": pa.array(np.frombuffer(b, dtype="<i8")),
+        "distance": pa.array(np.frombuffer(distance, dtype="<u4").astype(np.int32)),
+        **{name: pa.array(values) for name, values in extra.items()},
+    }
+    return pa.RecordBatch.from_arrays(list(columns.values()), names=list(columns))
+
+
 def _unpacked(rows, side: int) -> bytes:
     """The packed rows of ``side`` in a partition's ``_PACKED`` rows (a table, or ``None``),
     end to end, for the Rust stage that reads them."""
@@ -467,23 +481,13 @@ def _grouped_pairs(table_count: int, k: int, reach: int):
     (``_copies``)."""
 
     def grouped_pairs(batches):
-        import pyarrow as pa
-
         from ._native import packed_pairs
 
         rows = _unpacked(_partition_rows(batches), 0)
         if not rows:
             return
         a, b, distance, candidate = packed_pairs(rows, table_count, k, reach)
-        yield pa.RecordBatch.from_arrays(
-            [
-                pa.array(np.frombuffer(a, dtype="<i8")),
-                pa.array(np.frombuffer(b, dtype="<i8")),
-                pa.array(np.frombuffer(distance, dtype="<u4").astype(np.int32)),
-                pa.array(np.frombuffer(candidate, dtype=np.uint8).astype(bool)),
-            ],
-            names=["a", "b", "distance", "candidate"],
-        )
+        yield _pairs_batch(a, b, distance, candidate=np.frombuffer(candidate, np.uint8).astype(bool))
 
     return grouped_pairs
 
@@ -542,21 +546,11 @@ def _may_agree(candidates, vals, sig_len: int, least: int, buckets: int):
             yield _packed_batch(*attach_digests(table, pairs, sig_len, buckets), 1)
 
     def agreeing(batches):
-        import pyarrow as pa
-
         from ._native import agreeing_pairs
 
         table, carried = sides(batches)
         if carried:
-            a, b, distance = agreeing_pairs(table, carried, sig_len, least)
-            yield pa.RecordBatch.from_arrays(
-                [
-                    pa.array(np.frombuffer(a, dtype="<i8")),
-                    pa.array(np.frombuffer(b, dtype="<i8")),
-                    pa.array(np.frombuffer(distance, dtype="<u4").astype(np.int32)),
-                ],
-                names=["a", "b", "distance"],
-            )
+            yield _pairs_batch(*agreeing_pairs(table, carried, sig_len, least))
 
     signatures = vals.select("order", "sig", "has_sig").mapInArrow(digests, _PACKED)
     carried = (
