@@ -1,6 +1,7 @@
-//! Indexes made before signatures moved to a u64 field keep them in a bytes field: such an
-//! index opens, takes new documents in its own layout, and judges and searches exactly as
-//! an index made now does with the same documents.
+//! Indexes made before signatures moved to a u64 field keep them in a bytes field, and
+//! indexes of settings format 4 and earlier one signature value a column value, where later
+//! ones keep two: such an index opens, takes new documents in its own layout, and judges
+//! and searches exactly as an index made now does with the same documents.
 
 mod support;
 
@@ -10,7 +11,7 @@ use tantivy::schema::{BytesOptions, NumericOptions, Schema, FAST, INDEXED, STORE
 use tantivy::{doc, Index};
 use tantivy_dedup::plugin::{
     text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy, CONTENT_FIELD,
-    FINGERPRINT_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+    FINGERPRINT_FIELD, SEQUENCE_FIELD, SETTINGS_FILE, SIGNATURE_FIELD,
 };
 
 const MEMORY: usize = 15_000_000;
@@ -76,11 +77,20 @@ fn corpus() -> Vec<(String, String)> {
 
 /// Ingests the corpus in three commits, reopening the index for each; then indexes every
 /// document again with an `IndexWriter` of its own, filled by `fill_document`. Returns every
-/// outcome of the first pass, and the groups (shown and hidden keys, sorted) of a search.
-fn run(schema: Schema) -> (Vec<String>, Vec<Vec<String>>) {
+/// outcome of the first pass, the groups (shown and hidden keys, sorted) of a search, and
+/// the count of column values of every document's signature, each count once. The settings
+/// file is rewritten as of `format` when one is given (an index made by an older build).
+fn run(schema: Schema, format: Option<u32>) -> (Vec<String>, Vec<Vec<String>>, Vec<u32>) {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create_in_dir(dir.path(), schema).unwrap();
     DedupIndex::create(index, settings()).unwrap();
+    if let Some(format) = format {
+        let path = dir.path().join(SETTINGS_FILE);
+        let mut json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        json["version"] = format.into();
+        std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+    }
     let mut outcomes = Vec::new();
     let docs = corpus();
     for (round, chunk) in docs.chunks(40).enumerate() {
@@ -151,13 +161,33 @@ fn run(schema: Schema) -> (Vec<String>, Vec<Vec<String>>) {
         })
         .collect();
     groups.sort();
-    (outcomes, groups)
+    let mut widths = Vec::new();
+    for reader in searcher.segment_readers() {
+        if let Some(column) = reader
+            .fast_fields()
+            .column_opt::<u64>(SIGNATURE_FIELD)
+            .unwrap()
+        {
+            for doc in 0..reader.max_doc() {
+                widths.push(column.index.value_row_ids(doc).len() as u32);
+            }
+        }
+    }
+    widths.sort();
+    widths.dedup();
+    (outcomes, groups, widths)
 }
 
 #[test]
-fn an_index_with_bytes_signatures_works_as_one_made_now() {
-    let (old_outcomes, old_hits) = run(schema_with_bytes_signatures());
-    let (new_outcomes, new_hits) = run(schema_of_now());
+fn indexes_of_earlier_formats_work_as_one_made_now() {
+    let (new_outcomes, new_hits, widths) = run(schema_of_now(), None);
+    // Two signature values a column value: 64 for the default 128.
+    assert_eq!(widths, [64]);
+    let (old_outcomes, old_hits, _) = run(schema_with_bytes_signatures(), Some(1));
+    assert_eq!(old_outcomes, new_outcomes);
+    assert_eq!(old_hits, new_hits);
+    let (old_outcomes, old_hits, widths) = run(schema_of_now(), Some(4));
+    assert_eq!(widths, [128]);
     assert_eq!(old_outcomes, new_outcomes);
     assert_eq!(old_hits, new_hits);
     assert!(

@@ -25,7 +25,11 @@ use crate::error::{Error, Result};
 /// ([`KeptBits::High`](crate::fingerprint::KeptBits::High), the default), from which they
 /// also estimate their set's size and so containment; files of format 3 and earlier read as
 /// keeping the low bits ([`KeptBits::Low`](crate::fingerprint::KeptBits::Low)).
-pub const SETTINGS_VERSION: u32 = 4;
+///
+/// Format 5: indexes keep two signature values in each value of their u64 signature field,
+/// half as many values for tantivy to record; indexes of formats 2 to 4 keep one a value,
+/// and keep doing so. A read tells the two apart document by document.
+pub const SETTINGS_VERSION: u32 = 5;
 
 /// Checks that a settings file of format `version` can be read by this crate.
 ///

@@ -719,7 +719,7 @@ impl Collector for DedupCollector {
             check_fast_field(schema, scope, "scope", Type::U64)?;
         }
         if let Some((name, _)) = &self.verification {
-            if SignatureLayout::of(schema, schema.get_field(name)?).is_none() {
+            if !SignatureLayout::fits(schema, schema.get_field(name)?) {
                 return Err(TantivyError::SchemaError(format!(
                     "the signature field `{name}` must be a u64 fast field (or a bytes fast \
                      field, as older indexes have)"

@@ -210,8 +210,8 @@ impl DedupFields {
             flag,
             signature,
             signature_layout: signature
-                .and_then(|field| SignatureLayout::of(schema, field))
-                .unwrap_or(SignatureLayout::Values),
+                .and_then(|field| SignatureLayout::written(schema, field, settings.get_version()))
+                .unwrap_or(SignatureLayout::Pairs),
             content,
             replaced,
         })

@@ -81,7 +81,7 @@ impl SegmentColumns {
             let fingerprints = count(fingerprint.as_ref());
             let signatures = signature
                 .as_ref()
-                .map_or(0, |(column, hashes)| column.documents(*hashes));
+                .map_or(0, |(column, _)| column.documents());
             if signatures < fingerprints {
                 return Err(Error::MissingSignatures {
                     segment: reader.segment_id().short_uuid_string(),

@@ -1,18 +1,26 @@
 //! The stored forms of a MinHash [`Signature`] in the [`SIGNATURE_FIELD`] fast field, and
-//! the one column type that reads either.
+//! the one column type that reads each of them.
 //!
-//! * **Values** (indexes created by this version): a multi-valued u64 fast field, one
-//!   column value a signature value, in order (tantivy bit-packs them to 32 bits). A read is
-//!   a range of bit-unpacked loads.
-//! * **Bytes** (indexes made before): a bytes fast field, 4 bytes a value, little-endian.
-//!   tantivy keeps bytes in an sstable whose blocks may be zstd-compressed, and a random
-//!   read decompresses a block with a fresh context (quickwit-oss/tantivy#2475): about 4 µs
-//!   a signature, which is why new indexes use values. Read and written in the indexes
+//! * **Pairs** (indexes of settings format 5 and later): a multi-valued u64 fast field, one
+//!   column value two signature values, the first in the low half (an odd last value
+//!   alone). Half as many values as one a value: tantivy's indexing threads record every
+//!   column value of every document, and 128 of them a document was a tenth of the CPU of
+//!   an ingest with the default settings.
+//! * **Values** (formats 2 to 4): the same field, one column value a signature value, in
+//!   order (tantivy bit-packs them to 32 bits). Such indexes keep writing it.
+//! * **Bytes** (format 1): a bytes fast field, 4 bytes a value, little-endian. tantivy
+//!   keeps bytes in an sstable whose blocks may be zstd-compressed, and a random read
+//!   decompresses a block with a fresh context (quickwit-oss/tantivy#2475): about 4 µs a
+//!   signature, which is why later indexes use a u64 field. Read and written in the indexes
 //!   that have it.
 //!
-//! The schema says which: [`SignatureLayout::of`].
+//! The schema tells a bytes field from a u64 one, and the settings' format which u64 form
+//! an index writes ([`SignatureLayout::written`]). A read tells the two u64 forms apart by
+//! a document's count of column values: a signature of `h` values has `h` of them one a
+//! value and `h.div_ceil(2)` as pairs, two counts that differ from `h = 2` on, and at
+//! `h = 1` the two forms are the same value.
 
-use tantivy::columnar::{BytesColumn, Column};
+use tantivy::columnar::{BytesColumn, Column, ColumnIndex, RowId};
 use tantivy::schema::{Field, FieldType, Schema};
 use tantivy::{DocId, SegmentReader, TantivyDocument};
 
@@ -20,21 +28,40 @@ use super::SIGNATURE_FIELD;
 use crate::error::{Error, Result};
 use crate::fingerprint::{le_bytes, Signature};
 
+/// The first settings format whose indexes store [`SignatureLayout::Pairs`].
+const PAIRS_FROM_FORMAT: u32 = 5;
+
 /// How a signature field stores its signatures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SignatureLayout {
-    /// A multi-valued u64 fast field, one column value a signature value.
+    /// A multi-valued u64 fast field, two signature values a column value.
+    Pairs,
+    /// A multi-valued u64 fast field, one signature value a column value (settings formats
+    /// 2 to 4).
     Values,
-    /// A bytes fast field, 4 bytes a value (indexes made before the values layout).
+    /// A bytes fast field, 4 bytes a value (settings format 1).
     Bytes,
 }
 
 impl SignatureLayout {
-    /// The layout of `field` in `schema`: `None` when it is neither a u64 nor a bytes fast
-    /// field.
-    pub(crate) fn of(schema: &Schema, field: Field) -> Option<SignatureLayout> {
+    /// Whether `field` of `schema` can hold signatures: a u64 or a bytes fast field.
+    pub(crate) fn fits(schema: &Schema, field: Field) -> bool {
         match schema.get_field_entry(field).field_type() {
-            FieldType::U64(options) if options.is_fast() => Some(SignatureLayout::Values),
+            FieldType::U64(options) => options.is_fast(),
+            FieldType::Bytes(options) => options.is_fast(),
+            _ => false,
+        }
+    }
+
+    /// The layout that an index of settings format `format` writes into `field` of
+    /// `schema`: `None` when the field cannot hold signatures.
+    pub(crate) fn written(schema: &Schema, field: Field, format: u32) -> Option<SignatureLayout> {
+        match schema.get_field_entry(field).field_type() {
+            FieldType::U64(options) if options.is_fast() => Some(if format >= PAIRS_FROM_FORMAT {
+                SignatureLayout::Pairs
+            } else {
+                SignatureLayout::Values
+            }),
             FieldType::Bytes(options) if options.is_fast() => Some(SignatureLayout::Bytes),
             _ => None,
         }
@@ -49,6 +76,11 @@ pub(crate) fn add_to(
     signature: &Signature,
 ) {
     match layout {
+        SignatureLayout::Pairs => {
+            for pair in signature.values().chunks(2) {
+                document.add_u64(field, pair_value(pair));
+            }
+        }
         SignatureLayout::Values => {
             for &value in signature.values() {
                 document.add_u64(field, u64::from(value));
@@ -60,10 +92,17 @@ pub(crate) fn add_to(
     }
 }
 
-/// One segment's column of signatures, in either layout.
+/// The column value of one or two signature values: the first in the low half.
+#[inline]
+fn pair_value(pair: &[u32]) -> u64 {
+    let high = pair.get(1).copied().unwrap_or(0);
+    u64::from(pair[0]) | u64::from(high) << 32
+}
+
+/// One segment's column of signatures, in any layout.
 #[derive(Clone)]
 pub(crate) enum SignatureColumn {
-    /// The values layout.
+    /// A u64 column: the pairs or the values layout, told apart document by document.
     Values(Column<u64>),
     /// The bytes layout.
     Bytes(BytesColumn),
@@ -78,22 +117,32 @@ impl SignatureColumn {
     /// a bytes fast field.
     pub(crate) fn open(reader: &SegmentReader, name: &str) -> Result<Option<SignatureColumn>> {
         let fast_fields = reader.fast_fields();
-        let layout = reader
-            .schema()
-            .get_field(name)
-            .ok()
-            .and_then(|field| SignatureLayout::of(reader.schema(), field));
-        Ok(match layout {
-            Some(SignatureLayout::Values) => fast_fields.column_opt::<u64>(name)?.map(Self::Values),
-            // Unknown or unfit fields get tantivy's own message from `bytes`.
-            Some(SignatureLayout::Bytes) | None => fast_fields.bytes(name)?.map(Self::Bytes),
+        let schema = reader.schema();
+        let u64_field = schema.get_field(name).is_ok_and(|field| {
+            matches!(schema.get_field_entry(field).field_type(), FieldType::U64(o) if o.is_fast())
+        });
+        Ok(if u64_field {
+            fast_fields.column_opt::<u64>(name)?.map(Self::Values)
+        } else {
+            // Bytes fields, and unknown or unfit ones, which get tantivy's own message.
+            fast_fields.bytes(name)?.map(Self::Bytes)
         })
     }
 
-    /// The number of documents with a signature, of `hashes` values each.
-    pub(crate) fn documents(&self, hashes: usize) -> u32 {
+    /// The number of documents with a signature.
+    pub(crate) fn documents(&self) -> u32 {
         match self {
-            Self::Values(column) => column.values.num_vals() / hashes.max(1) as u32,
+            Self::Values(column) => {
+                // The documents of a segment all store their signatures in the form of its
+                // index: the first one's count of column values is each one's.
+                let first = match &column.index {
+                    ColumnIndex::Multivalued(index) => index.next_non_null_doc(0),
+                    // At most one column value a document (signatures of one value).
+                    _ => None,
+                };
+                let width = first.map_or(1, |doc| column.index.value_row_ids(doc).len());
+                column.values.num_vals() / width.max(1) as u32
+            }
             Self::Bytes(column) => column.ords().values.num_vals(),
         }
     }
@@ -128,32 +177,16 @@ impl SignatureColumn {
                 if rows.is_empty() {
                     return Ok(false);
                 }
-                let stored = (rows.end - rows.start) as usize;
-                if stored != hashes {
+                let stored = rows.len();
+                if stored == hashes {
+                    read_values(column, rows.start, out)?;
+                } else if stored == hashes.div_ceil(2) {
+                    read_pairs(column, rows.start, out)?;
+                } else {
                     return Err(decode_error(
                         format!("{stored} values in {SIGNATURE_FIELD}"),
-                        format!("{hashes}"),
+                        format!("{hashes} (one a value) or {} (two)", hashes.div_ceil(2)),
                     ));
-                }
-                // The column's maximum, kept by tantivy, says once for all its values
-                // whether each fits a u32: the loop below then only narrows.
-                let fits = column.values.max_value() <= u64::from(u32::MAX);
-                // In chunks through `get_range`, which unpacks runs of bits at once.
-                let mut chunk = [0u64; 64];
-                for (slots, start) in out.chunks_mut(chunk.len()).zip(rows.step_by(chunk.len())) {
-                    let values = &mut chunk[..slots.len()];
-                    column.values.get_range(u64::from(start), values);
-                    if !fits {
-                        if let Some(value) = values.iter().find(|&&v| v > u64::from(u32::MAX)) {
-                            return Err(decode_error(
-                                format!("value {value} in {SIGNATURE_FIELD}"),
-                                "a u32".into(),
-                            ));
-                        }
-                    }
-                    for (slot, &value) in slots.iter_mut().zip(values.iter()) {
-                        *slot = value as u32;
-                    }
                 }
                 Ok(true)
             }
@@ -184,6 +217,62 @@ impl SignatureColumn {
             .read_into(doc, hashes, &mut values)?
             .then(|| Signature::from_values(values)))
     }
+}
+
+/// Column values read at once by `get_range`, which unpacks runs of bits together.
+const CHUNK: usize = 64;
+
+/// Reads `out.len()` signature values stored one a column value from row `start` on.
+///
+/// # Errors
+/// [`Error::Decode`] for a value beyond a u32.
+fn read_values(column: &Column<u64>, start: RowId, out: &mut [u32]) -> Result<()> {
+    // The column's maximum, kept by tantivy, says once for all its values whether each
+    // fits a u32: the loop below then only narrows.
+    let fits = column.values.max_value() <= u64::from(u32::MAX);
+    let mut chunk = [0u64; CHUNK];
+    for (slots, start) in out.chunks_mut(CHUNK).zip((start..).step_by(CHUNK)) {
+        let values = &mut chunk[..slots.len()];
+        column.values.get_range(u64::from(start), values);
+        if !fits {
+            if let Some(value) = values.iter().find(|&&v| v > u64::from(u32::MAX)) {
+                return Err(decode_error(
+                    format!("value {value} in {SIGNATURE_FIELD}"),
+                    "a u32".into(),
+                ));
+            }
+        }
+        for (slot, &value) in slots.iter_mut().zip(values.iter()) {
+            *slot = value as u32;
+        }
+    }
+    Ok(())
+}
+
+/// Reads `out.len()` signature values stored two a column value from row `start` on.
+///
+/// # Errors
+/// [`Error::Decode`] when no value of the column uses its high half: a column of one
+/// signature value a column value, read as pairs for signatures twice as long as its own.
+fn read_pairs(column: &Column<u64>, start: RowId, out: &mut [u32]) -> Result<()> {
+    if out.len() >= 2 && column.values.max_value() <= u64::from(u32::MAX) {
+        return Err(decode_error(
+            format!("one value a column value in {SIGNATURE_FIELD}"),
+            format!("pairs of the {} values asked for", out.len()),
+        ));
+    }
+    let mut chunk = [0u64; CHUNK];
+    for (slots, start) in out.chunks_mut(2 * CHUNK).zip((start..).step_by(CHUNK)) {
+        let values = &mut chunk[..slots.len().div_ceil(2)];
+        column.values.get_range(u64::from(start), values);
+        for (pair, &value) in slots.chunks_mut(2).zip(values.iter()) {
+            pair[0] = value as u32;
+            if let Some(high) = pair.get_mut(1) {
+                *high = (value >> 32) as u32;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Appends the `hashes` values stored as `bytes` to `out`.
@@ -229,17 +318,38 @@ mod tests {
 
     use super::*;
 
-    /// Writes `signatures` (one document each, `None` for none) in `layout` over three
-    /// segments, merges them when `merge`, and reads every document back.
+    /// Writes `signatures` as [`written`] does and reads every document back as a
+    /// signature of `hashes` values.
     fn round_trip(
         layout: SignatureLayout,
         signatures: &[Option<Vec<u32>>],
         hashes: usize,
         merge: bool,
     ) -> Vec<Result<Option<Vec<u32>>>> {
+        let index = written(layout, signatures, merge);
+        let searcher = index.reader().unwrap().searcher();
+        let mut read = Vec::new();
+        for reader in searcher.segment_readers() {
+            let column = SignatureColumn::open(reader, SIGNATURE_FIELD).unwrap();
+            for doc in 0..reader.max_doc() {
+                read.push(match &column {
+                    Some(column) => column
+                        .read(doc, hashes)
+                        .map(|s| s.map(|s| s.values().to_vec())),
+                    None => Ok(None),
+                });
+            }
+        }
+        read
+    }
+
+    /// An index of `signatures` (one document each, `None` for none) written in `layout`
+    /// over up to three segments (one when there are fewer than three signatures), merged
+    /// into one when `merge`.
+    fn written(layout: SignatureLayout, signatures: &[Option<Vec<u32>>], merge: bool) -> Index {
         let mut schema = Schema::builder();
         let field = match layout {
-            SignatureLayout::Values => {
+            SignatureLayout::Pairs | SignatureLayout::Values => {
                 schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST)
             }
             SignatureLayout::Bytes => {
@@ -269,24 +379,17 @@ mod tests {
             writer.merge(&segments).wait().unwrap();
             writer.wait_merging_threads().unwrap();
         }
-        let searcher = index.reader().unwrap().searcher();
-        let mut read = Vec::new();
-        for reader in searcher.segment_readers() {
-            let column = SignatureColumn::open(reader, SIGNATURE_FIELD).unwrap();
-            for doc in 0..reader.max_doc() {
-                read.push(match &column {
-                    Some(column) => column
-                        .read(doc, hashes)
-                        .map(|s| s.map(|s| s.values().to_vec())),
-                    None => Ok(None),
-                });
-            }
-        }
-        read
+        index
     }
 
+    const LAYOUTS: [SignatureLayout; 3] = [
+        SignatureLayout::Pairs,
+        SignatureLayout::Values,
+        SignatureLayout::Bytes,
+    ];
+
     #[test]
-    fn both_layouts_keep_values_in_order_through_merges() {
+    fn every_layout_keeps_values_in_order_through_merges() {
         let signatures = vec![
             Some(vec![1, u32::MAX, 0x0102_0304]),
             None,
@@ -295,7 +398,7 @@ mod tests {
             Some(vec![5, 4, 3]),
             None,
         ];
-        for layout in [SignatureLayout::Values, SignatureLayout::Bytes] {
+        for layout in LAYOUTS {
             for merge in [false, true] {
                 let read: Vec<_> = round_trip(layout, &signatures, 3, merge)
                     .into_iter()
@@ -313,9 +416,9 @@ mod tests {
 
     #[test]
     fn a_signature_of_another_length_is_a_decode_error() {
-        let signatures = [Some(vec![1, 2, 3, 4]), None];
-        for layout in [SignatureLayout::Values, SignatureLayout::Bytes] {
-            let read = round_trip(layout, &signatures, 2, false);
+        let signatures = [Some(vec![1, 2, 3, 4, 5]), None];
+        for layout in LAYOUTS {
+            let read = round_trip(layout, &signatures, 7, false);
             assert_eq!(read.len(), 2);
             assert!(read.iter().any(|r| matches!(r, Ok(None))), "{layout:?}");
             let error = read.iter().find_map(|r| r.as_ref().err());
@@ -326,6 +429,41 @@ mod tests {
                 }
                 other => panic!("{layout:?}: {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn the_u64_forms_are_not_read_for_each_other() {
+        // Four values one a column value, read as pairs of eight; four pairs of eight
+        // values (their high halves used), read as four values one a column value.
+        let four = [Some(vec![1, 2, 3, 4])];
+        let eight = [Some(vec![1, 2, 3, 4, 5, 6, 7, 8])];
+        let misreads = [
+            round_trip(SignatureLayout::Values, &four, 8, false),
+            round_trip(SignatureLayout::Pairs, &eight, 4, false),
+        ];
+        for read in misreads {
+            assert!(matches!(read[..], [Err(Error::Decode { .. })]), "{read:?}");
+        }
+        // One value: both forms are the same column value.
+        for layout in [SignatureLayout::Pairs, SignatureLayout::Values] {
+            let read = round_trip(layout, &[Some(vec![u32::MAX])], 1, false);
+            assert!(
+                matches!(&read[..], [Ok(Some(v))] if v == &[u32::MAX]),
+                "{read:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn documents_counts_those_with_a_signature_in_every_layout() {
+        let signatures = [Some(vec![1, 2, 3]), None, Some(vec![4, 5, 6]), None];
+        for layout in LAYOUTS {
+            let index = written(layout, &signatures, true);
+            let searcher = index.reader().unwrap().searcher();
+            let reader = &searcher.segment_readers()[0];
+            let column = SignatureColumn::open(reader, SIGNATURE_FIELD).unwrap();
+            assert_eq!(column.map(|c| c.documents()), Some(2), "{layout:?}");
         }
     }
 }
