@@ -8,8 +8,8 @@ use crate::fingerprint::{
     SimHashCounter, SimHasher, WordShingleHashes,
 };
 use crate::text::{
-    for_each_joint_feature, for_each_shingle_unit, has_han, shingle_words, ChineseDictionary,
-    FeatureKind, JointFeature, ShingleUnit, Weighting, WordShingles,
+    for_each_shingle_unit, has_han, shingle_words, ChineseDictionary, FeatureKind, ShingleUnit,
+    Weighting, WordShingles,
 };
 
 /// Computes a text's fingerprint and the MinHash signature of its shingles: the two values
@@ -31,8 +31,8 @@ pub(crate) struct Signer {
     words: usize,
     /// `chars` when the fingerprints are character `chars`-grams counted by term frequency
     /// and the signatures script shingles of `chars` Han characters (the defaults):
-    /// [`fingerprint_and_sign`](Self::fingerprint_and_sign) then walks the text once for
-    /// both.
+    /// [`fingerprint_and_sign`](Self::fingerprint_and_sign) then takes both from the
+    /// same passes over the text.
     joint: Option<usize>,
     /// Whether the units of an ASCII text's shingles are all words (word and script
     /// shingles): [`sign`](Self::sign) then takes its tokens in one scan.
@@ -123,16 +123,16 @@ impl Signer {
             let normalized = tokenizer.normalized_utf8(text);
             fingerprints.count_char_ngrams(chars, &normalized, &mut counter);
         } else {
-            for_each_joint_feature(tokenizer, chars, text, |feature| match feature {
-                JointFeature::Fingerprint(gram) => counter.add(fingerprints.feature_hash(gram)),
-                JointFeature::Both(gram) => {
-                    let hash = fingerprints.feature_hash(gram);
-                    counter.add(hash);
-                    signature.add(hash);
-                }
-                JointFeature::Signature(feature) => signature.add(self.minhasher.hash(feature)),
-                JointFeature::Word(word) => signature.word(word),
-            });
+            // Text with Han characters: the fingerprint's n-grams over the normalized text
+            // as bytes, as without a signature; the signature's words from the other runs,
+            // and its Han n-grams over the Han runs' characters alone, whose windows of
+            // characters that follow each other in the text are the fingerprint's, hashed
+            // alike.
+            let (normalized, han) = tokenizer.normalized_utf8_and_han(text);
+            fingerprints.count_char_ngrams(chars, &normalized, &mut counter);
+            tokenizer.for_each_other_token(text, &han, |word| signature.word(word));
+            (fingerprints.char_ngram_hashes(chars, &han.chars))
+                .for_each(|hash| signature.add(hash));
         }
         match counter.finish() {
             Some(fingerprint) => (Some(fingerprint), Some(signature.finish())),
@@ -335,6 +335,50 @@ mod tests {
             let signer = signer_of(&fingerprints, hashing);
             proptest::prop_assert_eq!(signer.joint.is_some(), config != 1 && config != 2);
             let fingerprint = SimHasher::new(&fingerprints).unwrap().fingerprint(&text);
+            let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
+            proptest::prop_assert_eq!(signer.fingerprint_and_sign(&text), apart);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The walk of text with Han characters (the normalized text with its Han runs
+        /// apart, then the words between them) gives what the fingerprint and the
+        /// signature give apart, for n-grams of 2 to 5 characters: Traditional characters
+        /// and phrases that folding converts, characters of four bytes, compatibility
+        /// ideographs, radicals and kana beside Han runs, Chinese punctuation between Han
+        /// characters, and words of Latin script with accents, stop words and capitals.
+        #[test]
+        fn the_walk_of_han_text_gives_the_fingerprint_and_the_signature(
+            text in "([a-zA-Z0-9]{1,5}[ ,.']?|The |and |é|İ|[門门我愛爱的北京網絡软體]{1,5}|臺灣|計算機|𠀀|𪚥|豈|⼀|〇|ひら|ア|ｈ|，|。|、|—|\u{3000}|\n){0,50}",
+            chars in 2usize..=5,
+            folding in proptest::prop_oneof![
+                proptest::strategy::Just(crate::text::ScriptFolding::Off),
+                proptest::strategy::Just(crate::text::ScriptFolding::Characters),
+                proptest::strategy::Just(crate::text::ScriptFolding::Regional),
+            ],
+            stop_words in proptest::prelude::any::<bool>(),
+            hashing in proptest::sample::select(HASHINGS.to_vec()),
+        ) {
+            let tokenizer = crate::text::TokenizerConfig::default()
+                .folding(folding)
+                .stop_words(stop_words);
+            let fingerprints = FingerprintConfig::default()
+                .tokenizer(tokenizer)
+                .features(FeatureKind::CharNgrams { n: chars });
+            let hasher = SimHasher::new(&fingerprints).unwrap();
+            let signer = Signer::new(
+                hasher.clone(),
+                ChineseDictionary::default(),
+                FeatureKind::ScriptShingles { words: 2, chars },
+                128,
+                hashing,
+                KeptBits::default(),
+            )
+            .unwrap();
+            proptest::prop_assert!(signer.joint.is_some());
+            let fingerprint = hasher.fingerprint(&text);
             let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
             proptest::prop_assert_eq!(signer.fingerprint_and_sign(&text), apart);
         }

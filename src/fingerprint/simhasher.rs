@@ -257,6 +257,28 @@ impl SimHasher {
         self.feature_hash_bytes(feature.as_bytes())
     }
 
+    /// The hash of each character `n`-gram of `normalized` (UTF-8 of normalized
+    /// characters; the whole of it when it has fewer, nothing when it is empty), in order,
+    /// as [`count_char_ngrams`](Self::count_char_ngrams) hashes them.
+    pub(crate) fn char_ngram_hashes<'a>(
+        &'a self,
+        n: usize,
+        normalized: &'a [u8],
+    ) -> impl Iterator<Item = u64> + 'a {
+        char_window_ranges(n, normalized).map(move |range| {
+            // The usual windows, of 2 to 5 characters of 3 bytes (Han), are hashed at a
+            // length known at compile time.
+            let gram = &normalized[range];
+            match gram.len() {
+                6 => self.feature_hash_bytes(<&[u8; 6]>::try_from(gram).expect("6 bytes")),
+                9 => self.feature_hash_bytes(<&[u8; 9]>::try_from(gram).expect("9 bytes")),
+                12 => self.feature_hash_bytes(<&[u8; 12]>::try_from(gram).expect("12 bytes")),
+                15 => self.feature_hash_bytes(<&[u8; 15]>::try_from(gram).expect("15 bytes")),
+                _ => self.feature_hash_bytes(gram),
+            }
+        })
+    }
+
     /// [`feature_hash`](Self::feature_hash) of a feature's bytes.
     #[inline]
     pub(crate) fn feature_hash_bytes(&self, feature: &[u8]) -> u64 {

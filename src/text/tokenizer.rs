@@ -15,6 +15,7 @@ use crate::text::ascii_words::{
 };
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
+use crate::text::han_text::HanText;
 use crate::text::script::{
     for_each_ascii_stretch, for_each_piece, for_each_run, is_caseless_ideograph, is_han,
     is_separator,
@@ -68,21 +69,6 @@ fn end_han_run(
 pub(crate) enum ScriptUnit<'a> {
     Word(&'a str),
     Han(char),
-}
-
-/// What [`MixedTokenizer::for_each_joint_unit`] gives: a normalized character of non-Han
-/// text, a normalized character of Han text, or a token of non-Han text.
-pub(crate) enum JointUnit<'a> {
-    Char(char),
-    Han(char),
-    Word(&'a str),
-}
-
-/// What [`MixedTokenizer::for_each_other_word`] gives: a piece of a non-Han run (between
-/// characters that break words, `breaks_words`), then each word of it.
-enum OtherPart<'a> {
-    Piece(&'a str),
-    Word(usize, &'a str),
 }
 
 /// The name under which [`MixedTokenizer`] is registered on a tantivy index.
@@ -204,54 +190,13 @@ impl MixedTokenizer {
         });
     }
 
-    /// One walk over `text` for a character n-gram fingerprint and a script shingle
-    /// signature together: the [`JointUnit::Char`]s and [`JointUnit::Han`]s are what
-    /// [`for_each_normalized_char`](Self::for_each_normalized_char) gives, in its order, and
-    /// the [`JointUnit::Word`]s and [`JointUnit::Han`]s what
-    /// [`for_each_script_unit`](Self::for_each_script_unit) gives, in its order.
-    ///
-    /// Each non-Han run is decoded once for both. The characters of an ASCII piece are those
-    /// of its words: every ASCII letter or digit belongs to a UAX #29 word (a word is a
-    /// segment holding one), and what lies between words normalizes to nothing.
-    pub(crate) fn for_each_joint_unit(&self, text: &str, mut emit: impl FnMut(JointUnit<'_>)) {
-        let mut lowered = String::new();
-        for_each_run(text, |_, run, is_han| {
-            if is_han {
-                self.for_each_han_char(run, |c| emit(JointUnit::Han(c)));
-                return;
-            }
-            let mut piece_is_ascii = false;
-            self.for_each_other_word(run, |part| match part {
-                OtherPart::Piece(piece) => {
-                    piece_is_ascii = piece.is_ascii();
-                    if !piece_is_ascii {
-                        piece
-                            .chars()
-                            .for_each(|c| normalize(c, &mut |c| emit(JointUnit::Char(c))));
-                    }
-                }
-                OtherPart::Word(_, word) => {
-                    let word = lowercase(word, &mut lowered);
-                    if piece_is_ascii {
-                        // Lowercased already: its letters and digits are normalized characters.
-                        for b in word.bytes().filter(u8::is_ascii_alphanumeric) {
-                            emit(JointUnit::Char(char::from(b)));
-                        }
-                    }
-                    if !self.is_stop_word(word) {
-                        emit(JointUnit::Word(word));
-                    }
-                }
-            });
-        });
-    }
-
     /// The joint walk of an ASCII `text` (which has no Han text): calls `emit` with each
     /// token, as [`for_each_token`](Self::for_each_token) gives them, and returns the
     /// normalized characters, as [`for_each_normalized_char`](Self::for_each_normalized_char)
     /// gives them, one byte each. One scan serves both: every ASCII letter or digit belongs
-    /// to a word (see [`for_each_joint_unit`](Self::for_each_joint_unit)), so the words'
-    /// bytes are the only ones to normalize, in the same pass that finds them.
+    /// to a UAX #29 word (a word is a segment holding one), and what lies between words
+    /// normalizes to nothing, so the words' bytes are the only ones to normalize, in the
+    /// same pass that finds them.
     pub(crate) fn ascii_joint_walk(&self, text: &str, mut emit: impl FnMut(&str)) -> String {
         debug_assert!(text.is_ascii());
         // Written in place: a word's letters never end past the word itself.
@@ -313,28 +258,17 @@ impl MixedTokenizer {
         lowered: &mut String,
         emit: &mut impl FnMut(&str, Range<usize>),
     ) {
-        self.for_each_other_word(run, |part| {
-            if let OtherPart::Word(start, word) = part {
-                let word_lowered = lowercase(word, lowered);
-                if !self.is_stop_word(word_lowered) {
-                    let start = run_start + start;
-                    emit(word_lowered, start..start + word.len());
-                }
-            }
-        });
-    }
-
-    /// The UAX #29 words of a non-Han `run` as they stand (not lowercased, stop words
-    /// included), each after the piece of the run it is in: `OtherPart::Word(offset, word)`
-    /// with `offset` its place in `run`.
-    fn for_each_other_word<'r>(&self, run: &'r str, mut emit: impl FnMut(OtherPart<'r>)) {
         if run.chars().all(is_separator) {
             return;
         }
+        // The UAX #29 words of each piece between characters that break words.
         for_each_piece(run, |piece_start, piece| {
-            emit(OtherPart::Piece(piece));
             for_each_word(piece, |offset, word| {
-                emit(OtherPart::Word(piece_start + offset, word))
+                let word_lowered = lowercase(word, lowered);
+                if !self.is_stop_word(word_lowered) {
+                    let start = run_start + piece_start + offset;
+                    emit(word_lowered, start..start + word.len());
+                }
             });
         });
     }
@@ -397,39 +331,88 @@ impl MixedTokenizer {
     /// read bytes: not checked again (a sixteenth of the time of fingerprinting Chinese).
     pub(crate) fn normalized_utf8(&self, text: &str) -> Vec<u8> {
         let mut normalized = Vec::with_capacity(text.len());
-        for_each_ascii_stretch(text, |_, stretch, ascii| {
-            if ascii {
-                let from = normalized.len();
-                normalized.resize(from + stretch.len(), 0);
-                let (len, _) = letters_and_digits(stretch.as_bytes(), &mut normalized[from..]);
-                normalized.truncate(from + len);
-            } else {
-                self.push_normalized_non_ascii(stretch, &mut normalized);
-            }
-        });
+        self.normalize_into(text, &mut normalized, None);
         normalized
     }
 
+    /// [`normalized_utf8`](Self::normalized_utf8), and the text's Han runs apart: their
+    /// normalized characters, which [`for_each_script_unit`](Self::for_each_script_unit)
+    /// gives as [`ScriptUnit::Han`], and where they are. Both from one pass.
+    pub(crate) fn normalized_utf8_and_han(&self, text: &str) -> (Vec<u8>, HanText) {
+        let mut normalized = Vec::with_capacity(text.len());
+        let mut han = HanText::default();
+        self.normalize_into(text, &mut normalized, Some(&mut han));
+        (normalized, han)
+    }
+
+    /// Appends the normalized characters of `text` to `out`, and its Han runs to `han` when
+    /// there is one.
+    fn normalize_into(&self, text: &str, out: &mut Vec<u8>, mut han: Option<&mut HanText>) {
+        for_each_ascii_stretch(text, |offset, stretch, ascii| {
+            if ascii {
+                let from = out.len();
+                out.resize(from + stretch.len(), 0);
+                let (len, _) = letters_and_digits(stretch.as_bytes(), &mut out[from..]);
+                out.truncate(from + len);
+            } else {
+                self.push_normalized_non_ascii(
+                    stretch,
+                    out,
+                    han.as_deref_mut().map(|h| (offset, h)),
+                );
+            }
+        });
+    }
+
+    /// Calls `emit` with every token of the runs of `text` between its Han runs `han`, in
+    /// order, as [`for_each_token`](Self::for_each_token) gives them: the words that
+    /// [`for_each_script_unit`](Self::for_each_script_unit) gives, without its Han
+    /// characters.
+    pub(crate) fn for_each_other_token(
+        &self,
+        text: &str,
+        han: &HanText,
+        mut emit: impl FnMut(&str),
+    ) {
+        let mut lowered = String::new();
+        for run in han.other_runs(text.len()) {
+            self.segment_other(run.start, &text[run], &mut lowered, &mut |token, _| {
+                emit(token)
+            });
+        }
+    }
+
     /// Appends the normalized characters of `stretch`, which holds no ASCII, to `out` in
-    /// UTF-8, as [`for_each_normalized_char`](Self::for_each_normalized_char) gives them. A
+    /// UTF-8, as [`for_each_normalized_char`](Self::for_each_normalized_char) gives them, and
+    /// its Han runs to `han` when there is one (with where `stretch` starts in the text). A
     /// Han run that folding leaves as it is and that is all caseless ideographs (most runs
     /// of Chinese) normalizes to itself: it is copied whole, not encoded again character by
     /// character.
-    fn push_normalized_non_ascii(&self, stretch: &str, out: &mut Vec<u8>) {
+    fn push_normalized_non_ascii(
+        &self,
+        stretch: &str,
+        out: &mut Vec<u8>,
+        mut han: Option<(usize, &mut HanText)>,
+    ) {
         fn push(out: &mut Vec<u8>, c: char) {
             out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
         }
         let folder = self.folder.as_ref();
-        let end_run = |out: &mut Vec<u8>, run: &str, needs_folding: bool, plain: bool| match folder
-        {
-            Some(folder) if needs_folding => {
-                (folder.convert(run).chars()).for_each(|c| normalize(c, &mut |c| push(out, c)))
-            }
-            _ if plain => out.extend_from_slice(run.as_bytes()),
-            _ => run
-                .chars()
-                .for_each(|c| normalize(c, &mut |c| push(out, c))),
-        };
+        let mut end_run =
+            |out: &mut Vec<u8>, at: Range<usize>, needs_folding: bool, plain: bool| {
+                let (from, run) = (out.len(), &stretch[at.clone()]);
+                match folder {
+                    Some(folder) if needs_folding => (folder.convert(run).chars())
+                        .for_each(|c| normalize(c, &mut |c| push(out, c))),
+                    _ if plain => out.extend_from_slice(run.as_bytes()),
+                    _ => run
+                        .chars()
+                        .for_each(|c| normalize(c, &mut |c| push(out, c))),
+                }
+                if let Some((offset, han)) = han.as_mut() {
+                    han.push_run(*offset + at.start..*offset + at.end, &out[from..]);
+                }
+            };
         let mut run_start = None;
         let (mut needs_folding, mut plain) = (false, true);
         for (offset, c) in stretch.char_indices() {
@@ -443,12 +426,12 @@ impl MixedTokenizer {
                 continue;
             }
             if let Some(start) = run_start.take() {
-                end_run(out, &stretch[start..offset], needs_folding, plain);
+                end_run(out, start..offset, needs_folding, plain);
             }
             normalize(c, &mut |c| push(out, c));
         }
         if let Some(start) = run_start {
-            end_run(out, &stretch[start..], needs_folding, plain);
+            end_run(out, start..stretch.len(), needs_folding, plain);
         }
     }
 
