@@ -6,7 +6,8 @@
 //! `cargo bench --bench collector` (about a minute). Queries: a selective term (in about 0.5%
 //! of the documents), a common term (in most), and an OR of two mid-frequency terms.
 //! `dedup_verified` is the collector with two-stage matching (candidates within 16 bits,
-//! signatures of 128 values: a copy shares about 90% of its original's). The `..._by_date`
+//! signatures of 128 values, stored two a column value as new indexes store them: a copy
+//! shares about 90% of its original's). The `..._by_date`
 //! rows rank by an i64 fast field (a random day per document), newest first.
 
 use std::hint::black_box;
@@ -74,16 +75,25 @@ fn corpus(rng: &mut Rng) -> Vec<(Vec<u64>, u64, Vec<u32>)> {
     docs
 }
 
-/// The corpus indexed, with signatures as a multi-valued u64 field (as `DedupIndex` keeps
-/// them) or, `bytes_signatures`, as a bytes field (as indexes made before did).
-fn build(bytes_signatures: bool) -> (Searcher, Field) {
+/// How the bench stores signatures: as `DedupIndex` keeps them in each settings format.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// Two values a u64 column value (format 5 on).
+    Pairs,
+    /// One value a u64 column value (formats 2 to 4).
+    Values,
+    /// A bytes field (format 1).
+    Bytes,
+}
+
+/// The corpus indexed, with signatures stored as `layout` says.
+fn build(layout: Layout) -> (Searcher, Field) {
     let mut schema = Schema::builder();
     let body = schema.add_text_field("body", TEXT);
     let fingerprint = schema.add_u64_field("fingerprint", FAST | INDEXED);
-    let signature = if bytes_signatures {
-        schema.add_bytes_field("signature", FAST)
-    } else {
-        schema.add_u64_field("signature", FAST)
+    let signature = match layout {
+        Layout::Bytes => schema.add_bytes_field("signature", FAST),
+        Layout::Pairs | Layout::Values => schema.add_u64_field("signature", FAST),
     };
     let published = schema.add_i64_field("published", FAST);
     // Days from their own generator: the corpus stays that of the runs before them.
@@ -96,12 +106,21 @@ fn build(bytes_signatures: bool) -> (Searcher, Field) {
         let text: Vec<String> = words.iter().map(|w| format!("w{w}")).collect();
         let day = days.below(3_650) as i64;
         let mut document = doc!(body => text.join(" "), fingerprint => fp, published => day);
-        if bytes_signatures {
-            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-            document.add_bytes(signature, &bytes);
-        } else {
-            for value in values {
-                document.add_u64(signature, u64::from(value));
+        match layout {
+            Layout::Bytes => {
+                let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                document.add_bytes(signature, &bytes);
+            }
+            Layout::Values => {
+                for value in values {
+                    document.add_u64(signature, u64::from(value));
+                }
+            }
+            Layout::Pairs => {
+                for pair in values.chunks(2) {
+                    let high = pair.get(1).map_or(0, |&v| u64::from(v));
+                    document.add_u64(signature, u64::from(pair[0]) | high << 32);
+                }
             }
         }
         writer.add_document(document).unwrap();
@@ -126,8 +145,9 @@ fn term_query(term: Term) -> Box<dyn Query> {
 }
 
 fn bench_collector(c: &mut Criterion) {
-    let (searcher, body) = build(false);
-    let (bytes_searcher, _) = build(true);
+    let (searcher, body) = build(Layout::Pairs);
+    let (values_searcher, _) = build(Layout::Values);
+    let (bytes_searcher, _) = build(Layout::Bytes);
     let docs = DOCS as u64;
     let queries: Vec<(&str, Box<dyn Query>)> = vec![
         (
@@ -226,8 +246,17 @@ fn bench_collector(c: &mut Criterion) {
                     .unwrap()
             })
         });
-        // The same, on the same corpus with signatures in a bytes field (indexes made before
-        // the u64 layout): a read decompresses an sstable block.
+        // The same, on the same corpus with one signature value a column value (indexes of
+        // settings formats 2 to 4).
+        group.bench_function("dedup_verified_searcher_search_values_layout", |b| {
+            b.iter(|| {
+                values_searcher
+                    .search(black_box(query.as_ref()), &verified)
+                    .unwrap()
+            })
+        });
+        // And with signatures in a bytes field (format 1): a read decompresses an sstable
+        // block.
         group.bench_function("dedup_verified_searcher_search_bytes_layout", |b| {
             b.iter(|| {
                 bytes_searcher

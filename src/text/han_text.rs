@@ -43,7 +43,9 @@ mod tests {
     use super::*;
 
     fn other_runs(han: &HanText, len: usize) -> Vec<(usize, usize)> {
-        han.other_runs(len).map(|run| (run.start, run.end)).collect()
+        han.other_runs(len)
+            .map(|run| (run.start, run.end))
+            .collect()
     }
 
     #[test]

@@ -265,11 +265,12 @@ fn read_pairs(column: &Column<u64>, start: RowId, out: &mut [u32]) -> Result<()>
     for (slots, start) in out.chunks_mut(2 * CHUNK).zip((start..).step_by(CHUNK)) {
         let values = &mut chunk[..slots.len().div_ceil(2)];
         column.values.get_range(u64::from(start), values);
-        for (pair, &value) in slots.chunks_mut(2).zip(values.iter()) {
-            pair[0] = value as u32;
-            if let Some(high) = pair.get_mut(1) {
-                *high = (value >> 32) as u32;
-            }
+        let (pairs, last) = slots.as_chunks_mut::<2>();
+        for (pair, &value) in pairs.iter_mut().zip(values.iter()) {
+            *pair = [value as u32, (value >> 32) as u32];
+        }
+        if let [last] = last {
+            *last = values[pairs.len()] as u32;
         }
     }
     Ok(())
