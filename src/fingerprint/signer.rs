@@ -146,10 +146,18 @@ impl Signer {
         let mut signature = self.builder();
         let extractor = self.shingles.extractor();
         let text = bounded_prefix(text, self.shingles.config().get_max_text_bytes());
+        let tokenizer = extractor.tokenizer();
         if self.ascii_words && text.is_ascii() {
             // Most English text: its units are its tokens, taken in one scan without
             // decoding or splitting it by script first.
-            (extractor.tokenizer()).for_each_ascii_token(text, |word| signature.word(word));
+            tokenizer.for_each_ascii_token(text, |word| signature.word(word));
+        } else if let FeatureKind::ScriptShingles { chars, .. } = extractor.kind() {
+            // The Han runs apart in one pass, their characters' n-grams hashed as bytes,
+            // then the words between them: the units `add_units` takes one at a time.
+            let han = tokenizer.han_text(text);
+            tokenizer.for_each_other_token(text, &han, |word| signature.word(word));
+            (self.shingles.char_ngram_hashes(chars, &han.chars))
+                .for_each(|hash| signature.add(hash));
         } else {
             self.add_units(text, &mut signature);
         }
@@ -440,6 +448,43 @@ mod tests {
             )
             .unwrap();
             proptest::prop_assert!(signer.ascii_words);
+            let mut by_units = signer.builder();
+            signer.add_units(&text, &mut by_units);
+            proptest::prop_assert_eq!(signer.sign(&text), by_units.finish());
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        /// The Han runs taken apart sign as the script shingle units do, for shingles of 1
+        /// to 3 words and 1 to 5 Han characters, with folding, characters of four bytes,
+        /// compatibility ideographs, kana, punctuation and words in other scripts.
+        #[test]
+        fn the_han_text_signs_as_the_units_do(
+            text in "([a-zA-Z0-9]{1,5}[ ,.']?|The |and |é|İ|Ω|[門门我愛爱的北京網絡软體]{1,5}|臺灣|𠀀|豈|⼀|〇|ひら|ｈ|，|。|—|\n){0,50}",
+            words in 1usize..=3,
+            chars in 1usize..=5,
+            folding in proptest::prop_oneof![
+                proptest::strategy::Just(crate::text::ScriptFolding::Off),
+                proptest::strategy::Just(crate::text::ScriptFolding::Regional),
+            ],
+            stop_words in proptest::prelude::any::<bool>(),
+            hashing in proptest::sample::select(HASHINGS.to_vec()),
+        ) {
+            let tokenizer = crate::text::TokenizerConfig::default()
+                .folding(folding)
+                .stop_words(stop_words);
+            let fingerprints = FingerprintConfig::default().tokenizer(tokenizer);
+            let signer = Signer::new(
+                SimHasher::new(&fingerprints).unwrap(),
+                ChineseDictionary::default(),
+                FeatureKind::ScriptShingles { words, chars },
+                128,
+                hashing,
+                KeptBits::default(),
+            )
+            .unwrap();
             let mut by_units = signer.builder();
             signer.add_units(&text, &mut by_units);
             proptest::prop_assert_eq!(signer.sign(&text), by_units.finish());

@@ -345,6 +345,21 @@ impl MixedTokenizer {
         (normalized, han)
     }
 
+    /// The Han runs of `text` apart, as
+    /// [`normalized_utf8_and_han`](Self::normalized_utf8_and_han) gives them, without the
+    /// normalized text (its ASCII stretches are not read).
+    pub(crate) fn han_text(&self, text: &str) -> HanText {
+        let mut han = HanText::default();
+        let mut scratch = Vec::new();
+        for_each_ascii_stretch(text, |offset, stretch, ascii| {
+            if !ascii {
+                scratch.clear();
+                self.push_normalized_non_ascii(stretch, &mut scratch, Some((offset, &mut han)));
+            }
+        });
+        han
+    }
+
     /// Appends the normalized characters of `text` to `out`, and its Han runs to `han` when
     /// there is one.
     fn normalize_into(&self, text: &str, out: &mut Vec<u8>, mut han: Option<&mut HanText>) {
