@@ -20,11 +20,14 @@ rejected. Nothing is collected to the driver:
    the rule's reach are candidates. Fingerprints bunch (common words weigh on every
    document), so a key of a large corpus can pair many documents of which few are near:
    they are compared where they are grouped, and only near pairs and candidates leave.
-4. **Candidates judged**: a candidate meets a byte a value of both signatures (two
-   shuffles of packed rows, by one document then the other); those whose bytes agree on
-   fewer positions than the rule's least agreement cannot be near and are dropped. The
-   rest are joined with their signatures and verified by the index's rule
-   (``judge_pairs``: a shared band and signatures agreeing up to the threshold).
+4. **Candidates judged**: a candidate meets a byte a value of both signatures; those
+   whose bytes agree on fewer positions than the rule's least agreement cannot be near
+   and are dropped. Up to ``_BROADCAST_DIGEST_BYTES`` of such bytes (a few million
+   documents) go to every task as a broadcast, and candidates are checked where they are
+   paired; beyond, each candidate meets them in two shuffles of packed rows, by one
+   document then the other. The rest are joined with their signatures and verified by
+   the index's rule (``judge_pairs``: a shared band and signatures agreeing up to the
+   threshold).
 5. **Connected components** of the near pairs: by one task's union-find
    (``local_roots``) when they are few (millions), else by rounds of local contraction:
    each vertex's edges meet in one partition, where a union-find turns the components it
@@ -67,6 +70,12 @@ _FOUND = "a long, b long, distance int, candidate boolean"
 #: Buckets of the grouping stages per shuffle partition: many, so that partitions (which
 #: take the buckets by hash) are even.
 _BUCKETS_PER_PARTITION = 8
+#: The largest table of digests (``_digest``: a byte a signature value, 9 more a document)
+#: sent to every task as a broadcast, where band candidates are checked as they are paired,
+#: before they are made distinct: 256 MiB, about two million documents of the default 128
+#: values. A larger table would not fit a task's memory beside its work on a cluster's
+#: executors: its candidates meet their digests in two shuffles instead (``_may_agree``).
+_BROADCAST_DIGEST_BYTES = 256 << 20
 
 
 def _matcher(settings_json: Optional[str]) -> TextMatcher:
@@ -121,21 +130,22 @@ def _binary_rows(rows: np.ndarray, n: int):
     return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
-def _fixed_rows(column, width: int) -> np.ndarray:
-    """An Arrow binary column of ``width`` little-endian u32 values a row as an (n, width)
-    array, read from its buffers (every row has ``width`` values: the job writes them so)."""
-    n = len(column)
+def _fixed_rows(column, width: int, dtype="<u4") -> np.ndarray:
+    """An Arrow binary column of ``width`` values of ``dtype`` a row (little-endian u32
+    signature values by default) as an (n, width) array, read from its buffers (every row
+    has ``width`` values: the job writes them so)."""
+    n, size = len(column), np.dtype(dtype).itemsize
     if width == 0 or n == 0:
-        return np.zeros((n, width), dtype=np.uint32)
+        return np.zeros((n, width), dtype=dtype)
     if hasattr(column, "combine_chunks"):
         column = column.combine_chunks()
     offset_type = np.int64 if str(column.type) == "large_binary" else np.int32
     _, offsets, data = column.buffers()
     offsets = np.frombuffer(offsets, dtype=offset_type)[column.offset : column.offset + n + 1]
-    if column.null_count or not np.all(np.diff(offsets) == width * 4):
+    if column.null_count or not np.all(np.diff(offsets) == width * size):
         raise ValueError("signature rows of unequal length")
-    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[0] + n * width * 4]
-    return raw.view("<u4").reshape(n, width)
+    raw = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[0] + n * width * size]
+    return raw.view(dtype).reshape(n, width)
 
 
 def _partition_rows(batches):
@@ -250,28 +260,34 @@ def near_duplicate_clusters(
 
     firsts, copies = _copies(vals)
     buckets = _BUCKETS_PER_PARTITION * int(df.sparkSession.conf.get("spark.sql.shuffle.partitions"))
-    tables = _tables(k, vals.count())
+    documents = vals.count()
+    tables = _tables(k, documents)
     band_stage = bool(matcher.bands) and matcher.reach > k
+    least = matcher.least_agreement if band_stage else None
+    # Beyond k, a pair is near only within the reach, sharing a band, its signatures
+    # agreeing: candidates whose signatures cannot agree enough are dropped by one byte a
+    # value, where they are paired when the bytes of every document fit a broadcast.
+    broadcast = least is not None and documents * (sig_len + 9) <= _BROADCAST_DIGEST_BYTES
+    digests = df.sparkSession.sparkContext.broadcast(_digest_table(vals, sig_len)) if broadcast else None
     # Every key row of a document (its table keys and, beyond k, its band keys) is shuffled
     # once, packed by bucket; each partition's groups are paired in Rust.
     found = (
         firsts.select("order", "fp", "bands", "has_bands")
         .mapInArrow(_key_rows(tables, band_stage, buckets), _PACKED)
         .repartition(buckets // _BUCKETS_PER_PARTITION, "bucket")
-        .mapInArrow(_grouped_pairs(len(tables), k, matcher.reach), _FOUND)
+        .mapInArrow(_grouped_pairs(len(tables), k, matcher.reach, digests, least), _FOUND)
         .dropDuplicates(["a", "b"])
         .localCheckpoint()
     )
+    if digests is not None:
+        # The pairs are checkpointed: the tasks need the table no more.
+        digests.unpersist()
     # Two fingerprints within k agree on every block of one table: the tables find every
     # pair within k, near whatever their signatures.
     edges = found.filter("not candidate").select("a", "b", "distance")
     if band_stage:
-        # Beyond k, a pair is near only within the reach, sharing a band, its signatures
-        # agreeing: only such candidates are judged, those whose signatures cannot agree
-        # enough dropped first by one byte a value.
         candidates = found.filter("candidate").select("a", "b", "distance")
-        least = matcher.least_agreement
-        if least is not None:
+        if least is not None and not broadcast:
             candidates = _may_agree(candidates, vals, sig_len, least, buckets)
         side = vals.select("order", "fp", "sig", "has_sig")
         candidates = (
@@ -405,9 +421,9 @@ def _packed_batch(present: bytes, bounds: bytes, rows: bytes, side: int):
     )
 
 
-def _pairs_batch(a: bytes, b: bytes, distance: bytes, **extra):
+def _pairs_batch(a, b, distance, **extra):
     """The Arrow batch of pairs the Rust stages give (little-endian i64 ``a`` and ``b``, u32
-    distances), with ``extra`` columns: ``_EDGES`` rows and more."""
+    distances, as bytes or arrays), with ``extra`` columns: ``_EDGES`` rows and more."""
     import pyarrow as pa
 
     columns = {
@@ -472,13 +488,14 @@ def _key_rows(tables: list, band_stage: bool, buckets: int):
     return key_rows
 
 
-def _grouped_pairs(table_count: int, k: int, reach: int):
+def _grouped_pairs(table_count: int, k: int, reach: int, digests=None, least: Optional[int] = None):
     """The ``mapInArrow`` function that pairs a partition's key rows (``_key_rows``, shuffled
     by bucket): rows sharing a table key within ``k`` bits are near (``candidate`` false),
-    rows sharing a band key ``k + 1`` to ``reach`` bits apart are candidates. A group of
-    *m* documents makes *m* (*m* - 1) / 2 pairs in the partition's memory (5,000
-    documents: 12.5 million, 300 MB); copies of one document's values count once
-    (``_copies``)."""
+    rows sharing a band key ``k + 1`` to ``reach`` bits apart are candidates, kept only
+    where they may agree on ``least`` values when ``digests`` (a broadcast
+    ``_digest_table``) is given. A group of *m* documents makes *m* (*m* - 1) / 2 pairs in
+    the partition's memory (5,000 documents: 12.5 million, 300 MB); copies of one
+    document's values count once (``_copies``)."""
 
     def grouped_pairs(batches):
         from ._native import packed_pairs
@@ -487,9 +504,75 @@ def _grouped_pairs(table_count: int, k: int, reach: int):
         if not rows:
             return
         a, b, distance, candidate = packed_pairs(rows, table_count, k, reach)
-        yield _pairs_batch(a, b, distance, candidate=np.frombuffer(candidate, np.uint8).astype(bool))
+        a, b = np.frombuffer(a, "<i8"), np.frombuffer(b, "<i8")
+        distance = np.frombuffer(distance, "<u4")
+        candidate = np.frombuffer(candidate, np.uint8).astype(bool)
+        if digests is not None:
+            keep = _kept_candidates(digests.value, a, b, candidate, least)
+            a, b, distance, candidate = a[keep], b[keep], distance[keep], candidate[keep]
+        yield _pairs_batch(a, b, distance, candidate=candidate)
 
     return grouped_pairs
+
+
+#: Candidate pairs compared at once by ``_kept_candidates``: their digests' copies take this
+#: many times a digest's bytes.
+_DIGEST_CHUNK = 1 << 16
+
+
+def _kept_candidates(table, a: np.ndarray, b: np.ndarray, candidate: np.ndarray, least: int) -> np.ndarray:
+    """Which pairs ``(a, b)`` to keep, by a ``_digest_table``: those that are no
+    ``candidate``, those whose digests agree on ``least`` positions or more, and those with a
+    document without a signature (the judge rules on them), as ``_may_agree`` keeps them."""
+    orders, usable, digests = table
+
+    def rows(of):
+        at = np.searchsorted(orders, of)
+        if len(at) and (at.max() >= len(orders) or np.any(orders[at] != of)):
+            raise ValueError("a candidate's document has no digest")
+        return at
+
+    keep = ~candidate
+    at = np.flatnonzero(candidate)
+    for start in range(0, len(at), _DIGEST_CHUNK):
+        pairs = at[start : start + _DIGEST_CHUNK]
+        ra, rb = rows(a[pairs]), rows(b[pairs])
+        agree = np.count_nonzero(digests[ra] == digests[rb], axis=1)
+        keep[pairs] = (agree >= least) | ~usable[ra] | ~usable[rb]
+    return keep
+
+
+def _digest_table(vals, sig_len: int):
+    """Every document's digest (``_digest``) and whether it has a signature, by order, for
+    ``_kept_candidates``: ``(orders, usable, digests)``, ascending by order, collected to the
+    driver (9 bytes and a byte a signature value a document). Plain arrays: a broadcast is
+    unpickled where the job's classes may not be importable (``python -m``)."""
+
+    def digests(batches):
+        import pyarrow as pa
+
+        for batch in batches:
+            n = batch.num_rows
+            rows = _digest(_fixed_rows(batch.column("sig"), sig_len))
+            yield pa.RecordBatch.from_arrays(
+                [batch.column("order"), batch.column("has_sig"), _binary_rows(rows, n)],
+                names=["order", "usable", "digest"],
+            )
+
+    table = (
+        vals.select("order", "sig", "has_sig")
+        .mapInArrow(digests, "order long, usable boolean, digest binary")
+        .toArrow()
+    )
+    orders = _numbers(table.column("order"), np.int64)
+    by_order = np.argsort(orders, kind="stable")
+    usable = _numbers(table.column("usable"), bool)
+    rows = _fixed_rows(table.column("digest"), sig_len, np.uint8)
+    return (
+        np.ascontiguousarray(orders[by_order]),
+        np.ascontiguousarray(usable[by_order]),
+        np.ascontiguousarray(rows[by_order]),
+    )
 
 
 def _digest(signatures: np.ndarray) -> np.ndarray:

@@ -78,7 +78,17 @@ def sample_lines():
     return [json.loads(line) for line in open(SAMPLES, encoding="utf-8") if line.strip()]
 
 
-def test_the_samples_cluster_as_the_tool_clusters_them(spark, tool, tmp_path):
+@pytest.fixture(params=["broadcast", "shuffled"])
+def digests(request, monkeypatch):
+    """Band candidates checked against a broadcast of every digest where they are paired
+    (the job's choice for corpora of a few million documents), or meeting the digests in
+    two shuffles (its choice beyond)."""
+    if request.param == "shuffled":
+        monkeypatch.setattr(job, "_BROADCAST_DIGEST_BYTES", 0)
+    return request.param
+
+
+def test_the_samples_cluster_as_the_tool_clusters_them(spark, tool, tmp_path, digests):
     lines = [{"id": line["id"], "text": line["text"]} for line in sample_lines()]
     expected, kept = tool_clusters(tool, tmp_path, lines)
     clusters, deduped = spark_clusters(spark, lines)
@@ -87,7 +97,7 @@ def test_the_samples_cluster_as_the_tool_clusters_them(spark, tool, tmp_path):
     assert deduped == kept
 
 
-def test_chained_rewrites_follow_the_leader_rule(spark, tool, tmp_path):
+def test_chained_rewrites_follow_the_leader_rule(spark, tool, tmp_path, digests):
     lines = chain_corpus()
     expected, kept = tool_clusters(tool, tmp_path, lines)
     clusters, deduped = spark_clusters(spark, lines)
@@ -111,7 +121,7 @@ def test_fingerprints_alone_cluster_as_the_tool_clusters_them(spark, tool, tmp_p
     assert deduped == kept
 
 
-def test_copies_cluster_as_the_tool_clusters_them(spark, tool, tmp_path):
+def test_copies_cluster_as_the_tool_clusters_them(spark, tool, tmp_path, digests):
     # Pages repeated by the hundred among the others, some copies before the page they
     # copy, some of a rewrite that chains: copies take their first's pairs.
     samples = [{"id": line["id"], "text": line["text"]} for line in sample_lines()]
@@ -206,10 +216,10 @@ def test_the_command_line_reads_and_writes_parquet(spark, tmp_path):
     assert missing.returncode == 2 and "no column 'id'" in missing.stderr
 
 
-def test_candidates_that_cannot_agree_enough_are_dropped(spark):
-    """`_may_agree` keeps a candidate exactly when its signatures' digests agree on the
-    least agreement or more (or a signature is missing), which keeps every pair whose
-    signatures do."""
+def test_candidates_that_cannot_agree_enough_are_dropped(spark, monkeypatch):
+    """`_may_agree` (two shuffles) and `_kept_candidates` (a table of every digest) keep a
+    candidate exactly when its signatures' digests agree on the least agreement or more (or
+    a signature is missing), which keeps every pair whose signatures do."""
     import numpy as np
 
     from tantivy_dedup import TextMatcher
@@ -246,6 +256,18 @@ def test_candidates_that_cannot_agree_enough_are_dropped(spark):
     assert got == expected
     agreeing = {(a, b) for a, b, _ in pairs if int((sigs[a] == sigs[b]).sum()) >= least}
     assert agreeing <= got and len(got) < len(pairs)
+    # The same from a table of every digest, with pairs near within k (no candidates) kept
+    # whatever their digests, in chunks smaller than the pairs.
+    table = job._digest_table(vals.sample(fraction=1.0, seed=3), n)
+    a = np.array([p[0] for p in pairs], dtype=np.int64)
+    b = np.array([p[1] for p in pairs], dtype=np.int64)
+    candidate = np.arange(len(pairs)) % 7 != 0
+    monkeypatch.setattr(job, "_DIGEST_CHUNK", 100)
+    keep = job._kept_candidates(table, a, b, candidate, least)
+    ab = list(zip(a.tolist(), b.tolist()))
+    assert {pair for pair, k in zip(ab, keep) if k} == expected | {pair for pair, c in zip(ab, candidate) if not c}
+    with pytest.raises(ValueError, match="no digest"):
+        job._kept_candidates(table, a + docs, b, candidate, least)
 
 
 def test_the_command_line_reads_json_lines_with_a_schema_given(spark, tmp_path):
