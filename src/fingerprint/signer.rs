@@ -348,45 +348,71 @@ mod tests {
         }
     }
 
+    /// Text with Han runs for the walks' proptests: Traditional characters and phrases that
+    /// folding converts, characters of four bytes, compatibility ideographs, radicals and
+    /// kana beside Han runs, Chinese punctuation between Han characters, and words of Latin
+    /// and Greek script with accents, stop words and capitals.
+    const HAN_TEXT: &str = "([a-zA-Z0-9]{1,5}[ ,.']?|The |and |é|İ|Ω|[門门我愛爱的北京網絡软體]{1,5}|臺灣|計算機|𠀀|𪚥|豈|⼀|〇|ひら|ア|ｈ|，|。|、|—|\u{3000}|\n){0,50}";
+
+    fn foldings() -> impl Strategy<Value = crate::text::ScriptFolding> {
+        use crate::text::ScriptFolding;
+        proptest::prop_oneof![
+            proptest::strategy::Just(ScriptFolding::Off),
+            proptest::strategy::Just(ScriptFolding::Characters),
+            proptest::strategy::Just(ScriptFolding::Regional),
+        ]
+    }
+
+    /// The signer of `shingles` beside fingerprints of `features`, tokenized with
+    /// `folding` and `stop_words`.
+    fn signer_with(
+        features: FeatureKind,
+        shingles: FeatureKind,
+        folding: crate::text::ScriptFolding,
+        stop_words: bool,
+        hashing: ShingleHashing,
+    ) -> Signer {
+        let tokenizer = crate::text::TokenizerConfig::default()
+            .folding(folding)
+            .stop_words(stop_words);
+        let fingerprints = FingerprintConfig::default()
+            .tokenizer(tokenizer)
+            .features(features);
+        let hasher = SimHasher::new(&fingerprints).unwrap();
+        Signer::new(
+            hasher,
+            ChineseDictionary::default(),
+            shingles,
+            128,
+            hashing,
+            KeptBits::default(),
+        )
+        .unwrap()
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
 
         /// The walk of text with Han characters (the normalized text with its Han runs
         /// apart, then the words between them) gives what the fingerprint and the
-        /// signature give apart, for n-grams of 2 to 5 characters: Traditional characters
-        /// and phrases that folding converts, characters of four bytes, compatibility
-        /// ideographs, radicals and kana beside Han runs, Chinese punctuation between Han
-        /// characters, and words of Latin script with accents, stop words and capitals.
+        /// signature give apart, for n-grams of 2 to 5 characters.
         #[test]
         fn the_walk_of_han_text_gives_the_fingerprint_and_the_signature(
-            text in "([a-zA-Z0-9]{1,5}[ ,.']?|The |and |é|İ|[門门我愛爱的北京網絡软體]{1,5}|臺灣|計算機|𠀀|𪚥|豈|⼀|〇|ひら|ア|ｈ|，|。|、|—|\u{3000}|\n){0,50}",
+            text in HAN_TEXT,
             chars in 2usize..=5,
-            folding in proptest::prop_oneof![
-                proptest::strategy::Just(crate::text::ScriptFolding::Off),
-                proptest::strategy::Just(crate::text::ScriptFolding::Characters),
-                proptest::strategy::Just(crate::text::ScriptFolding::Regional),
-            ],
+            folding in foldings(),
             stop_words in proptest::prelude::any::<bool>(),
             hashing in proptest::sample::select(HASHINGS.to_vec()),
         ) {
-            let tokenizer = crate::text::TokenizerConfig::default()
-                .folding(folding)
-                .stop_words(stop_words);
-            let fingerprints = FingerprintConfig::default()
-                .tokenizer(tokenizer)
-                .features(FeatureKind::CharNgrams { n: chars });
-            let hasher = SimHasher::new(&fingerprints).unwrap();
-            let signer = Signer::new(
-                hasher.clone(),
-                ChineseDictionary::default(),
+            let signer = signer_with(
+                FeatureKind::CharNgrams { n: chars },
                 FeatureKind::ScriptShingles { words: 2, chars },
-                128,
+                folding,
+                stop_words,
                 hashing,
-                KeptBits::default(),
-            )
-            .unwrap();
+            );
             proptest::prop_assert!(signer.joint.is_some());
-            let fingerprint = hasher.fingerprint(&text);
+            let fingerprint = signer.fingerprints().fingerprint(&text);
             let apart = (fingerprint, fingerprint.map(|_| signer.sign(&text)));
             proptest::prop_assert_eq!(signer.fingerprint_and_sign(&text), apart);
         }
@@ -458,33 +484,19 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
 
         /// The Han runs taken apart sign as the script shingle units do, for shingles of 1
-        /// to 3 words and 1 to 5 Han characters, with folding, characters of four bytes,
-        /// compatibility ideographs, kana, punctuation and words in other scripts.
+        /// to 3 words and 1 to 5 Han characters.
         #[test]
         fn the_han_text_signs_as_the_units_do(
-            text in "([a-zA-Z0-9]{1,5}[ ,.']?|The |and |é|İ|Ω|[門门我愛爱的北京網絡软體]{1,5}|臺灣|𠀀|豈|⼀|〇|ひら|ｈ|，|。|—|\n){0,50}",
+            text in HAN_TEXT,
             words in 1usize..=3,
             chars in 1usize..=5,
-            folding in proptest::prop_oneof![
-                proptest::strategy::Just(crate::text::ScriptFolding::Off),
-                proptest::strategy::Just(crate::text::ScriptFolding::Regional),
-            ],
+            folding in foldings(),
             stop_words in proptest::prelude::any::<bool>(),
             hashing in proptest::sample::select(HASHINGS.to_vec()),
         ) {
-            let tokenizer = crate::text::TokenizerConfig::default()
-                .folding(folding)
-                .stop_words(stop_words);
-            let fingerprints = FingerprintConfig::default().tokenizer(tokenizer);
-            let signer = Signer::new(
-                SimHasher::new(&fingerprints).unwrap(),
-                ChineseDictionary::default(),
-                FeatureKind::ScriptShingles { words, chars },
-                128,
-                hashing,
-                KeptBits::default(),
-            )
-            .unwrap();
+            let shingles = FeatureKind::ScriptShingles { words, chars };
+            let features = FingerprintConfig::default().get_features();
+            let signer = signer_with(features, shingles, folding, stop_words, hashing);
             let mut by_units = signer.builder();
             signer.add_units(&text, &mut by_units);
             proptest::prop_assert_eq!(signer.sign(&text), by_units.finish());
