@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use anyhow::{bail, Context};
 use clap::Args;
 use serde_json::{json, Map, Value};
-use tantivy::schema::{TantivyDocument, Value as _};
+use tantivy::schema::TantivyDocument;
 use tantivy_dedup::corpus::CorpusIndex;
 use tantivy_dedup::plugin::{DedupWriter, Policy};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry, SharedState};
@@ -277,15 +277,8 @@ pub fn shared_values(
     index: &CorpusIndex,
     document: &TantivyDocument,
 ) -> Option<(Fingerprint, Option<Vec<u32>>)> {
-    let mut probe = document.clone();
-    let fingerprint = index.dedup.fill_document(&mut probe)?;
-    let signature: Option<Vec<u32>> = (index.dedup.fields().signature)
-        .map(|field| {
-            (probe.get_all(field))
-                .filter_map(|value| value.as_u64())
-                .map(|value| value as u32)
-                .collect::<Vec<u32>>()
-        })
-        .filter(|values| !values.is_empty());
-    Some((fingerprint, signature))
+    // From the text, not read back from the fields `fill_document` writes, which hold the
+    // signature in the index's stored form.
+    let (fingerprint, signature) = index.dedup.values_of(document);
+    Some((fingerprint?, signature))
 }

@@ -186,6 +186,19 @@ impl DedupIndex {
             .fingerprint(&self.inner.fields.text_of(document))
     }
 
+    /// The fingerprint of a document's text fields and, when the index verifies candidates,
+    /// their signature's values, as the writer computes them (what
+    /// [`fill_document`](Self::fill_document) stores, in the index's stored form); both
+    /// `None` when the text has no features.
+    pub fn values_of(&self, document: &TantivyDocument) -> (Option<Fingerprint>, Option<Vec<u32>>) {
+        let text = self.inner.fields.text_of(document);
+        let (fingerprint, signature) = self.fingerprint_and_signature(&text);
+        (
+            fingerprint,
+            signature.map(|signature| signature.values().to_vec()),
+        )
+    }
+
     /// Fills the plugin's fields of `document` for an `IndexWriter` of the application's
     /// own: its fingerprint and, when the index verifies, its signature, computed from the
     /// text fields as [`DedupWriter::add`] computes them, its scope hash when the index
@@ -323,5 +336,50 @@ fn not_writable(error: TantivyError) -> Error {
             Error::NotWritable { source }
         }
         other => Error::Tantivy(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tantivy::schema::Schema;
+    use tantivy::{doc, DocAddress, Index, IndexWriter};
+
+    use super::*;
+    use crate::plugin::columns::stored::signature_at;
+    use crate::plugin::text_field_options;
+
+    #[test]
+    fn values_of_are_what_fill_document_stores() {
+        let settings = DedupSettings::new(["body"]);
+        let mut schema = Schema::builder();
+        let body = schema.add_text_field("body", text_field_options());
+        settings.add_fields(&mut schema).unwrap();
+        let index = DedupIndex::create(Index::create_in_ram(schema.build()), settings).unwrap();
+        let mut writer: IndexWriter = index
+            .index()
+            .writer_with_num_threads(1, 15_000_000)
+            .unwrap();
+        let texts = [
+            "Near-duplicate pages, 近似重复的网页 and their 指纹: one signature each.",
+            "!!!",
+        ];
+        for text in texts {
+            let mut document = doc!(body => text);
+            index.fill_document(&mut document);
+            writer.add_document(document).unwrap();
+        }
+        writer.commit().unwrap();
+        let searcher = index.index().reader().unwrap().searcher();
+        for (doc, text) in texts.into_iter().enumerate() {
+            let document = doc!(body => text);
+            let (fingerprint, signature) = index.values_of(&document);
+            assert_eq!(fingerprint, index.fingerprint_of(&document));
+            let stored = signature_at(&searcher, DocAddress::new(0, doc as u32), 128).unwrap();
+            assert_eq!(signature, stored.map(|s| s.values().to_vec()), "{text}");
+        }
+        let (fingerprint, signature) = index.values_of(&doc!(body => texts[0]));
+        assert!(fingerprint.is_some());
+        assert_eq!(signature.map(|s| s.len()), Some(128));
+        assert_eq!(index.values_of(&doc!(body => "!!!")), (None, None));
     }
 }
