@@ -73,8 +73,9 @@ _BUCKETS_PER_PARTITION = 8
 #: The largest table of digests (``_digest``: a byte a signature value, 9 more a document)
 #: sent to every task as a broadcast, where band candidates are checked as they are paired,
 #: before they are made distinct: 256 MiB, about two million documents of the default 128
-#: values. A larger table would not fit a task's memory beside its work on a cluster's
-#: executors: its candidates meet their digests in two shuffles instead (``_may_agree``).
+#: values. Each Python worker holds a copy; a larger table would crowd an executor's
+#: memory beside the tasks' work, and its candidates meet their digests in two shuffles
+#: instead (``_may_agree``).
 _BROADCAST_DIGEST_BYTES = 256 << 20
 
 
