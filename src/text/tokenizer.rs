@@ -347,7 +347,7 @@ impl MixedTokenizer {
 
     /// The Han runs of `text` apart, as
     /// [`normalized_utf8_and_han`](Self::normalized_utf8_and_han) gives them, without the
-    /// normalized text (its ASCII stretches are not read).
+    /// normalized text (its ASCII stretches are skipped, not normalized).
     pub(crate) fn han_text(&self, text: &str) -> HanText {
         let mut han = HanText::default();
         let mut scratch = Vec::new();
