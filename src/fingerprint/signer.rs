@@ -8,8 +8,8 @@ use crate::fingerprint::{
     SimHashCounter, SimHasher, WordShingleHashes,
 };
 use crate::text::{
-    for_each_shingle_unit, has_han, shingle_words, ChineseDictionary, FeatureKind, ShingleUnit,
-    Weighting, WordShingles,
+    for_each_shingle_unit, has_han, shingle_words, ChineseDictionary, FeatureKind, HanText,
+    ShingleUnit, Weighting, WordShingles,
 };
 
 /// Computes a text's fingerprint and the MinHash signature of its shingles: the two values
@@ -130,9 +130,7 @@ impl Signer {
             // alike.
             let (normalized, han) = tokenizer.normalized_utf8_and_han(text);
             fingerprints.count_char_ngrams(chars, &normalized, &mut counter);
-            tokenizer.for_each_other_token(text, &han, |word| signature.word(word));
-            (fingerprints.char_ngram_hashes(chars, &han.chars))
-                .for_each(|hash| signature.add(hash));
+            self.add_script_units(text, &han, chars, &mut signature);
         }
         match counter.finish() {
             Some(fingerprint) => (Some(fingerprint), Some(signature.finish())),
@@ -152,16 +150,27 @@ impl Signer {
             // decoding or splitting it by script first.
             tokenizer.for_each_ascii_token(text, |word| signature.word(word));
         } else if let FeatureKind::ScriptShingles { chars, .. } = extractor.kind() {
-            // The Han runs apart in one pass, their characters' n-grams hashed as bytes,
-            // then the words between them: the units `add_units` takes one at a time.
-            let han = tokenizer.han_text(text);
-            tokenizer.for_each_other_token(text, &han, |word| signature.word(word));
-            (self.shingles.char_ngram_hashes(chars, &han.chars))
-                .for_each(|hash| signature.add(hash));
+            // The Han runs apart in one pass: the units `add_units` takes one at a time.
+            self.add_script_units(text, &tokenizer.han_text(text), chars, &mut signature);
         } else {
             self.add_units(text, &mut signature);
         }
         signature.finish()
+    }
+
+    /// Adds the script shingle units of `text`, whose Han runs are `han`, to `signature`:
+    /// the words between the runs, and the `chars`-grams of their characters, hashed as
+    /// bytes (as the fingerprint's n-grams are, with the same seed).
+    fn add_script_units(
+        &self,
+        text: &str,
+        han: &HanText,
+        chars: usize,
+        signature: &mut SignatureBuilder<'_>,
+    ) {
+        let tokenizer = self.shingles.extractor().tokenizer();
+        tokenizer.for_each_other_token(text, han, |word| signature.word(word));
+        (self.shingles.char_ngram_hashes(chars, &han.chars)).for_each(|hash| signature.add(hash));
     }
 
     /// Adds the shingle units of `text` to `signature`, as the shingles' extractor splits

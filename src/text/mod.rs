@@ -25,6 +25,7 @@ pub use config::{ScriptFolding, TokenizerConfig};
 pub use dictionary::ChineseDictionary;
 pub use features::{FeatureExtractor, FeatureKind, MAX_FEATURE_N};
 pub use fold::ScriptFolder;
+pub(crate) use han_text::HanText;
 pub use idf::{IdfSource, IdfTable, IdfTableBuilder, IDF_TABLE_VERSION, JIEBA_IDF_IDENTITY};
 pub(crate) use script::has_han;
 pub use script::is_han;
