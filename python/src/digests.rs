@@ -3,7 +3,8 @@
 //! pairs packed by the bucket of their first document (`pack_pairs`), each given the
 //! digest of its first and packed by the bucket of its second (`attach_digests`), then
 //! kept when the digests may agree enough (`agreeing_pairs`); the digest rows are packed
-//! by the bucket of their document (`pack_by_order`).
+//! by the bucket of their document (`pack_by_order`). Or, where every document's digest
+//! fits a broadcast, candidates kept by a table of them all (`kept_candidates`).
 //!
 //! A digest row is `order` (i64), `usable` (a byte: the document has a signature) and the
 //! digest (`len` bytes); a pair row is `a`, `b` (i64) and `distance` (u32); a carried row
@@ -14,6 +15,8 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 
 use crate::packing::{bucket_of, Packed};
+use pyo3::types::PyBytes;
+
 use crate::{packed_bytes, pair_columns, signed_words, words, Columns3, DedupError};
 
 /// The bytes of a pair row.
@@ -198,17 +201,95 @@ pub(crate) fn agreeing_pairs<'py>(
         let other = digests.get(&b).ok_or_else(|| {
             DedupError::new_err(format!("agreeing_pairs: document {b} has no digest row"))
         })?;
-        let (usable, digest) = (row[PAIR], &row[PAIR + 1..]);
-        let (other_usable, other_digest) = (other[8], &other[9..]);
-        // Where two bytes differ the values do: the equal bytes bound the equal values.
-        let bound = digest
-            .iter()
-            .zip(other_digest)
-            .filter(|(x, y)| x == y)
-            .count();
-        if usable == 0 || other_usable == 0 || bound >= least {
+        if may_agree(
+            (row[PAIR], &row[PAIR + 1..]),
+            (other[8], &other[9..]),
+            least,
+        ) {
             kept.push((a, b, distance));
         }
     }
     Ok(pair_columns(py, &kept))
+}
+
+/// Whether two documents, each its `usable` byte and digest, may agree on `least`
+/// signature values or more, or either has no signature (`usable` 0, for the judge to
+/// rule on).
+fn may_agree(
+    (usable, digest): (u8, &[u8]),
+    (other_usable, other_digest): (u8, &[u8]),
+    least: usize,
+) -> bool {
+    // Where two bytes differ the values do: the equal bytes bound the equal values.
+    let bound = digest
+        .iter()
+        .zip(other_digest)
+        .filter(|(x, y)| x == y)
+        .count();
+    usable == 0 || other_usable == 0 || bound >= least
+}
+
+/// Which pairs `a`, `b` (little-endian i64) to keep, a byte each (1 to keep), by a table of
+/// every document's digest: `orders` (little-endian i64, ascending), `usable` (a byte a
+/// document) and `digests` (`len` bytes a document), in one order. A pair that is no
+/// `candidate` (a byte a pair, 0) is kept; a candidate is kept when its documents may agree
+/// on `least` values (the rule of `agreeing_pairs`).
+///
+/// # Errors
+/// `DedupError` for columns of unequal lengths, or a candidate's document without a row.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn kept_candidates<'py>(
+    py: Python<'py>,
+    orders: &[u8],
+    usable: &[u8],
+    digests: &[u8],
+    len: usize,
+    a: &[u8],
+    b: &[u8],
+    candidate: &[u8],
+    least: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let documents = usable.len();
+    let pairs = candidate.len();
+    if orders.len() != 8 * documents || digests.len() != len * documents {
+        return Err(DedupError::new_err(format!(
+            "kept_candidates: {documents} documents need {} bytes of orders and {} of digests",
+            8 * documents,
+            len * documents
+        )));
+    }
+    if a.len() != 8 * pairs || b.len() != 8 * pairs {
+        return Err(DedupError::new_err(format!(
+            "kept_candidates: {pairs} pairs need {} bytes of a and of b",
+            8 * pairs
+        )));
+    }
+    let order_at =
+        |i: usize| i64::from_le_bytes(orders[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    let row_of = |at: &[u8], i: usize| {
+        let order = i64::from_le_bytes(at[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let (mut low, mut high) = (0, documents);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if order_at(middle) < order {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        match low < documents && order_at(low) == order {
+            true => Ok((usable[low], &digests[low * len..(low + 1) * len])),
+            false => Err(DedupError::new_err(format!(
+                "kept_candidates: document {order} has no digest row"
+            ))),
+        }
+    };
+    let mut keep = vec![1u8; pairs];
+    for (i, kept) in keep.iter_mut().enumerate() {
+        if candidate[i] != 0 {
+            *kept = u8::from(may_agree(row_of(a, i)?, row_of(b, i)?, least));
+        }
+    }
+    Ok(PyBytes::new(py, &keep))
 }

@@ -115,6 +115,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(digests::pack_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(digests::attach_digests, m)?)?;
     m.add_function(wrap_pyfunction!(digests::agreeing_pairs, m)?)?;
+    m.add_function(wrap_pyfunction!(digests::kept_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(components::local_roots, m)?)?;
     m.add("DedupError", m.py().get_type::<DedupError>())?;
     Ok(())

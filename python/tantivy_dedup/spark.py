@@ -276,7 +276,7 @@ def near_duplicate_clusters(
         firsts.select("order", "fp", "bands", "has_bands")
         .mapInArrow(_key_rows(tables, band_stage, buckets), _PACKED)
         .repartition(buckets // _BUCKETS_PER_PARTITION, "bucket")
-        .mapInArrow(_grouped_pairs(len(tables), k, matcher.reach, digests, least), _FOUND)
+        .mapInArrow(_grouped_pairs(len(tables), k, matcher.reach, digests, sig_len, least), _FOUND)
         .dropDuplicates(["a", "b"])
         .localCheckpoint()
     )
@@ -489,12 +489,12 @@ def _key_rows(tables: list, band_stage: bool, buckets: int):
     return key_rows
 
 
-def _grouped_pairs(table_count: int, k: int, reach: int, digests=None, least: Optional[int] = None):
+def _grouped_pairs(table_count: int, k: int, reach: int, digests=None, sig_len: int = 0, least: Optional[int] = None):
     """The ``mapInArrow`` function that pairs a partition's key rows (``_key_rows``, shuffled
     by bucket): rows sharing a table key within ``k`` bits are near (``candidate`` false),
     rows sharing a band key ``k + 1`` to ``reach`` bits apart are candidates, kept only
     where they may agree on ``least`` values when ``digests`` (a broadcast
-    ``_digest_table``) is given. A group of *m* documents makes *m* (*m* - 1) / 2 pairs in
+    ``_digest_table`` of ``sig_len``-byte digests) is given. A group of *m* documents makes *m* (*m* - 1) / 2 pairs in
     the partition's memory (5,000 documents: 12.5 million, 300 MB); copies of one
     document's values count once (``_copies``)."""
 
@@ -504,50 +504,37 @@ def _grouped_pairs(table_count: int, k: int, reach: int, digests=None, least: Op
         rows = _unpacked(_partition_rows(batches), 0)
         if not rows:
             return
-        a, b, distance, candidate = packed_pairs(rows, table_count, k, reach)
-        a, b = np.frombuffer(a, "<i8"), np.frombuffer(b, "<i8")
-        distance = np.frombuffer(distance, "<u4")
-        candidate = np.frombuffer(candidate, np.uint8).astype(bool)
-        if digests is not None:
-            keep = _kept_candidates(digests.value, a, b, candidate, least)
+        pairs = packed_pairs(rows, table_count, k, reach)
+        keep = _kept_candidates(digests.value, sig_len, *pairs[:2], pairs[3], least) if digests is not None else None
+        a, b = np.frombuffer(pairs[0], "<i8"), np.frombuffer(pairs[1], "<i8")
+        distance, candidate = np.frombuffer(pairs[2], "<u4"), np.frombuffer(pairs[3], np.uint8).astype(bool)
+        if keep is not None:
             a, b, distance, candidate = a[keep], b[keep], distance[keep], candidate[keep]
         yield _pairs_batch(a, b, distance, candidate=candidate)
 
     return grouped_pairs
 
 
-#: Candidate pairs compared at once by ``_kept_candidates``: their digests' copies take this
-#: many times a digest's bytes.
-_DIGEST_CHUNK = 1 << 16
+def _kept_candidates(table, sig_len: int, a, b, candidate, least: int) -> np.ndarray:
+    """Which pairs ``(a, b)`` (i64 arrays or their little-endian bytes) to keep, by a
+    ``_digest_table``: those that are no ``candidate``, those whose digests agree on
+    ``least`` positions or more, and those with a document without a signature (the judge
+    rules on them), by the rule of ``_may_agree`` (``kept_candidates`` in Rust)."""
+    from ._native import kept_candidates
 
+    def raw(values, dtype):
+        return values if isinstance(values, bytes) else np.ascontiguousarray(values, dtype=dtype).tobytes()
 
-def _kept_candidates(table, a: np.ndarray, b: np.ndarray, candidate: np.ndarray, least: int) -> np.ndarray:
-    """Which pairs ``(a, b)`` to keep, by a ``_digest_table``: those that are no
-    ``candidate``, those whose digests agree on ``least`` positions or more, and those with a
-    document without a signature (the judge rules on them), as ``_may_agree`` keeps them."""
-    orders, usable, digests = table
-
-    def rows(of):
-        at = np.searchsorted(orders, of)
-        if len(at) and (at.max() >= len(orders) or np.any(orders[at] != of)):
-            raise ValueError("a candidate's document has no digest")
-        return at
-
-    keep = ~candidate
-    at = np.flatnonzero(candidate)
-    for start in range(0, len(at), _DIGEST_CHUNK):
-        pairs = at[start : start + _DIGEST_CHUNK]
-        ra, rb = rows(a[pairs]), rows(b[pairs])
-        agree = np.count_nonzero(digests[ra] == digests[rb], axis=1)
-        keep[pairs] = (agree >= least) | ~usable[ra] | ~usable[rb]
-    return keep
+    keep = kept_candidates(*table, sig_len, raw(a, "<i8"), raw(b, "<i8"), raw(candidate, np.uint8), least)
+    return np.frombuffer(keep, dtype=np.uint8).astype(bool)
 
 
 def _digest_table(vals, sig_len: int):
     """Every document's digest (``_digest``) and whether it has a signature, by order, for
-    ``_kept_candidates``: ``(orders, usable, digests)``, ascending by order, collected to the
-    driver (9 bytes and a byte a signature value a document). Plain arrays: a broadcast is
-    unpickled where the job's classes may not be importable (``python -m``)."""
+    ``_kept_candidates``: ``(orders, usable, digests)`` as little-endian bytes, ascending by
+    order, collected to the driver (9 bytes and a byte a signature value a document).
+    Plain bytes: a broadcast is unpickled where the job's classes may not be importable
+    (``python -m``), and Rust reads bytes where they are."""
 
     def digests(batches):
         import pyarrow as pa
@@ -570,9 +557,9 @@ def _digest_table(vals, sig_len: int):
     usable = _numbers(table.column("usable"), bool)
     rows = _fixed_rows(table.column("digest"), sig_len, np.uint8)
     return (
-        np.ascontiguousarray(orders[by_order]),
-        np.ascontiguousarray(usable[by_order]),
-        np.ascontiguousarray(rows[by_order]),
+        np.ascontiguousarray(orders[by_order], dtype="<i8").tobytes(),
+        np.ascontiguousarray(usable[by_order], dtype=np.uint8).tobytes(),
+        np.ascontiguousarray(rows[by_order]).tobytes(),
     )
 
 

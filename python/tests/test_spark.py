@@ -12,7 +12,7 @@ import pytest
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is installed by .ci/run")
 
-from tantivy_dedup import MatchingSettings  # noqa: E402
+from tantivy_dedup import DedupError, MatchingSettings  # noqa: E402
 from tantivy_dedup import spark as job  # noqa: E402
 
 from conftest import SAMPLES  # noqa: E402
@@ -218,7 +218,7 @@ def test_the_command_line_reads_and_writes_parquet(spark, tmp_path):
     assert missing.returncode == 2 and "no column 'id'" in missing.stderr
 
 
-def test_candidates_that_cannot_agree_enough_are_dropped(spark, monkeypatch):
+def test_candidates_that_cannot_agree_enough_are_dropped(spark):
     """`_may_agree` (two shuffles) and `_kept_candidates` (a table of every digest) keep a
     candidate exactly when its signatures' digests agree on the least agreement or more (or
     a signature is missing), which keeps every pair whose signatures do."""
@@ -259,17 +259,16 @@ def test_candidates_that_cannot_agree_enough_are_dropped(spark, monkeypatch):
     agreeing = {(a, b) for a, b, _ in pairs if int((sigs[a] == sigs[b]).sum()) >= least}
     assert agreeing <= got and len(got) < len(pairs)
     # The same from a table of every digest, with pairs near within k (no candidates) kept
-    # whatever their digests, in chunks smaller than the pairs.
+    # whatever their digests.
     table = job._digest_table(vals.sample(fraction=1.0, seed=3), n)
     a = np.array([p[0] for p in pairs], dtype=np.int64)
     b = np.array([p[1] for p in pairs], dtype=np.int64)
     candidate = np.arange(len(pairs)) % 7 != 0
-    monkeypatch.setattr(job, "_DIGEST_CHUNK", 100)
-    keep = job._kept_candidates(table, a, b, candidate, least)
+    keep = job._kept_candidates(table, n, a, b, candidate, least)
     ab = list(zip(a.tolist(), b.tolist()))
     assert {pair for pair, k in zip(ab, keep) if k} == expected | {pair for pair, c in zip(ab, candidate) if not c}
-    with pytest.raises(ValueError, match="no digest"):
-        job._kept_candidates(table, a + docs, b, candidate, least)
+    with pytest.raises(DedupError, match="no digest"):
+        job._kept_candidates(table, n, a + docs, b, candidate, least)
 
 
 def test_the_command_line_reads_json_lines_with_a_schema_given(spark, tmp_path):
