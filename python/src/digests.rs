@@ -13,10 +13,9 @@
 use std::collections::HashMap;
 
 use pyo3::prelude::*;
-
-use crate::packing::{bucket_of, Packed};
 use pyo3::types::PyBytes;
 
+use crate::packing::{bucket_of, Packed};
 use crate::{packed_bytes, pair_columns, signed_words, words, Columns3, DedupError};
 
 /// The bytes of a pair row.
