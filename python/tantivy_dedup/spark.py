@@ -494,9 +494,9 @@ def _grouped_pairs(table_count: int, k: int, reach: int, digests=None, sig_len: 
     by bucket): rows sharing a table key within ``k`` bits are near (``candidate`` false),
     rows sharing a band key ``k + 1`` to ``reach`` bits apart are candidates, kept only
     where they may agree on ``least`` values when ``digests`` (a broadcast
-    ``_digest_table`` of ``sig_len``-byte digests) is given. A group of *m* documents makes *m* (*m* - 1) / 2 pairs in
-    the partition's memory (5,000 documents: 12.5 million, 300 MB); copies of one
-    document's values count once (``_copies``)."""
+    ``_digest_table`` of ``sig_len``-byte digests) is given. A group of *m* documents
+    makes *m* (*m* - 1) / 2 pairs in the partition's memory (5,000 documents: 12.5
+    million, 300 MB); copies of one document's values count once (``_copies``)."""
 
     def grouped_pairs(batches):
         from ._native import packed_pairs
