@@ -43,28 +43,39 @@ pub(crate) enum SignatureLayout {
     Bytes,
 }
 
+/// The two kinds of fast field that hold signatures.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FieldKind {
+    U64,
+    Bytes,
+}
+
+impl FieldKind {
+    /// The kind of `field` in `schema`: `None` when it is neither a u64 nor a bytes fast
+    /// field.
+    fn of(schema: &Schema, field: Field) -> Option<FieldKind> {
+        match schema.get_field_entry(field).field_type() {
+            FieldType::U64(options) if options.is_fast() => Some(FieldKind::U64),
+            FieldType::Bytes(options) if options.is_fast() => Some(FieldKind::Bytes),
+            _ => None,
+        }
+    }
+}
+
 impl SignatureLayout {
     /// Whether `field` of `schema` can hold signatures: a u64 or a bytes fast field.
     pub(crate) fn fits(schema: &Schema, field: Field) -> bool {
-        match schema.get_field_entry(field).field_type() {
-            FieldType::U64(options) => options.is_fast(),
-            FieldType::Bytes(options) => options.is_fast(),
-            _ => false,
-        }
+        FieldKind::of(schema, field).is_some()
     }
 
     /// The layout that an index of settings format `format` writes into `field` of
     /// `schema`: `None` when the field cannot hold signatures.
     pub(crate) fn written(schema: &Schema, field: Field, format: u32) -> Option<SignatureLayout> {
-        match schema.get_field_entry(field).field_type() {
-            FieldType::U64(options) if options.is_fast() => Some(if format >= PAIRS_FROM_FORMAT {
-                SignatureLayout::Pairs
-            } else {
-                SignatureLayout::Values
-            }),
-            FieldType::Bytes(options) if options.is_fast() => Some(SignatureLayout::Bytes),
-            _ => None,
-        }
+        FieldKind::of(schema, field).map(|kind| match kind {
+            FieldKind::U64 if format >= PAIRS_FROM_FORMAT => SignatureLayout::Pairs,
+            FieldKind::U64 => SignatureLayout::Values,
+            FieldKind::Bytes => SignatureLayout::Bytes,
+        })
     }
 }
 
@@ -118,10 +129,11 @@ impl SignatureColumn {
     pub(crate) fn open(reader: &SegmentReader, name: &str) -> Result<Option<SignatureColumn>> {
         let fast_fields = reader.fast_fields();
         let schema = reader.schema();
-        let u64_field = schema.get_field(name).is_ok_and(|field| {
-            matches!(schema.get_field_entry(field).field_type(), FieldType::U64(o) if o.is_fast())
-        });
-        Ok(if u64_field {
+        let kind = schema
+            .get_field(name)
+            .ok()
+            .and_then(|field| FieldKind::of(schema, field));
+        Ok(if kind == Some(FieldKind::U64) {
             fast_fields.column_opt::<u64>(name)?.map(Self::Values)
         } else {
             // Bytes fields, and unknown or unfit ones, which get tantivy's own message.
