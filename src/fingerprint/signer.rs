@@ -109,17 +109,16 @@ impl Signer {
         let mut counter = SimHashCounter::new();
         let mut signature = self.builder();
         let tokenizer = fingerprints.extractor().tokenizer();
-        if text.is_ascii() {
-            // Most English text: its words and its letters in one scan, then the n-grams
-            // over the letters, with the counting in the loop.
-            let normalized = tokenizer.ascii_joint_walk(text, |word| signature.word(word));
-            fingerprints.count_char_ngrams(chars, normalized.as_bytes(), &mut counter);
-        } else if !has_han(text) {
-            // Other text without Han characters (English with a curly quote, any Latin,
-            // Greek or Cyrillic script): all the signature's units are words, so the words
-            // and the normalized characters are taken in two passes, each over ASCII
-            // stretches without decoding, and the n-grams of the fingerprint after.
-            tokenizer.for_each_token(text, |word, _| signature.word(word));
+        if text.is_ascii() || !has_han(text) {
+            // Text without Han characters (English, any Latin, Greek or Cyrillic script):
+            // all the signature's units are words. The words and the normalized characters
+            // are taken in two scans, each over ASCII stretches without decoding (the
+            // normalizing one without a branch a byte), and the fingerprint's n-grams after.
+            if text.is_ascii() {
+                tokenizer.for_each_ascii_token(text, |word| signature.word(word));
+            } else {
+                tokenizer.for_each_token(text, |word, _| signature.word(word));
+            }
             let normalized = tokenizer.normalized_utf8(text);
             fingerprints.count_char_ngrams(chars, &normalized, &mut counter);
         } else {

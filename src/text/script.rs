@@ -93,7 +93,21 @@ pub(crate) fn breaks_words(c: char) -> bool {
         | '\u{3000}'..='\u{3002}'                               // ideographic space, 、 。
         | '\u{3008}'..='\u{3011}' | '\u{3014}'..='\u{301B}'   // CJK brackets
         | '\u{FF01}' | '\u{FF08}' | '\u{FF09}' | '\u{FF1F}'   // ！ （ ） ？
+        | '\u{2500}'..='\u{259F}'                              // box drawing and blocks
     )
+}
+
+/// Whether a run can be cut at `c`, which [breaks words](breaks_words), when `next` follows
+/// it: whether the text after `c` segments alone as it does after `c`. Not when `next` is an
+/// Extend, Format or ZWJ character, which WB4 attaches to `c` (none is ASCII, none breaks
+/// words), nor when the ideographic space is followed by a space, which WB3d joins to it.
+#[inline]
+fn cuts_at(c: char, next: Option<char>) -> bool {
+    match next {
+        None => true,
+        Some(next) if next.is_ascii() => !(c == '\u{3000}' && next == ' '),
+        Some(next) => breaks_words(next) && !(c == '\u{3000}' && next == '\u{3000}'),
+    }
 }
 
 /// The number of ASCII bytes `bytes` starts with, found eight bytes at a time: the scans
@@ -155,15 +169,20 @@ pub(crate) fn for_each_ascii_stretch<'a>(
 }
 
 /// Calls `emit(byte_offset, piece)` for each maximal piece of `run` between characters that
-/// [break words](breaks_words); empty pieces are skipped.
+/// [break words](breaks_words) and that the run [can be cut at](cuts_at); empty pieces are
+/// skipped.
 pub(crate) fn for_each_piece<'a>(run: &'a str, mut emit: impl FnMut(usize, &'a str)) {
     // Every break is non-ASCII: only the non-ASCII characters are decoded.
     let mut start = 0;
     for (at, c) in non_ascii_chars(run).filter(|&(_, c)| breaks_words(c)) {
+        let end = at + c.len_utf8();
+        if !cuts_at(c, run[end..].chars().next()) {
+            continue;
+        }
         if at > start {
             emit(start, &run[start..at]);
         }
-        start = at + c.len_utf8();
+        start = end;
     }
     if start < run.len() {
         emit(start, &run[start..]);
@@ -290,6 +309,63 @@ mod tests {
         let all = (0..=0x10FFFFu32).filter_map(char::from_u32);
         for c in all.filter(|&c| breaks_words(c)) {
             assert!(is_separator(c), "{c:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Cutting a run at the characters that break words, then segmenting each piece,
+        /// gives the words of the whole run: on ASCII words and punctuation around every
+        /// breaking character, with what could join across one (letters, digits, infixes,
+        /// spaces and other WSegSpace, newlines, combining marks, alphabetic among them,
+        /// format characters, ZWJ and pictographs).
+        #[test]
+        fn the_pieces_hold_the_words_of_the_run(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", "Zq", "1", "_", ".", ",", "'", ":", " ", "\t", "\n", "-", "é", "\u{301}",
+                    "\u{345}", "\u{2028}", "\u{2009}", "\u{1680}",
+                    "\u{200d}", "\u{ad}", "\u{1f600}", "\u{2764}", "\u{a0}", "\u{ab}", "\u{bb}",
+                    "\u{2014}", "\u{201c}", "\u{201d}", "\u{2026}", "\u{3000}", "\u{3001}",
+                    "\u{3002}", "\u{3008}", "\u{3011}", "\u{3014}", "\u{301b}", "\u{ff01}",
+                    "\u{ff08}", "\u{ff09}", "\u{ff1f}", "\u{2500}", "\u{2502}", "\u{253c}",
+                    "\u{2580}", "\u{259f}", "ab", "3.14", "can't",
+                ]),
+                0..30,
+            )
+        ) {
+            use unicode_segmentation::UnicodeSegmentation;
+            let run = pieces.concat();
+            let expected: Vec<(usize, &str)> = run.unicode_word_indices().collect();
+            proptest::prop_assert_eq!(words_of_pieces(&run), expected);
+        }
+    }
+
+    /// The words of `run` from its pieces, as the tokenizer takes them.
+    fn words_of_pieces(run: &str) -> Vec<(usize, &str)> {
+        use unicode_segmentation::UnicodeSegmentation;
+        let mut found = Vec::new();
+        for_each_piece(run, |start, piece| {
+            for (offset, word) in piece.unicode_word_indices() {
+                found.push((start + offset, word));
+            }
+        });
+        found
+    }
+
+    #[test]
+    fn no_cut_where_a_break_joins_what_follows() {
+        use unicode_segmentation::UnicodeSegmentation;
+        // An alphabetic combining mark makes a word of the spaces WB4 and WB3d join it to.
+        for run in [
+            "\u{a0}\u{345}",
+            "\u{3000} \u{345}",
+            "\u{3000}\u{3000}\u{345}",
+            "─\u{345}",
+        ] {
+            let expected: Vec<(usize, &str)> = run.unicode_word_indices().collect();
+            assert_eq!(words_of_pieces(run), expected, "{run:?}");
         }
     }
 

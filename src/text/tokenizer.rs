@@ -10,9 +10,7 @@ use std::ops::Range;
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 use crate::error::{Error, Result};
-use crate::text::ascii_words::{
-    for_each_ascii_word, for_each_classed_ascii_word, letters_and_digits, UPPERCASE,
-};
+use crate::text::ascii_words::{for_each_classed_ascii_word, letters_and_digits, UPPERCASE};
 use crate::text::dictionary::ChineseDictionary;
 use crate::text::fold::ScriptFolder;
 use crate::text::han_text::HanText;
@@ -190,33 +188,9 @@ impl MixedTokenizer {
         });
     }
 
-    /// The joint walk of an ASCII `text` (which has no Han text): calls `emit` with each
-    /// token, as [`for_each_token`](Self::for_each_token) gives them, and returns the
-    /// normalized characters, as [`for_each_normalized_char`](Self::for_each_normalized_char)
-    /// gives them, one byte each. One scan serves both: every ASCII letter or digit belongs
-    /// to a UAX #29 word (a word is a segment holding one), and what lies between words
-    /// normalizes to nothing, so the words' bytes are the only ones to normalize, in the
-    /// same pass that finds them.
-    pub(crate) fn ascii_joint_walk(&self, text: &str, mut emit: impl FnMut(&str)) -> String {
-        debug_assert!(text.is_ascii());
-        // Written in place: a word's letters never end past the word itself.
-        let mut normalized = vec![0u8; text.len()];
-        let mut end = 0;
-        let mut lowered = String::new();
-        for_each_ascii_word(text, |_, word| {
-            let (len, classes) = letters_and_digits(word.as_bytes(), &mut normalized[end..]);
-            end += len;
-            if let Some(token) = self.ascii_token(word, classes, &mut lowered) {
-                emit(token);
-            }
-        });
-        normalized.truncate(end);
-        String::from_utf8(normalized).expect("ASCII letters and digits")
-    }
-
     /// The tokens of an ASCII `text` (which has no Han text), as
-    /// [`for_each_token`](Self::for_each_token) gives them, without their offsets: the walk
-    /// of [`ascii_joint_walk`](Self::ascii_joint_walk) without the normalized characters.
+    /// [`for_each_token`](Self::for_each_token) gives them, without their offsets, in one
+    /// scan of the text without decoding it or splitting it by script first.
     pub(crate) fn for_each_ascii_token(&self, text: &str, mut emit: impl FnMut(&str)) {
         debug_assert!(text.is_ascii());
         let mut lowered = String::new();
