@@ -142,10 +142,10 @@ impl Frozen {
 /// memory of a vector per key.
 #[derive(Clone, Default)]
 struct Recent {
-    /// Key to the index in `links` of its newest id. foldhash, not std's SipHash: a
-    /// document inserts and looks up a key in every band (64 by default), and SipHash took
-    /// a tenth of the time of a default ingest's fingerprinting; seeded per process like
-    /// SipHash, since a crawler's pages choose the keys.
+    /// Key to the index in `links` of its newest id. Hashed by foldhash rather than std's
+    /// SipHash: a writer's document looks up and inserts a key in every band (32 by
+    /// default) on the calling thread. Seeded per process as SipHash is, since the pages a
+    /// crawler ingests choose the keys.
     heads: HashMap<u32, u32, foldhash::fast::RandomState>,
     /// `(id, next)`, `next` being [`END`] at a chain's end.
     links: Vec<(u32, u32)>,
