@@ -76,16 +76,10 @@ pub(crate) fn pack_key_rows<'py>(
             bands.len()
         )));
     }
-    if buckets == 0
-        || tables
-            .iter()
-            .flatten()
-            .any(|&(shift, bits)| bits == 0 || shift + bits > 64)
-    {
-        return Err(DedupError::new_err(
-            "pack_key_rows: no buckets, or a block outside the 64 bits of a fingerprint",
-        ));
+    if buckets == 0 {
+        return Err(DedupError::new_err("pack_key_rows: no buckets"));
     }
+    table_masks(&tables, "pack_key_rows")?;
     let packed = py.allow_threads(|| {
         let mut rows = Vec::with_capacity(n * (tables.len() + width));
         for (i, (&order, &fp)) in orders.iter().zip(&fingerprints).enumerate() {
@@ -125,16 +119,21 @@ pub(crate) fn pack_key_rows<'py>(
 }
 
 /// The pairs of packed key rows (`pack_key_rows`'s, any number concatenated) that share a
-/// `(kind, key)`: within `k` bits for the kinds below `tables` (near), `k + 1` to `reach`
+/// `(kind, key)`: within `k` bits for the kinds of `tables` (near), `k + 1` to `reach`
 /// bits apart for the others (candidates). Returns little-endian i64 `a` and `b` (the
 /// rows' orders, `a` before `b`), u32 distances and a byte per pair, 1 for a candidate;
 /// each pair once, sorted.
+///
+/// A near pair comes only from the first of `tables` whose key its two fingerprints
+/// share, so across all the buckets of a job it comes out once: two near documents share
+/// most tables' keys (identical fingerprints all of them), and each bucket pairing them
+/// again made pairs for a shuffle to drop. Candidates come from every band they share.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
 pub(crate) fn packed_pairs<'py>(
     py: Python<'py>,
     rows: &[u8],
-    tables: u32,
+    tables: Vec<Vec<(u32, u32)>>,
     k: u32,
     reach: u32,
 ) -> PyResult<(
@@ -150,14 +149,15 @@ pub(crate) fn packed_pairs<'py>(
             KeyRow::BYTES
         )));
     }
+    let masks = table_masks(&tables, "packed_pairs")?;
     let (pairs, near) = py.allow_threads(|| {
         let rows: Vec<KeyRow> = rows.chunks_exact(KeyRow::BYTES).map(KeyRow::read).collect();
         let (near, candidates): (Vec<KeyRow>, Vec<KeyRow>) =
-            rows.into_iter().partition(|row| row.kind < tables);
-        let mut pairs = pairs_of(near, 0..=k);
+            (rows.into_iter()).partition(|row| (row.kind as usize) < masks.len());
+        let mut pairs = pairs_of(near, 0..=k, &masks);
         let near = pairs.len();
         if k < reach {
-            pairs.extend(pairs_of(candidates, k + 1..=reach));
+            pairs.extend(pairs_of(candidates, k + 1..=reach, &[]));
         }
         (pairs, near)
     });
@@ -204,13 +204,42 @@ pub(crate) fn pairs_sharing_keys<'py>(
             fp: fingerprints[i],
         })
         .collect();
-    let pairs = py.allow_threads(|| pairs_of(rows, min_distance..=max_distance));
+    let pairs = py.allow_threads(|| pairs_of(rows, min_distance..=max_distance, &[]));
     Ok(pair_columns(py, &pairs))
 }
 
+/// The bits of a fingerprint that each table's key holds (`pack_key_rows`'s `tables`).
+///
+/// # Errors
+/// `DedupError` naming `function` for a block outside the 64 bits of a fingerprint.
+fn table_masks(tables: &[Vec<(u32, u32)>], function: &str) -> PyResult<Vec<u64>> {
+    let block = |&(shift, bits): &(u32, u32)| {
+        (bits != 0 && shift + bits <= 64).then(|| (u64::MAX >> (64 - bits)) << shift)
+    };
+    (tables.iter())
+        .map(|blocks| {
+            blocks
+                .iter()
+                .map(block)
+                .try_fold(0, |mask, b| Some(mask | b?))
+        })
+        .collect::<Option<Vec<u64>>>()
+        .ok_or_else(|| {
+            DedupError::new_err(format!(
+                "{function}: a block outside the 64 bits of a fingerprint"
+            ))
+        })
+}
+
 /// The distinct pairs `(a, b, distance)`, `a` before `b`, of rows sharing a kind and a
-/// key, at a distance in `within`, sorted.
-fn pairs_of(mut rows: Vec<KeyRow>, within: RangeInclusive<u32>) -> Vec<(i64, i64, u32)> {
+/// key, at a distance in `within`, sorted. A pair of rows of kind `t` below `masks.len()`
+/// (a table whose key holds the bits `masks[t]`) is left out when the two fingerprints
+/// agree on the bits of an earlier table: that table's group gives it.
+fn pairs_of(
+    mut rows: Vec<KeyRow>,
+    within: RangeInclusive<u32>,
+    masks: &[u64],
+) -> Vec<(i64, i64, u32)> {
     // The rows themselves sorted (not indices into columns: a comparison reads one place),
     // by order within a group, so that each pair comes out as (earlier, later).
     rows.sort_unstable_by_key(|row| (row.kind, row.key, row.order));
@@ -219,8 +248,12 @@ fn pairs_of(mut rows: Vec<KeyRow>, within: RangeInclusive<u32>) -> Vec<(i64, i64
     for group in rows.chunk_by(same_group) {
         for (at, x) in group.iter().enumerate() {
             for y in &group[at + 1..] {
-                let distance = (x.fp ^ y.fp).count_ones();
-                if within.contains(&distance) && x.order < y.order {
+                let (differ, distance) = (x.fp ^ y.fp, (x.fp ^ y.fp).count_ones());
+                let earlier = masks.get(..x.kind as usize).unwrap_or_default();
+                if within.contains(&distance)
+                    && x.order < y.order
+                    && !earlier.iter().any(|mask| differ & mask == 0)
+                {
                     pairs.push((x.order, y.order, distance));
                 }
             }

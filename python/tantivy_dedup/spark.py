@@ -276,7 +276,10 @@ def near_duplicate_clusters(
         firsts.select("order", "fp", "bands", "has_bands")
         .mapInArrow(_key_rows(tables, band_stage, buckets), _PACKED)
         .repartition(buckets // _BUCKETS_PER_PARTITION, "bucket")
-        .mapInArrow(_grouped_pairs(len(tables), k, matcher.reach, digests, sig_len, least), _FOUND)
+        .mapInArrow(_grouped_pairs(tables, k, matcher.reach, digests, sig_len, least), _FOUND)
+        # Candidates come from every band their documents share. The shuffle also gathers
+        # the pairs into partitions of a useful size (adaptive execution coalesces them)
+        # for the stages after.
         .dropDuplicates(["a", "b"])
         .localCheckpoint()
     )
@@ -489,10 +492,12 @@ def _key_rows(tables: list, band_stage: bool, buckets: int):
     return key_rows
 
 
-def _grouped_pairs(table_count: int, k: int, reach: int, digests=None, sig_len: int = 0, least: Optional[int] = None):
-    """The ``mapInArrow`` function that pairs a partition's key rows (``_key_rows``, shuffled
-    by bucket): rows sharing a table key within ``k`` bits are near (``candidate`` false),
-    rows sharing a band key ``k + 1`` to ``reach`` bits apart are candidates, kept only
+def _grouped_pairs(tables: list, k: int, reach: int, digests=None, sig_len: int = 0, least: Optional[int] = None):
+    """The ``mapInArrow`` function that pairs a partition's key rows (``_key_rows`` of
+    ``tables``, shuffled by bucket): rows sharing a table key within ``k`` bits are near
+    (``candidate`` false; a pair only in the group of the first table whose key it shares,
+    so once in the whole job), rows sharing a band key ``k + 1`` to ``reach`` bits apart are
+    candidates (once for each band they share), kept only
     where they may agree on ``least`` values when ``digests`` (a broadcast
     ``_digest_table`` of ``sig_len``-byte digests) is given. A group of *m* documents
     makes *m* (*m* - 1) / 2 pairs in the partition's memory (5,000 documents: 12.5
@@ -504,7 +509,7 @@ def _grouped_pairs(table_count: int, k: int, reach: int, digests=None, sig_len: 
         rows = _unpacked(_partition_rows(batches), 0)
         if not rows:
             return
-        pairs = packed_pairs(rows, table_count, k, reach)
+        pairs = packed_pairs(rows, tables, k, reach)
         keep = _kept_candidates(digests.value, sig_len, *pairs[:2], pairs[3], least) if digests is not None else None
         a, b = np.frombuffer(pairs[0], "<i8"), np.frombuffer(pairs[1], "<i8")
         distance, candidate = np.frombuffer(pairs[2], "<u4"), np.frombuffer(pairs[3], np.uint8).astype(bool)

@@ -124,7 +124,8 @@ def test_local_roots_are_the_least_vertex_of_each_component():
 def test_grouped_key_rows_find_every_pair_a_brute_force_scan_finds():
     """The grouping stage without Spark: documents' key rows packed by bucket, the buckets
     dealt to partitions, each partition paired; every pair within k is found (whatever
-    partition its keys fall in), and beyond it the pairs sharing a band within the reach."""
+    partition its keys fall in), once, and beyond it the pairs sharing a band within the
+    reach."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -156,12 +157,15 @@ def test_grouped_key_rows_find_every_pair_a_brute_force_scan_finds():
             for lo, hi in [(0, cut), (cut, n)]
         ]
         packed = list(_key_rows(tables, True, buckets)(iter(batches)))
-        found = set()
+        found = []
         for partition in range(partitions):
             mine = [batch.filter(pc.equal(pc.bit_wise_and(batch.column("bucket"), partitions - 1), partition))
                     for batch in packed]
-            for out in _grouped_pairs(len(tables), k, reach)(iter(mine)):
-                found |= set(zip(*(out.column(c).to_pylist() for c in ("a", "b", "distance", "candidate"))))
+            for out in _grouped_pairs(tables, k, reach)(iter(mine)):
+                found += zip(*(out.column(c).to_pylist() for c in ("a", "b", "distance", "candidate")))
+        near = [pair for pair in found if not pair[3]]
+        assert len(near) == len(set(near)), f"a near pair from two buckets, round {round}"
+        found = set(found)
         expected = set()
         for i in range(n):
             for j in range(i + 1, n):
