@@ -11,8 +11,7 @@ use pyo3::types::PyBytes;
 use crate::packing::{bucket_of, Packed};
 use crate::{packed_bytes, pair_columns, signed_words, words, Columns3, DedupError};
 
-/// One document's key of one kind (a table or a band), as the rows are packed: 28 bytes,
-/// little-endian `kind` (u32), `key` (u64), `order` (i64) and `fp` (u64).
+/// One document's key of one kind (a table or a band).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct KeyRow {
     kind: u32,
@@ -22,24 +21,38 @@ struct KeyRow {
 }
 
 impl KeyRow {
-    /// The bytes of a packed row.
-    const BYTES: usize = 28;
+    /// The bytes of a packed row: little-endian `kind` (u16), `order` (i64), `fp` (u64) and
+    /// a band's key (u32). A table's key is bits of the fingerprint: it is not packed, and
+    /// a row read back has the fingerprint's bits under the table's mask as its key (equal
+    /// for two rows exactly when their packed keys are).
+    const BYTES: usize = 22;
 
-    fn read(bytes: &[u8]) -> KeyRow {
+    /// The row packed in `bytes`, the kinds below `masks.len()` being tables whose keys
+    /// hold the bits `masks[kind]` of a fingerprint.
+    fn read(bytes: &[u8], masks: &[u64]) -> KeyRow {
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let kind = u32::from(u16::from_le_bytes(bytes[..2].try_into().expect("2 bytes")));
+        let fp = word(10);
+        let key = match masks.get(kind as usize) {
+            Some(mask) => fp & mask,
+            None => u64::from(u32::from_le_bytes(
+                bytes[18..22].try_into().expect("4 bytes"),
+            )),
+        };
         KeyRow {
-            kind: u32::from_le_bytes(bytes[..4].try_into().expect("4 bytes")),
-            key: word(4),
-            order: word(12) as i64,
-            fp: word(20),
+            kind,
+            key,
+            order: word(2) as i64,
+            fp,
         }
     }
 
+    /// Packs the row (a band's key in 32 bits, a table's left out).
     fn write(&self, out: &mut [u8]) {
-        out[..4].copy_from_slice(&self.kind.to_le_bytes());
-        out[4..12].copy_from_slice(&self.key.to_le_bytes());
-        out[12..20].copy_from_slice(&self.order.to_le_bytes());
-        out[20..28].copy_from_slice(&self.fp.to_le_bytes());
+        out[..2].copy_from_slice(&(self.kind as u16).to_le_bytes());
+        out[2..10].copy_from_slice(&self.order.to_le_bytes());
+        out[10..18].copy_from_slice(&self.fp.to_le_bytes());
+        out[18..22].copy_from_slice(&(self.key as u32).to_le_bytes());
     }
 }
 
@@ -49,8 +62,8 @@ impl KeyRow {
 /// document whose `has_bands` byte is 1, a row per band (kinds after the tables; its key
 /// the document's u32 in `bands`, `width` a document). Returns the buckets that hold rows
 /// (little-endian i32, ascending), where each one's rows start and end in `rows` (i32
-/// byte offsets, one more than the buckets), and the rows (28 bytes each: kind u32, key
-/// u64, order i64, fingerprint u64), in order of bucket, then of input.
+/// byte offsets, one more than the buckets), and the rows (22 bytes each: kind u16, order
+/// i64, fingerprint u64, band key u32), in order of bucket, then of input.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn pack_key_rows<'py>(
@@ -76,8 +89,12 @@ pub(crate) fn pack_key_rows<'py>(
             bands.len()
         )));
     }
-    if buckets == 0 {
-        return Err(DedupError::new_err("pack_key_rows: no buckets"));
+    if buckets == 0 || tables.len() + width > usize::from(u16::MAX) {
+        return Err(DedupError::new_err(format!(
+            "pack_key_rows: {buckets} buckets, {} tables and {width} bands: at least one \
+             bucket and fewer than 65,535 kinds",
+            tables.len()
+        )));
     }
     table_masks(&tables, "pack_key_rows")?;
     let packed = py.allow_threads(|| {
@@ -151,7 +168,9 @@ pub(crate) fn packed_pairs<'py>(
     }
     let masks = table_masks(&tables, "packed_pairs")?;
     let (pairs, near) = py.allow_threads(|| {
-        let rows: Vec<KeyRow> = rows.chunks_exact(KeyRow::BYTES).map(KeyRow::read).collect();
+        let rows: Vec<KeyRow> = (rows.chunks_exact(KeyRow::BYTES))
+            .map(|bytes| KeyRow::read(bytes, &masks))
+            .collect();
         let (near, candidates): (Vec<KeyRow>, Vec<KeyRow>) =
             (rows.into_iter()).partition(|row| (row.kind as usize) < masks.len());
         let mut pairs = pairs_of(near, 0..=k, &masks);
