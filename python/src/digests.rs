@@ -266,9 +266,27 @@ pub(crate) fn kept_candidates<'py>(
     }
     let order_at =
         |i: usize| i64::from_le_bytes(orders[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-    let row_of = |at: &[u8], i: usize| {
-        let order = i64::from_le_bytes(at[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-        let (mut low, mut high) = (0, documents);
+    let side =
+        |at: &[u8], i: usize| i64::from_le_bytes(at[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    // The candidates' documents, sorted: the table is then read forward once, each
+    // document found by a galloping search from the last one. A binary search from the
+    // top of the table for each side of each pair took a fifth of the pairing stage's
+    // time at a million documents.
+    let mut wanted: Vec<(i64, usize)> = (0..pairs)
+        .filter(|&i| candidate[i] != 0)
+        .flat_map(|i| [(side(a, i), 2 * i), (side(b, i), 2 * i + 1)])
+        .collect();
+    wanted.sort_unstable();
+    let mut row = vec![0usize; 2 * pairs];
+    let mut from = 0;
+    for (order, slot) in wanted {
+        // Every row before `from` is of an earlier order; the first of `order` or after
+        // lies within `bound` of it, found by doubling `bound`, then by bisection.
+        let mut bound = 1;
+        while from + bound < documents && order_at(from + bound) < order {
+            bound *= 2;
+        }
+        let (mut low, mut high) = (from + bound / 2, (from + bound + 1).min(documents));
         while low < high {
             let middle = low + (high - low) / 2;
             if order_at(middle) < order {
@@ -277,17 +295,23 @@ pub(crate) fn kept_candidates<'py>(
                 high = middle;
             }
         }
-        match low < documents && order_at(low) == order {
-            true => Ok((usable[low], &digests[low * len..(low + 1) * len])),
-            false => Err(DedupError::new_err(format!(
+        from = low;
+        if from == documents || order_at(from) != order {
+            return Err(DedupError::new_err(format!(
                 "kept_candidates: document {order} has no digest row"
-            ))),
+            )));
         }
-    };
+        row[slot] = from;
+    }
+    let document = |i: usize| (usable[i], &digests[i * len..(i + 1) * len]);
     let mut keep = vec![1u8; pairs];
     for (i, kept) in keep.iter_mut().enumerate() {
         if candidate[i] != 0 {
-            *kept = u8::from(may_agree(row_of(a, i)?, row_of(b, i)?, least));
+            *kept = u8::from(may_agree(
+                document(row[2 * i]),
+                document(row[2 * i + 1]),
+                least,
+            ));
         }
     }
     Ok(PyBytes::new(py, &keep))

@@ -220,3 +220,37 @@ def test_pairs_meet_their_digests_by_bucket():
         or int((digests[index[x]] == digests[index[y]]).sum()) >= least
     }
     assert kept == expected and 0 < len(kept) < len(pairs)
+
+
+def test_kept_candidates_find_each_document_among_sparse_orders():
+    """`_kept_candidates` against a dictionary lookup: orders far apart (as Spark's
+    monotonically increasing ids, and negative ones), pairs in any order, documents in
+    many pairs; an order between two of the table's is an error."""
+    import numpy as np
+    import pytest
+
+    from tantivy_dedup import DedupError
+    from tantivy_dedup.spark import _kept_candidates
+
+    rng = np.random.default_rng(29)
+    n, least = 16, 9
+    for docs in [1, 2, 5, 300]:
+        orders = np.unique(rng.integers(-(2**62), 2**62, size=docs, dtype=np.int64))
+        docs = len(orders)
+        usable = rng.random(docs) < 0.9
+        digests = rng.integers(0, 3, size=(docs, n), dtype=np.uint8)
+        table = (orders.astype("<i8").tobytes(), usable.astype(np.uint8).tobytes(), digests.tobytes())
+        pairs = rng.integers(0, docs, size=(400, 2))
+        a, b = orders[pairs[:, 0]], orders[pairs[:, 1]]
+        candidate = rng.random(400) < 0.8
+        keep = _kept_candidates(table, n, a, b, candidate, least)
+        row = {int(order): i for i, order in enumerate(orders)}
+        for x, y, c, k in zip(a.tolist(), b.tolist(), candidate, keep):
+            i, j = row[x], row[y]
+            agree = int((digests[i] == digests[j]).sum()) >= least
+            assert k == (not c or not (usable[i] and usable[j]) or agree)
+        if docs > 1:
+            missing = orders[:1] + (orders[1:2] - orders[:1]) // 2
+            with pytest.raises(DedupError, match="no digest"):
+                _kept_candidates(table, n, np.concatenate([a, missing]), np.concatenate([b, b[:1]]),
+                                 np.concatenate([candidate, [True]]), least)
