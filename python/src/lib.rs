@@ -8,6 +8,7 @@ mod corpus;
 mod digests;
 mod fingerprint_index;
 mod key_pairs;
+mod leaders;
 mod matcher;
 mod packing;
 mod settings;
@@ -117,6 +118,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(digests::agreeing_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(digests::kept_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(components::local_roots, m)?)?;
+    m.add_function(wrap_pyfunction!(leaders::leader_rows, m)?)?;
     m.add("DedupError", m.py().get_type::<DedupError>())?;
     Ok(())
 }

@@ -33,7 +33,8 @@ rejected. Nothing is collected to the driver:
    each vertex's edges meet in one partition, where a union-find turns the components it
    sees into stars on their least vertex, until the stars settle (checkpointed each
    round).
-6. **Leaders per component** (a row per component, ``mapInArrow``): in input order, a document
+6. **Leaders per component** (a row per component, ``mapInArrow``, the rule in Rust's
+   ``leader_rows``): in input order, a document
    near an earlier leader joins the nearest (the earliest among equals), any other leads,
    as the index's writer decides. A document's fate depends only on the documents it is
    near, so a component decided alone is decided as the whole corpus would decide it.
@@ -163,27 +164,13 @@ def _numbers(column, dtype) -> np.ndarray:
     return np.asarray(column.to_numpy(zero_copy_only=False), dtype=dtype)
 
 
-def _leader_rows(members, near):
-    """The clusters of one component as rows ``(cluster, id, position, order)``: in order,
-    a document near an earlier leader joins the nearest (the earliest among equals), any
-    other leads; ``members`` are ``{order, id}``, ``near`` the verified pairs ``{a, b,
-    distance}`` (``a`` before ``b``)."""
-    earlier = {}
-    for pair in near:
-        earlier.setdefault(pair["b"], []).append((pair["distance"], pair["a"]))
-    ids = {m["order"]: m["id"] for m in members}
-    is_leader, groups = set(), {}
-    for at in sorted(ids):
-        options = [(d, a) for d, a in earlier.get(at, ()) if a in is_leader]
-        if options:
-            groups.setdefault(min(options)[1], []).append(at)
-        else:
-            is_leader.add(at)
-    rows = []
-    for leader, group in groups.items():
-        for position, at in enumerate([leader, *group]):
-            rows.append((ids[leader], ids[at], position, at))
-    return rows
+def _list_bounds(lists) -> bytes:
+    """Where each list of an Arrow list column starts in its ``flatten()``, and the end, as
+    little-endian i32 bytes: a null list is empty."""
+    import pyarrow.compute as pc
+
+    lengths = _numbers(pc.list_value_length(lists).fill_null(0), np.int64)
+    return np.concatenate([[0], np.cumsum(lengths)]).astype("<i4").tobytes()
 
 
 def near_duplicate_clusters(
@@ -247,7 +234,8 @@ def near_duplicate_clusters(
                 ],
                 names=["order", "id", "fp", "sig", "has_sig", "bands", "has_bands"],
             )
-            yield out.filter(pa.array(v.has_fingerprint))
+            # Most batches have no text without a fingerprint: no copy of the batch then.
+            yield out if v.has_fingerprint.all() else out.filter(pa.array(v.has_fingerprint))
 
     vals = (
         docs.select(
@@ -307,20 +295,25 @@ def near_duplicate_clusters(
     def leaders(batches):
         import pyarrow as pa
 
+        from ._native import leader_rows
+
         for batch in batches:
-            rows = []
-            for members, near in zip(
-                batch.column("members").to_pylist(), batch.column("near").to_pylist()
-            ):
-                rows.extend(_leader_rows(members, near or []))
-            if rows:
-                cluster, ids, position, order = zip(*rows)
+            members, near = batch.column("members"), batch.column("near")
+            orders, ids = members.flatten().flatten()
+            a, b, distance = near.flatten().flatten()
+            leader, member, position = leader_rows(
+                _list_bounds(members), _numbers(orders, "<i8").tobytes(),
+                _list_bounds(near), _numbers(a, "<i8").tobytes(), _numbers(b, "<i8").tobytes(),
+                _numbers(distance, "<u4").tobytes(),
+            )
+            leader, member = np.frombuffer(leader, "<u4"), np.frombuffer(member, "<u4")
+            if len(member):
                 yield pa.RecordBatch.from_arrays(
                     [
-                        pa.array(cluster, pa.string()),
-                        pa.array(ids, pa.string()),
-                        pa.array(position, pa.int32()),
-                        pa.array(order, pa.int64()),
+                        ids.take(pa.array(leader)),
+                        ids.take(pa.array(member)),
+                        pa.array(np.frombuffer(position, "<u4").astype(np.int32)),
+                        orders.take(pa.array(member)),
                     ],
                     names=["cluster", "id", "position", "order"],
                 )

@@ -254,3 +254,60 @@ def test_kept_candidates_find_each_document_among_sparse_orders():
             with pytest.raises(DedupError, match="no digest"):
                 _kept_candidates(table, n, np.concatenate([a, missing]), np.concatenate([b, b[:1]]),
                                  np.concatenate([candidate, [True]]), least)
+
+
+def reference_leaders(members, near):
+    """The leader rule, one document at a time in order: a document near an earlier leader
+    joins the nearest (the earliest among equals), any other leads; rows `(leader's order,
+    member's order, position)` of the clusters of two or more."""
+    earlier = {}
+    for a, b, distance in near:
+        earlier.setdefault(b, []).append((distance, a))
+    leaders, groups = set(), {}
+    for at in sorted(members):
+        options = [(d, a) for d, a in earlier.get(at, ()) if a in leaders]
+        if options:
+            groups.setdefault(min(options)[1], []).append(at)
+        else:
+            leaders.add(at)
+    return sorted(
+        (leader, at, position)
+        for leader, group in groups.items()
+        for position, at in enumerate([leader, *group])
+    )
+
+
+def test_leader_rows_follow_the_rule_component_by_component():
+    """`leader_rows` against the rule taken one document at a time, on batches of random
+    components (members in any order, ties of distance, components without pairs)."""
+    import numpy as np
+
+    from tantivy_dedup._native import leader_rows
+
+    rng = random.Random(31)
+    for _ in range(50):
+        components = []
+        for _ in range(rng.randint(0, 6)):
+            size = rng.randint(1, 12)
+            members = rng.sample(range(-1000, 1000), size)
+            near = [(min(x, y), max(x, y), rng.randint(0, 3))
+                    for x in members for y in members if x < y and rng.random() < 0.4]
+            components.append((members, near))
+        orders = [m for members, _ in components for m in members]
+        pairs = [p for _, near in components for p in near]
+
+        def bounds(lists):
+            return np.cumsum([0] + [len(x) for x in lists]).astype("<i4").tobytes()
+
+        leader, member, position = leader_rows(
+            bounds([m for m, _ in components]), np.array(orders, "<i8").tobytes(),
+            bounds([n for _, n in components]),
+            np.array([p[0] for p in pairs], "<i8").tobytes(), np.array([p[1] for p in pairs], "<i8").tobytes(),
+            np.array([p[2] for p in pairs], "<u4").tobytes(),
+        )
+        found = sorted(
+            (orders[l], orders[m], p)
+            for l, m, p in zip(*(np.frombuffer(x, "<u4").tolist() for x in (leader, member, position)))
+        )
+        expected = sorted(row for members, near in components for row in reference_leaders(members, near))
+        assert found == expected
