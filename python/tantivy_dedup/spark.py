@@ -34,10 +34,10 @@ rejected. Nothing is collected to the driver:
    sees into stars on their least vertex, until the stars settle (checkpointed each
    round).
 6. **Leaders per component** (a row per component, ``mapInArrow``, the rule in Rust's
-   ``leader_rows``): in input order, a document
-   near an earlier leader joins the nearest (the earliest among equals), any other leads,
-   as the index's writer decides. A document's fate depends only on the documents it is
-   near, so a component decided alone is decided as the whole corpus would decide it.
+   ``leader_rows``): in input order, a document near an earlier leader joins the nearest
+   (the earliest among equals), any other leads, as the index's writer decides. A
+   document's fate depends only on the documents it is near, so a component decided
+   alone is decided as the whole corpus would decide it.
 
 Command line: ``python -m tantivy_dedup.spark --input docs.jsonl --output out/`` writes
 ``out/clusters`` and ``out/deduped`` (JSON lines, or Parquet with ``--format parquet``);
