@@ -22,9 +22,8 @@ struct KeyRow {
 
 impl KeyRow {
     /// The bytes of a packed row: little-endian `kind` (u16), `order` (i64), `fp` (u64) and
-    /// a band's key (u32). A table's key is bits of the fingerprint: it is not packed, and
-    /// a row read back has the fingerprint's bits under the table's mask as its key (equal
-    /// for two rows exactly when their packed keys are).
+    /// a band's key (u32). A table's key is the fingerprint's bits under the table's mask:
+    /// it is read back from the fingerprint, not from the row.
     const BYTES: usize = 22;
 
     /// The row packed in `bytes`, the kinds below `masks.len()` being tables whose keys
@@ -47,7 +46,7 @@ impl KeyRow {
         }
     }
 
-    /// Packs the row (a band's key in 32 bits, a table's left out).
+    /// Packs the row (a band's key in 32 bits; a table's key slot is not read back).
     fn write(&self, out: &mut [u8]) {
         out[..2].copy_from_slice(&(self.kind as u16).to_le_bytes());
         out[2..10].copy_from_slice(&self.order.to_le_bytes());
@@ -58,7 +57,7 @@ impl KeyRow {
 
 /// The key rows of documents packed by bucket: for each document (little-endian i64
 /// `orders`, u64 `fingerprints`), a row per table of `tables` (kind `t`; its key the
-/// table's `(shift, width)` blocks of the fingerprint, side by side from bit 0) and, for a
+/// fingerprint's bits in the table's `(shift, width)` blocks, the others cleared) and, for a
 /// document whose `has_bands` byte is 1, a row per band (kinds after the tables; its key
 /// the document's u32 in `bands`, `width` a document). Returns the buckets that hold rows
 /// (little-endian i32, ascending), where each one's rows start and end in `rows` (i32
@@ -96,21 +95,14 @@ pub(crate) fn pack_key_rows<'py>(
             tables.len()
         )));
     }
-    table_masks(&tables, "pack_key_rows")?;
+    let masks = table_masks(&tables, "pack_key_rows")?;
     let packed = py.allow_threads(|| {
         let mut rows = Vec::with_capacity(n * (tables.len() + width));
         for (i, (&order, &fp)) in orders.iter().zip(&fingerprints).enumerate() {
-            for (kind, blocks) in tables.iter().enumerate() {
-                let mut key = 0u64;
-                let mut at = 0;
-                for &(shift, bits) in blocks {
-                    let block = (fp >> shift) & (u64::MAX >> (64 - bits));
-                    key |= block.checked_shl(at).unwrap_or(0);
-                    at += bits;
-                }
+            for (kind, mask) in masks.iter().enumerate() {
                 rows.push(KeyRow {
                     kind: kind as u32,
-                    key,
+                    key: fp & mask,
                     order,
                     fp,
                 });

@@ -109,12 +109,13 @@ impl Signer {
         let mut counter = SimHashCounter::new();
         let mut signature = self.builder();
         let tokenizer = fingerprints.extractor().tokenizer();
-        if text.is_ascii() || !has_han(text) {
+        let ascii = text.is_ascii();
+        if ascii || !has_han(text) {
             // Text without Han characters (English, any Latin, Greek or Cyrillic script):
             // all the signature's units are words. The words and the normalized characters
             // are taken in two scans, each over ASCII stretches without decoding (the
             // normalizing one without a branch a byte), and the fingerprint's n-grams after.
-            if text.is_ascii() {
+            if ascii {
                 tokenizer.for_each_ascii_token(text, |word| signature.word(word));
             } else {
                 tokenizer.for_each_token(text, |word, _| signature.word(word));

@@ -80,8 +80,9 @@ pub(crate) fn is_separator(c: char) -> bool {
 
 /// True for the non-ASCII spaces and punctuation at which UAX #29 always breaks and that never
 /// join two words (unlike `，`, `．`, `：`, `；`, `‘`, `’`, which can, as their ASCII forms do
-/// in `1,000` and `Beijing's`). The tokenizer cuts non-Han runs at them before segmenting the
-/// pieces, so that plain ASCII between Chinese punctuation takes the segmenter's fast path.
+/// in `1,000` and `Beijing's`). The tokenizer cuts non-Han runs at them, where UAX #29 lets
+/// it ([`cuts_at`]), before segmenting the pieces, so that plain ASCII between Chinese
+/// punctuation and box drawing takes the segmenter's fast path.
 /// ASCII spaces and punctuation are left to the segmenter: cutting at them would only add a
 /// call per word.
 #[inline]
