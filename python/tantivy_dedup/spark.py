@@ -490,11 +490,11 @@ def _grouped_pairs(tables: list, k: int, reach: int, digests=None, sig_len: int 
     ``tables``, shuffled by bucket): rows sharing a table key within ``k`` bits are near
     (``candidate`` false; a pair only in the group of the first table whose key it shares,
     so once in the whole job), rows sharing a band key ``k + 1`` to ``reach`` bits apart are
-    candidates (once for each band they share), kept only
-    where they may agree on ``least`` values when ``digests`` (a broadcast
-    ``_digest_table`` of ``sig_len``-byte digests) is given. A group of *m* documents
-    makes *m* (*m* - 1) / 2 pairs in the partition's memory (5,000 documents: 12.5
-    million, 300 MB); copies of one document's values count once (``_copies``)."""
+    candidates (once for each band they share), kept only where they may agree on
+    ``least`` values when ``digests`` (a broadcast ``_digest_table`` of ``sig_len``-byte
+    digests) is given. A group of *m* documents makes *m* (*m* - 1) / 2 pairs in the
+    partition's memory (5,000 documents: 12.5 million, 300 MB); copies of one document's
+    values count once (``_copies``)."""
 
     def grouped_pairs(batches):
         from ._native import packed_pairs
