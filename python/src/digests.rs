@@ -264,17 +264,18 @@ pub(crate) fn kept_candidates<'py>(
             8 * pairs
         )));
     }
-    let order_at =
-        |i: usize| i64::from_le_bytes(orders[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-    let side =
-        |at: &[u8], i: usize| i64::from_le_bytes(at[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+    // The `i`th little-endian i64 of a column of them.
+    let nth = |column: &[u8], i: usize| {
+        i64::from_le_bytes(column[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+    };
+    let order_at = |i: usize| nth(orders, i);
     // The candidates' documents, sorted: the table is then read forward once, each
     // document found by a galloping search from the last one. A binary search from the
     // top of the table for each side of each pair took a fifth of the pairing stage's
     // time at a million documents.
     let mut wanted: Vec<(i64, usize)> = (0..pairs)
         .filter(|&i| candidate[i] != 0)
-        .flat_map(|i| [(side(a, i), 2 * i), (side(b, i), 2 * i + 1)])
+        .flat_map(|i| [(nth(a, i), 2 * i), (nth(b, i), 2 * i + 1)])
         .collect();
     wanted.sort_unstable();
     let mut row = vec![0usize; 2 * pairs];
