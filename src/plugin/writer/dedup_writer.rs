@@ -436,10 +436,7 @@ impl DedupWriter {
         let Some(&nearest) = judged.first() else {
             replace_old_version(writer, view)?;
             fields.set_flag(&mut document, None);
-            view.insert(
-                (fingerprint, signature.as_ref(), scope),
-                (key.as_deref(), version),
-            );
+            view.insert((fingerprint, signature, scope), (key.as_deref(), version));
             view.note_records(key.as_deref(), records);
             let opstamp = writer.add_document(document)?;
             return Ok(added(update, Some(fingerprint), opstamp));
@@ -487,10 +484,7 @@ impl DedupWriter {
                 fields.add_records(&mut document, &records[carried..]);
                 replace_old_version(writer, view)?;
                 fields.set_flag(&mut document, None);
-                view.insert(
-                    (fingerprint, signature.as_ref(), scope),
-                    (key.as_deref(), version),
-                );
+                view.insert((fingerprint, signature, scope), (key.as_deref(), version));
                 view.note_records(key.as_deref(), records);
                 let opstamp = writer.add_document(document)?;
                 Ok(AddOutcome::Replaced {

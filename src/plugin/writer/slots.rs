@@ -6,7 +6,7 @@
 //! documents). A committed slot is found again through the fingerprint field, which is
 //! INDEXED: a walk of the exact fingerprint's postings, narrowed by the key hash.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
@@ -226,13 +226,13 @@ pub(super) enum SlotSignatures {
 
 impl SlotSignatures {
     /// Records the signature of the next slot, `slot`.
-    pub fn push(&mut self, slot: u32, signature: Option<&Signature>) {
+    pub fn push(&mut self, slot: u32, signature: Option<Signature>) {
         match self {
             SlotSignatures::None => {}
-            SlotSignatures::InMemory(table) => table.push(signature),
+            SlotSignatures::InMemory(table) => table.push(signature.as_ref()),
             SlotSignatures::OnDemand { pending, .. } => {
                 if let Some(signature) = signature {
-                    pending.insert(slot, signature.clone());
+                    pending.insert(slot, signature);
                 }
             }
         }
@@ -361,7 +361,7 @@ mod tests {
             hashes: 2,
             pending: HashMap::new(),
         };
-        signatures.push(7, Some(&Signature::from_values(vec![1, 2])));
+        signatures.push(7, Some(Signature::from_values(vec![1, 2])));
         let identity = (fingerprint, key_hash(b"a"));
         let mut read = None;
         let got = signatures
