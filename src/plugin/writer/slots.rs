@@ -6,7 +6,7 @@
 //! documents). A committed slot is found again through the fingerprint field, which is
 //! INDEXED: a walk of the exact fingerprint's postings, narrowed by the key hash.
 
-use foldhash::{HashMap, HashMapExt};
+use std::collections::HashMap;
 
 use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
