@@ -25,9 +25,10 @@ rejected. Nothing is collected to the driver:
    and are dropped. Up to ``_BROADCAST_DIGEST_BYTES`` of such bytes (a few million
    documents) go to every task as a broadcast, and candidates are checked where they are
    paired; beyond, each candidate meets them in two shuffles of packed rows, by one
-   document then the other. The rest are joined with their signatures and verified by
-   the index's rule (``judge_pairs``: a shared band and signatures agreeing up to the
-   threshold).
+   document then the other. The rest are joined with their signatures (only their own
+   documents' values shuffled, filtered by a broadcast of their orders when it is small)
+   and verified by the index's rule (``judge_pairs``: a shared band and signatures
+   agreeing up to the threshold).
 5. **Connected components** of the near pairs: by one task's union-find
    (``local_roots``) when they are few (millions), else by rounds of local contraction:
    each vertex's edges meet in one partition, where a union-find turns the components it
@@ -282,6 +283,15 @@ def near_duplicate_clusters(
         if least is not None and not broadcast:
             candidates = _may_agree(candidates, vals, sig_len, least, buckets)
         side = vals.select("order", "fp", "sig", "has_sig")
+        # Only the candidates' documents are joined: their orders, when few enough to go
+        # to every task, filter the values where they are, before both joins shuffle them.
+        needed = (
+            candidates.select(F.explode(F.array("a", "b")).alias("order"))
+            .distinct()
+            .localCheckpoint()
+        )
+        if needed.count() <= _BROADCAST_ROWS:
+            side = side.join(F.broadcast(needed), "order", "left_semi")
         candidates = (
             candidates.select("a", "b")
             .join(side.toDF("a", "fp_a", "sig_a", "has_sig_a"), "a")

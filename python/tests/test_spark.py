@@ -81,9 +81,9 @@ def sample_lines():
 @pytest.fixture(params=["broadcast", "shuffled"])
 def digests(request, monkeypatch):
     """Band candidates checked against a broadcast of every digest where they are paired,
-    and the copies sent whole to every task that joins with them (the job's choices for
-    corpora of a few million documents); or everything meeting in shuffles (its choices
-    beyond)."""
+    and the copies and the candidates' orders sent whole to every task that joins with
+    them (the job's choices for corpora of a few million documents); or everything meeting
+    in shuffles (its choices beyond)."""
     if request.param == "shuffled":
         monkeypatch.setattr(job, "_BROADCAST_DIGEST_BYTES", 0)
         monkeypatch.setattr(job, "_BROADCAST_ROWS", -1)
