@@ -282,6 +282,9 @@ def near_duplicate_clusters(
         candidates = found.filter("candidate").select("a", "b", "distance")
         if least is not None and not broadcast:
             candidates = _may_agree(candidates, vals, sig_len, least, buckets)
+        # Checkpointed: read for their documents' orders, then joined (`_may_agree`'s
+        # shuffles run once).
+        candidates = candidates.select("a", "b").localCheckpoint()
         side = vals.select("order", "fp", "sig", "has_sig")
         # Only the candidates' documents are joined: their orders, when few enough to go
         # to every task, filter the values where they are, before both joins shuffle them.
@@ -293,8 +296,7 @@ def near_duplicate_clusters(
         if needed.count() <= _BROADCAST_ROWS:
             side = side.join(F.broadcast(needed), "order", "left_semi")
         candidates = (
-            candidates.select("a", "b")
-            .join(side.toDF("a", "fp_a", "sig_a", "has_sig_a"), "a")
+            candidates.join(side.toDF("a", "fp_a", "sig_a", "has_sig_a"), "a")
             .join(side.toDF("b", "fp_b", "sig_b", "has_sig_b"), "b")
         )
         edges = edges.unionByName(candidates.mapInArrow(_judge(settings_json, sig_len), _EDGES))
