@@ -257,10 +257,12 @@ fn pairs_of(
     let mut pairs = Vec::new();
     let same_group = |x: &KeyRow, y: &KeyRow| x.kind == y.kind && x.key == y.key;
     for group in rows.chunk_by(same_group) {
+        // The tables before the group's: the same for every pair in it.
+        let earlier = masks.get(..group[0].kind as usize).unwrap_or_default();
         for (at, x) in group.iter().enumerate() {
             for y in &group[at + 1..] {
-                let (differ, distance) = (x.fp ^ y.fp, (x.fp ^ y.fp).count_ones());
-                let earlier = masks.get(..x.kind as usize).unwrap_or_default();
+                let differ = x.fp ^ y.fp;
+                let distance = differ.count_ones();
                 if within.contains(&distance)
                     && x.order < y.order
                     && !earlier.iter().any(|mask| differ & mask == 0)
