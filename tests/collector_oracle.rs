@@ -244,17 +244,17 @@ fn walk(
         .collect();
     // Two hits are near-duplicates within k bits, or, verifying, within the candidate
     // distance when both have a signature, the fraction of equal values reaches the
-    // threshold and (with bands) they agree on every value of a band.
+    // threshold and (with bands) they agree on every value of a band. Where the signatures
+    // decide, two hits within k bits that both have one are near only when it reaches the
+    // threshold too (no band needed).
     let near = |a: (DocAddress, u64), b: (DocAddress, u64)| {
         if settings.scoped && value(a.0, "scope") != value(b.0, "scope") {
             return false;
         }
         let distance = Fingerprint(a.1).distance(Fingerprint(b.1));
-        if distance <= settings.k {
-            return true;
-        }
-        let Some((candidate_distance, threshold, rows, containment)) = settings.verify else {
-            return false;
+        let Some((candidate_distance, threshold, rows, containment, decide)) = settings.verify
+        else {
+            return distance <= settings.k;
         };
         match (signature(searcher, a.0), signature(searcher, b.0)) {
             (Some(x), Some(y)) => {
@@ -269,9 +269,13 @@ fn walk(
                 } else {
                     equal as f64 / SIGNATURE_VALUES as f64
                 };
-                distance <= candidate_distance && score >= threshold && band
+                if distance <= settings.k {
+                    !decide || score >= threshold
+                } else {
+                    distance <= candidate_distance && score >= threshold && band
+                }
             }
-            _ => false,
+            _ => distance <= settings.k,
         }
     };
     let end = settings.offset + settings.limit;
@@ -354,9 +358,10 @@ struct Settings {
     offset: usize,
     k: u32,
     skip_flagged: bool,
-    /// Candidate distance, threshold, band rows (none: every candidate) and whether the
-    /// score is containment (else Jaccard) of a verifying collector.
-    verify: Option<(u32, f64, Option<usize>, bool)>,
+    /// Candidate distance, threshold, band rows (none: every candidate), whether the
+    /// score is containment (else Jaccard) and whether the signatures decide within `k`
+    /// too, of a verifying collector.
+    verify: Option<(u32, f64, Option<usize>, bool, bool)>,
     /// Ranked by `date` in this order, or by score.
     sort: Option<Order>,
     /// Hits hide only hits of their own scope.
@@ -381,7 +386,7 @@ impl Settings {
         let mut collector = DedupCollector::new("fingerprint", self.limit)
             .offset(self.offset)
             .distance(self.k);
-        if let Some((candidate_distance, threshold, rows, containment)) = self.verify {
+        if let Some((candidate_distance, threshold, rows, containment, decide)) = self.verify {
             collector = collector.verification(
                 "signature",
                 Verification::default()
@@ -396,7 +401,8 @@ impl Settings {
                         PairScore::Containment
                     } else {
                         PairScore::Jaccard
-                    }),
+                    })
+                    .signatures_decide(decide),
             );
         }
         if let Some(order) = self.sort {
@@ -500,6 +506,7 @@ fn settings() -> impl Strategy<Value = Settings> {
                 prop::sample::select(vec![0.0, 0.25, 0.5, 0.75, 1.0]),
                 prop::sample::select(vec![None, Some(1), Some(2), Some(3)]),
                 prop_oneof![3 => Just(false), 1 => Just(true)],
+                any::<bool>(),
             )
                 .prop_map(Some),
         ],
@@ -931,7 +938,7 @@ fn hits_hidden_by_signature_across_segments_leave_the_page_full() {
             offset: 0,
             k: 3,
             skip_flagged: false,
-            verify: Some((16, 0.5, None, false)),
+            verify: Some((16, 0.5, None, false, true)),
             sort: None,
             scoped: false,
         };

@@ -272,8 +272,8 @@ fn verify_all(
                 .expect("signatures of one MinHasher")
         };
         // The plugin's rule at the default k with this candidate distance: each pair's
-        // strength is the highest threshold at which the rule keeps it. A pair within the
-        // default k is kept whatever its signatures say: a score above every threshold.
+        // strength is the highest threshold at which the rule keeps it, its score (the
+        // signatures decide within the default k too).
         let rule = |candidates: CandidateStage, score: PairScore| {
             let verification = Verification::default()
                 .shingles(options.shingles)

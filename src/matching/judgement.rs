@@ -25,7 +25,8 @@ pub struct Judgement {
 pub enum Reason {
     /// A text has no features, so no fingerprint: never a near-duplicate.
     NoFingerprint,
-    /// Near: the fingerprints are within the distance *k*.
+    /// Near: the fingerprints are within the distance *k*, and the signatures do not decide
+    /// (a text has none, or the index's rule predates their deciding).
     WithinDistance {
         /// The rule's *k*.
         k: u32,
@@ -45,15 +46,15 @@ pub enum Reason {
         /// Values per band.
         rows: usize,
     },
-    /// Not near: the verification's score is under its threshold.
+    /// Not near: the verification's score is under its threshold, at whatever distance.
     BelowThreshold {
         /// The pair's score ([`PairScore`](super::PairScore)).
         score: f64,
         /// The rule's threshold.
         threshold: f64,
     },
-    /// Near: beyond *k* and within the candidate distance, with a score at or above the
-    /// threshold.
+    /// Near: a score at or above the threshold, within *k* (where the signatures decide)
+    /// or beyond it within the candidate distance.
     Verified {
         /// The pair's score.
         score: f64,
@@ -81,8 +82,25 @@ impl Matcher {
         let Some(distance) = distance else {
             return judgement(false, Reason::NoFingerprint);
         };
+        fn signed(s: Option<&[u32]>) -> Option<&[u32]> {
+            s.filter(|s| !is_empty_set(s))
+        }
+        let by_score = |a, b| {
+            let score = self
+                .strength(distance, Some(a), Some(b))
+                .expect("a verified candidate has a score");
+            let threshold = self.threshold().expect("the rule verifies");
+            if score >= threshold {
+                judgement(true, Reason::Verified { score, threshold })
+            } else {
+                judgement(false, Reason::BelowThreshold { score, threshold })
+            }
+        };
         if distance <= self.distance() {
-            return judgement(true, Reason::WithinDistance { k: self.distance() });
+            return match (signed(a), signed(b)) {
+                (Some(a), Some(b)) if self.signatures_decide() => by_score(a, b),
+                _ => judgement(true, Reason::WithinDistance { k: self.distance() }),
+            };
         }
         if distance > self.reach() || !self.verifies() {
             return judgement(
@@ -92,26 +110,15 @@ impl Matcher {
                 },
             );
         }
-        let (Some(a), Some(b)) = (a, b) else {
+        let (Some(a), Some(b)) = (signed(a), signed(b)) else {
             return judgement(false, Reason::NoSignature);
         };
-        if is_empty_set(a) || is_empty_set(b) {
-            return judgement(false, Reason::NoSignature);
-        }
         if let Some((_, rows)) = self.bands() {
             if !shares_band(a, b, rows) {
                 return judgement(false, Reason::NoSharedBand { rows });
             }
         }
-        let score = self
-            .strength(distance, Some(a), Some(b))
-            .expect("a verified candidate has a score");
-        let threshold = self.threshold().expect("the rule verifies");
-        if score >= threshold {
-            judgement(true, Reason::Verified { score, threshold })
-        } else {
-            judgement(false, Reason::BelowThreshold { score, threshold })
-        }
+        by_score(a, b)
     }
 }
 
@@ -131,6 +138,7 @@ mod tests {
             ),
             bands in proptest::bool::ANY,
             threshold in 0.0f64..1.0,
+            decide in proptest::bool::ANY,
         ) {
             let stage = if bands {
                 CandidateStage::Bands { rows: 2 }
@@ -140,7 +148,8 @@ mod tests {
             let verification = Verification::default()
                 .hashes(8)
                 .candidates(stage)
-                .threshold(threshold);
+                .threshold(threshold)
+                .signatures_decide(decide);
             for matcher in [Matcher::new(3, Some(&verification)), Matcher::new(3, None)] {
                 let (a, b) = (signatures[0].as_deref(), signatures[1].as_deref());
                 let explained = matcher.explain(distance, a, b);
@@ -157,7 +166,8 @@ mod tests {
             Some(
                 &Verification::default()
                     .hashes(4)
-                    .candidates(CandidateStage::Bands { rows: 2 }),
+                    .candidates(CandidateStage::Bands { rows: 2 })
+                    .signatures_decide(false),
             ),
         );
         let (a, b, c) = ([1, 2, 3, 4], [1, 2, 9, 9], [9, 2, 9, 4]);
@@ -187,5 +197,28 @@ mod tests {
         assert!(!below.near);
         let verified = matcher.explain(Some(8), Some(&a), Some(&a));
         assert!(verified.near && matches!(verified.reason, Reason::Verified { .. }));
+
+        let deciding = Matcher::new(
+            3,
+            Some(
+                &Verification::default()
+                    .hashes(4)
+                    .candidates(CandidateStage::Bands { rows: 2 }),
+            ),
+        );
+        let framed = deciding.explain(Some(1), Some(&a), Some(&c));
+        assert!(
+            !framed.near
+                && matches!(framed.reason, Reason::BelowThreshold { score, .. } if score == 0.5),
+            "{framed:?}"
+        );
+        assert_eq!(
+            deciding.explain(Some(1), Some(&a), None).reason,
+            Reason::WithinDistance { k: 3 }
+        );
+        assert!(matches!(
+            deciding.explain(Some(1), Some(&a), Some(&a)).reason,
+            Reason::Verified { .. }
+        ));
     }
 }

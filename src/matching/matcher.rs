@@ -13,9 +13,10 @@ pub(crate) struct Near {
     pub similarity: Option<f64>,
 }
 
-/// Near-duplicates are within `distance` bits, or (with a verification) within its candidate
-/// distance with a score at or above its threshold and, when its candidates come from bands,
-/// sharing a band.
+/// Near-duplicates are within `distance` bits (with a verification whose signatures decide,
+/// and signatures on both sides, with a score at or above its threshold), or (with a
+/// verification) within its candidate distance with a score at or above its threshold and,
+/// when its candidates come from bands, sharing a band.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Matcher {
     distance: u32,
@@ -29,6 +30,8 @@ struct Rule {
     score: PairScore,
     /// Bands and values per band, when candidates come from bands.
     bands: Option<(usize, usize)>,
+    /// Whether pairs within the distance are judged by their signatures too.
+    decides: bool,
 }
 
 impl Matcher {
@@ -41,11 +44,13 @@ impl Matcher {
                 threshold: v.get_threshold(),
                 score: v.get_score(),
                 bands: v.get_bands(),
+                decides: v.get_signatures_decide(),
             }),
         }
     }
 
-    /// The distance at or under which a pair matches whatever its score.
+    /// The distance within which pairs come from the fingerprints: at or under it a pair
+    /// matches whatever its score, unless the signatures decide.
     pub fn distance(&self) -> u32 {
         self.distance
     }
@@ -82,12 +87,20 @@ impl Matcher {
         self.verify.is_some()
     }
 
-    /// Whether a pair at Hamming `distance` is judged by its signatures: beyond the
-    /// distance, within the candidate distance. [`judge`](Self::judge) ignores the
-    /// signatures of any other pair, so a caller may leave them unread.
+    /// Whether the signatures decide the pairs within the distance too.
+    pub fn signatures_decide(&self) -> bool {
+        self.verify.is_some_and(|rule| rule.decides)
+    }
+
+    /// Whether a pair at Hamming `distance` is judged by its signatures: within the
+    /// candidate distance, and beyond the distance unless the signatures decide.
+    /// [`judge`](Self::judge) ignores the signatures of any other pair, so a caller may
+    /// leave them unread.
     pub fn needs_signatures(&self, distance: u32) -> bool {
-        self.verify
-            .is_some_and(|rule| distance > self.distance && distance <= rule.candidate_distance)
+        self.verify.is_some_and(|rule| {
+            let within = distance <= self.distance;
+            (within && rule.decides) || (!within && distance <= rule.candidate_distance)
+        })
     }
 
     /// Judges a pair at Hamming `distance` whose signatures are `a` and `b` (when the index
@@ -100,14 +113,23 @@ impl Matcher {
         })
     }
 
-    /// The highest threshold at which the rule calls the pair near-duplicates: infinite
-    /// within the distance, the pair's score for a verified candidate (within the candidate
-    /// distance, with signatures, sharing a band when the candidates come from bands), and
-    /// `None` for a pair no threshold makes near-duplicates. [`judge`](Self::judge) compares
-    /// it with the rule's threshold; `eval` sweeps the threshold over it.
+    /// The highest threshold at which the rule calls the pair near-duplicates: the pair's
+    /// score for a verified candidate (within the candidate distance, with signatures,
+    /// sharing a band when the candidates come from bands, or within the distance when the
+    /// signatures decide), infinite for any other pair within the distance, and `None` for a
+    /// pair no threshold makes near-duplicates. [`judge`](Self::judge) compares it with the
+    /// rule's threshold; `eval` sweeps the threshold over it.
     pub fn strength(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> Option<f64> {
         if distance <= self.distance {
-            return Some(f64::INFINITY);
+            return Some(match (self.verify, a, b) {
+                (Some(rule), Some(a), Some(b))
+                    if rule.decides && !is_empty_set(a) && !is_empty_set(b) =>
+                {
+                    rule.score.of_signatures(distance, a, b)
+                }
+                // No signature to decide by: the distance alone, as well as it can be judged.
+                _ => f64::INFINITY,
+            });
         }
         let rule = self.verify?;
         if distance > rule.candidate_distance {
@@ -129,6 +151,7 @@ impl Matcher {
         let no_signatures = Separation {
             reach2,
             zone_start: reach2,
+            unsigned_reach: reach2,
             n,
             least: 0,
         };
@@ -140,30 +163,41 @@ impl Matcher {
             // apart, only the distance does.
             return no_signatures;
         };
+        // A pair one of whose documents has no signature is near only within the distance,
+        // so a document near both of two signed ones is, when it has no signature, within
+        // the distance of each; with one, the signatures decide both matches, or (under the
+        // earlier rule) one within the distance needs none.
+        let unsigned_reach = self.distance + self.reach();
+        let zone_start = if rule.decides {
+            2 * self.distance
+        } else {
+            unsigned_reach
+        };
         Separation {
             reach2,
-            zone_start: (2 * self.distance)
-                .max(self.distance + rule.candidate_distance)
-                .min(reach2),
+            zone_start: zone_start.min(reach2),
+            unsigned_reach,
             n,
             least,
         }
     }
 
-    /// The fewest equal positions of two signatures of `n` values with which a pair
-    /// beyond the distance can be near-duplicates (`n + 1` when none can): a pair whose
-    /// signatures agree on fewer positions, or on at most as many as some upper bound
-    /// below it, is not near. `None` when the rule does not verify or scores containment,
-    /// which no count of equal positions bounds.
+    /// The fewest equal positions of two signatures of `n` values with which a pair the
+    /// signatures judge (beyond the distance, or at any distance when they decide) can be
+    /// near-duplicates (`n + 1` when none can): a pair whose signatures agree on fewer
+    /// positions, or on at most as many as some upper bound below it, is not near. `None`
+    /// when the rule does not verify or scores containment, which no count of equal
+    /// positions bounds.
     pub fn least_agreement(&self, n: usize) -> Option<usize> {
         let rule = self
             .verify
             .filter(|rule| rule.score != PairScore::Containment)?;
-        // At the distance just beyond k, where a score is highest, and the score does not
-        // fall as the agreement grows.
+        // At the nearest distance the signatures judge, where a score is highest, and the
+        // score does not fall as the agreement grows.
+        let nearest = if rule.decides { 0 } else { self.distance + 1 };
         let reaches = |equal: usize| {
             let jaccard = if n == 0 { 0.0 } else { equal as f64 / n as f64 };
-            rule.score.of(self.distance + 1, jaccard) >= rule.threshold
+            rule.score.of(nearest, jaccard) >= rule.threshold
         };
         Some((0..=n).find(|&equal| reaches(equal)).unwrap_or(n + 1))
     }
@@ -181,25 +215,29 @@ impl Matcher {
 /// shown hit. Worked out once by [`Matcher::separation`] for signatures of `n` values.
 ///
 /// A document `h` near both is within the reach of each, so `p` and `q` are within twice
-/// the reach. Beyond that, by how `h` matches them: both within *k* puts them within `2k`;
-/// one within *k* and one verified, within `k` plus the candidate distance; both verified
+/// the reach. Beyond that, by how `h` matches them: both unverified (within *k*) puts them
+/// within `2k`; one unverified and one verified, within `k` plus the reach; both verified
 /// needs both signatures, each agreeing with `h`'s on at least `e` of `n` positions (the
-/// fewest with which a pair beyond *k* can reach the threshold), so that `p` and `q`
-/// agree on at least `2e - n` positions. A pair further apart than
-/// `max(2k, k + candidate distance)` whose signatures agree on fewer (or that lacks one)
-/// is therefore separated. The bands only narrow what matches, so the test holds with
-/// them.
+/// fewest with which a verified pair can reach the threshold), so that `p` and `q` agree on
+/// at least `2e - n` positions. A match is unverified when a side has no signature, and,
+/// unless the signatures decide, whenever it is within *k*. So a pair of which one lacks a
+/// signature is separated beyond `k` plus the reach, and two signed ones whose signatures
+/// agree on fewer positions beyond `2k` when the signatures decide (`h` has none, or
+/// verifies both), beyond `k` plus the reach when they do not. The bands only narrow what
+/// matches, so the test holds with them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Separation {
     /// Twice the reach: any pair further apart is separated.
     reach2: u32,
-    /// Pairs further apart than this (and within `reach2`) are separated by signatures;
-    /// closer ones never.
+    /// Pairs of signed documents further apart than this (and within `reach2`) are
+    /// separated by their signatures; closer ones never.
     zone_start: u32,
+    /// Pairs further apart than this of which a document has no signature are separated.
+    unsigned_reach: u32,
     /// Values per signature.
     n: usize,
-    /// The fewest equal positions with which a pair beyond *k* matches (0 when the rule
-    /// does not verify, `n + 1` when no pair beyond *k* can match).
+    /// The fewest equal positions with which a verified pair matches (0 when the rule
+    /// does not verify, `n + 1` when no verified pair can match).
     least: usize,
 }
 
@@ -228,7 +266,7 @@ impl Separation {
             (Some(a), Some(b)) if verifiable(a) && verifiable(b) => {
                 (equal_positions(a, b) as i64) < 2 * self.least as i64 - self.n as i64
             }
-            _ => true,
+            _ => distance > self.unsigned_reach,
         }
     }
 }
@@ -236,6 +274,7 @@ impl Separation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fingerprint::EMPTY;
     use crate::matching::{CandidateStage, PairScore};
 
     fn near(similarity: Option<f64>) -> Option<Near> {
@@ -248,13 +287,57 @@ mod tests {
     }
 
     #[test]
+    fn signatures_decide_within_the_distance_too() {
+        let matcher = Matcher::new(3, Some(&scan().threshold(0.5)));
+        assert!(matcher.signatures_decide());
+        let a = [1, 2, 3, 4];
+        let half = [1, 2, 9, 9];
+        let quarter = [1, 9, 9, 9];
+        assert_eq!(
+            matcher.judge(1, Some(&a), Some(&quarter)),
+            None,
+            "a bit apart, signatures that disagree: reports of one frame"
+        );
+        assert_eq!(matcher.judge(0, Some(&a), Some(&half)), near(Some(0.5)));
+        assert_eq!(matcher.strength(2, Some(&a), Some(&quarter)), Some(0.25));
+        assert_eq!(
+            matcher.judge(2, None, Some(&a)),
+            near(None),
+            "without a signature the distance judges, as well as it can"
+        );
+        let empty = [EMPTY; 4];
+        assert_eq!(
+            matcher.judge(2, Some(&empty), Some(&a)),
+            near(Some(0.0)),
+            "an empty set's signature is no evidence"
+        );
+        let needed: Vec<u32> = (0..=64).filter(|&d| matcher.needs_signatures(d)).collect();
+        assert_eq!(needed, (0..=16).collect::<Vec<_>>());
+        // Within the distance, bands need not be shared: the tables find those pairs.
+        let banded = Matcher::new(
+            3,
+            Some(
+                &Verification::default()
+                    .hashes(4)
+                    .candidates(CandidateStage::Bands { rows: 2 })
+                    .threshold(0.5),
+            ),
+        );
+        assert_eq!(
+            banded.judge(2, Some(&a), Some(&[1, 9, 3, 9])),
+            near(Some(0.5))
+        );
+    }
+
+    #[test]
     fn verification_adds_to_the_fingerprint_rule() {
         let plain = Matcher::new(3, None);
         assert_eq!(plain.reach(), 3);
         assert_eq!(plain.judge(3, None, None), near(None));
         assert_eq!(plain.judge(4, None, None), None);
 
-        let verified = Matcher::new(3, Some(&scan().threshold(0.5)));
+        // The rule of settings before format 6: within k, near whatever the signatures say.
+        let verified = Matcher::new(3, Some(&scan().threshold(0.5).signatures_decide(false)));
         assert_eq!(verified.reach(), 16);
         let a = [1, 2, 3, 4];
         let half = [1, 2, 9, 9];
@@ -283,7 +366,8 @@ mod tests {
         let verification = Verification::default()
             .hashes(5)
             .candidates(CandidateStage::Bands { rows: 2 })
-            .threshold(0.4);
+            .threshold(0.4)
+            .signatures_decide(false);
         let banded = Matcher::new(3, Some(&verification));
         assert_eq!(banded.bands(), Some((2, 2)));
         // Two bands of two values; the fifth value is in none.
@@ -312,7 +396,7 @@ mod tests {
     fn signatures_are_needed_only_between_the_distance_and_the_candidate_distance() {
         let plain = Matcher::new(3, None);
         assert!((0..=64).all(|d| !plain.needs_signatures(d)));
-        let verified = Matcher::new(3, Some(&scan().threshold(0.5)));
+        let verified = Matcher::new(3, Some(&scan().threshold(0.5).signatures_decide(false)));
         let needed: Vec<u32> = (0..=64).filter(|&d| verified.needs_signatures(d)).collect();
         assert_eq!(needed, (4..=16).collect::<Vec<_>>());
         // Elsewhere the verdict does not depend on the signatures, so they may stay unread.
@@ -342,8 +426,12 @@ mod tests {
             mix in proptest::collection::vec(0u8..3, 8),
             rule in 0usize..4,
             threshold in 0.0f64..1.0,
+            decide in proptest::bool::ANY,
         ) {
-            let verification = Verification::default().hashes(8).candidate_distance(3);
+            let verification = Verification::default()
+                .hashes(8)
+                .candidate_distance(3)
+                .signatures_decide(decide);
             let verification = match rule {
                 0 => verification.candidates(CandidateStage::Scan),
                 1 => verification.candidates(CandidateStage::Bands { rows: 2 }),
@@ -370,7 +458,10 @@ mod tests {
 
     #[test]
     fn unrelated_signatures_separate_what_the_fingerprints_cannot() {
-        let matcher = Matcher::new(3, Some(&Verification::default().hashes(4)));
+        let matcher = Matcher::new(
+            3,
+            Some(&Verification::default().hashes(4).signatures_decide(false)),
+        );
         let separation = matcher.separation(4);
         let (a, b) = ([1, 2, 3, 4], [5, 6, 7, 8]);
         assert!(
@@ -392,6 +483,14 @@ mod tests {
             !separation.separates(20, Some(&a), Some(&a)),
             "the same: one h near both"
         );
+        // When the signatures decide, they separate two signed documents from twice k on;
+        // one without a signature still only beyond k plus the reach.
+        let deciding = Matcher::new(3, Some(&Verification::default().hashes(4))).separation(4);
+        assert!(deciding.needs_signatures(7) && !deciding.needs_signatures(6));
+        assert!(deciding.separates(7, Some(&a), Some(&b)));
+        assert!(!deciding.separates(7, Some(&a), Some(&a)));
+        assert!(!deciding.separates(19, None, Some(&a)));
+        assert!(deciding.separates(20, None, Some(&a)));
         let plain = Matcher::new(3, None).separation(4);
         assert!(!plain.needs_signatures(7));
         assert!(plain.separates(7, None, None) && !plain.separates(6, None, None));

@@ -121,6 +121,16 @@ pub struct VerifyRule {
     pub threshold: f64,
     /// How a candidate is scored. Default [`PairScore::Jaccard`].
     pub score: PairScore,
+    /// Whether the signatures decide every pair, those within the distance *k* too: a pair
+    /// is near only when its score reaches the threshold, and *k* only says where the
+    /// fingerprints' block tables find candidates. Default `true`. A pair of which a
+    /// document has no signature (or an empty shingle set) is judged by its distance alone,
+    /// as well as it can be.
+    ///
+    /// `false` is the rule of settings written before format 6: within *k* a pair is near
+    /// whatever its signatures say, so reports of one frame with other figures, whose
+    /// SimHashes differ in a bit or two, are near at a signature agreement of 0.3.
+    pub signatures_decide: bool,
 }
 
 impl Default for VerifyRule {
@@ -132,6 +142,7 @@ impl Default for VerifyRule {
             candidate_distance: DEFAULT_CANDIDATE_DISTANCE,
             threshold: DEFAULT_THRESHOLD,
             score: PairScore::Jaccard,
+            signatures_decide: true,
         }
     }
 }
@@ -168,12 +179,13 @@ impl VerifyRule {
 }
 
 /// The runtime matching settings: the distance *k* within which two fingerprints are
-/// near-duplicates, and, when the index verifies, how beyond it the signatures decide.
+/// near-duplicates, and, when the index verifies, how the signatures decide.
 /// What is stored with an index (the fingerprints and signatures) is judged by it;
 /// it may change at every open.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MatchRule {
-    /// The Hamming distance at or under which two fingerprints are near-duplicates.
+    /// The Hamming distance at or under which two fingerprints are near-duplicates (with a
+    /// verification whose signatures decide, candidates the signatures judge).
     /// Default [`DEFAULT_MAX_DISTANCE`].
     pub distance: u32,
     /// The second stage, when the index keeps signatures.

@@ -29,7 +29,12 @@ use crate::error::{Error, Result};
 /// Format 5: indexes keep two signature values in each value of their u64 signature field,
 /// half as many values for tantivy to record; indexes of formats 2 to 4 keep one a value,
 /// and keep doing so. A read tells the two apart document by document.
-pub const SETTINGS_VERSION: u32 = 5;
+///
+/// Format 6: the signatures decide every pair
+/// ([`VerifyRule::signatures_decide`](super::VerifyRule::signatures_decide)), those within
+/// the distance too; files of format 5 and earlier read as calling every pair within the
+/// distance near, as those indexes did, and keep doing so until their rule is changed.
+pub const SETTINGS_VERSION: u32 = 6;
 
 /// Checks that a settings file of format `version` can be read by this crate.
 ///

@@ -90,9 +90,18 @@ impl TextMatcher {
         }
     }
 
-    /// The distance *k*: fingerprints within it are near-duplicates.
+    /// The distance *k*: fingerprints within it are near-duplicates, or, where the
+    /// signatures decide, candidates judged by them.
     pub fn distance(&self) -> u32 {
         self.distance
+    }
+
+    /// Whether the signatures decide the pairs within *k* too
+    /// ([`Verification::signatures_decide`]); `false` when the rule does not verify.
+    pub fn signatures_decide(&self) -> bool {
+        self.verification
+            .as_ref()
+            .is_some_and(Verification::get_signatures_decide)
     }
 
     /// The largest Hamming distance at which a pair can be near-duplicates: the candidate
@@ -109,8 +118,9 @@ impl TextMatcher {
         Matcher::new(self.distance, self.verification.as_ref()).bands()
     }
 
-    /// The fewest positions on which the signatures of a pair beyond *k* must agree for
-    /// the pair to be near-duplicates (`signature_len + 1` when no such pair can be):
+    /// The fewest positions on which the signatures of a pair the signatures judge (beyond
+    /// *k*, or at any distance where they decide) must agree for the pair to be
+    /// near-duplicates (`signature_len + 1` when no such pair can be):
     /// fewer is never near, whatever the pair's distance, so a job may drop the pairs an
     /// upper bound on their agreement puts below it before it compares whole signatures.
     /// `None` when the rule does not verify, or scores containment (no count of equal

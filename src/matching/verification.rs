@@ -36,12 +36,17 @@ pub const DEFAULT_SIGNATURE_HASHES: usize = 128;
 /// Two-stage matching settings of an index (see
 /// [`DedupSettings::verification`](crate::plugin::DedupSettings::verification)).
 ///
-/// Two documents are near-duplicates when their fingerprints differ in at most the index's
-/// [distance](crate::plugin::DedupSettings::distance) bits, as without verification, **or** when
-/// they differ in at most [`candidate_distance`](Self::candidate_distance) bits, the
-/// [`score`](Self::score) of their signatures reaches the [`threshold`](Self::threshold),
-/// and (with the default [`CandidateStage::Bands`]) their signatures agree on a whole band.
-/// Verification adds what the fingerprints alone miss; it never loses a pair they find.
+/// The signatures decide: two documents are near-duplicates when the
+/// [`score`](Self::score) of their signatures reaches the [`threshold`](Self::threshold)
+/// and their fingerprints differ in at most the index's
+/// [distance](crate::plugin::DedupSettings::distance) bits, or in at most
+/// [`candidate_distance`](Self::candidate_distance) bits with signatures that (with the
+/// default [`CandidateStage::Bands`]) agree on a whole band. The fingerprints find the
+/// candidates; their distance never overrules the signatures, so two reports of one frame
+/// with other figures, a bit apart, stay apart when their shingles do. A pair of which a
+/// document has no signature is near within the distance, as without verification.
+/// Settings written before format 6 keep their rule, under which a pair within the
+/// distance is near whatever its signatures say ([`signatures_decide`](Self::signatures_decide)).
 ///
 /// The signature (what the shingles and the number of hashes make) is frozen with the index;
 /// its [`rule`](Self::rule) (the candidate stage, the candidate distance, the threshold and
@@ -97,6 +102,10 @@ struct VerificationFile {
     candidate_distance: u32,
     threshold: f64,
     score: PairScore,
+    /// Absent from files of format 5 and earlier, whose rule called every pair within the
+    /// distance near.
+    #[serde(default)]
+    signatures_decide: bool,
 }
 
 /// The bits kept by signatures written before [`KeptBits`] was a setting.
@@ -121,6 +130,7 @@ impl From<VerificationFile> for Verification {
                 candidate_distance: file.candidate_distance,
                 threshold: file.threshold,
                 score: file.score,
+                signatures_decide: file.signatures_decide,
             },
         }
     }
@@ -133,6 +143,7 @@ impl From<Verification> for VerificationFile {
             candidate_distance,
             threshold,
             score,
+            signatures_decide,
         } = verification.rule;
         VerificationFile {
             shingles: verification.shingles,
@@ -143,6 +154,7 @@ impl From<Verification> for VerificationFile {
             candidate_distance,
             threshold,
             score,
+            signatures_decide,
         }
     }
 }
@@ -237,6 +249,15 @@ impl Verification {
         self
     }
 
+    /// Whether the signatures decide the pairs within the distance too (see
+    /// [`VerifyRule::signatures_decide`]). Default `true`; `false` is the rule of settings
+    /// written before format 6, which an index created with them keeps.
+    #[must_use]
+    pub fn signatures_decide(mut self, decide: bool) -> Self {
+        self.rule.signatures_decide = decide;
+        self
+    }
+
     /// See [`shingles`](Self::shingles()).
     pub fn get_shingles(&self) -> FeatureKind {
         self.shingles
@@ -283,6 +304,11 @@ impl Verification {
     /// See [`score`](Self::score()).
     pub fn get_score(&self) -> PairScore {
         self.rule.score
+    }
+
+    /// See [`signatures_decide`](Self::signatures_decide()).
+    pub fn get_signatures_decide(&self) -> bool {
+        self.rule.signatures_decide
     }
 
     /// The part that may change at every open: how candidates are found and judged.
@@ -387,6 +413,7 @@ mod tests {
                 "score",
                 "shingle_hashing",
                 "shingles",
+                "signatures_decide",
                 "threshold"
             ]
         );
