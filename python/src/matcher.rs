@@ -289,9 +289,9 @@ impl TextMatcher {
         Ok(self.candidate_values_of(py, &texts))
     }
 
-    /// The least agreement of a pair beyond *k* that can be near (see the crate's
-    /// `TextMatcher::least_agreement`): the fewest equal signature positions; `None` when
-    /// the rule does not verify or scores containment.
+    /// The least agreement of a pair the signatures judge that can be near (see the
+    /// crate's `TextMatcher::least_agreement`): the fewest equal signature positions;
+    /// `None` when the rule does not verify or scores containment.
     #[getter]
     fn least_agreement(&self) -> Option<usize> {
         self.0.least_agreement()
@@ -313,6 +313,12 @@ impl TextMatcher {
     #[getter]
     fn distance(&self) -> u32 {
         self.0.distance()
+    }
+
+    /// Whether the signatures decide the pairs within *k* too.
+    #[getter]
+    fn signatures_decide(&self) -> bool {
+        self.0.signatures_decide()
     }
 
     /// Verdicts on pairs by their stored values, as `candidate_values` gives them (bytes of

@@ -169,8 +169,16 @@ class TextMatcher:
 
     @property
     def distance(self) -> int:
-        """The distance *k*: fingerprints within it are near-duplicates."""
+        """The distance *k*: fingerprints within it are near-duplicates, or, where the
+        signatures decide, candidates judged by them."""
         return self._native.distance
+
+    @property
+    def signatures_decide(self) -> bool:
+        """Whether the signatures decide the pairs within *k* too (the rule of settings
+        format 6 and later): a pair is near only when its signatures agree up to the
+        threshold, whatever its distance. ``False`` without two-stage matching."""
+        return self._native.signatures_decide
 
     @property
     def reach(self) -> int:
@@ -186,8 +194,8 @@ class TextMatcher:
 
     @property
     def least_agreement(self) -> Optional[int]:
-        """The fewest signature positions on which a pair beyond *k* must agree to be
-        near-duplicates (``signature_len + 1`` when none can be): a pair with an upper
+        """The fewest signature positions on which a pair the signatures judge (beyond *k*,
+        or at any distance where they decide) must agree to be near-duplicates (``signature_len + 1`` when none can be): a pair with an upper
         bound on its agreement below it is not near. ``None`` without two-stage matching,
         or when the score is containment."""
         return self._native.least_agreement

@@ -16,8 +16,9 @@ rejected. Nothing is collected to the driver:
    rows are packed in Rust a binary value per batch and bucket (Spark's cost per row is
    paid per bucket, not per key) and shuffled once by bucket; each partition's
    groups are paired in Rust (``packed_pairs``). Pairs sharing a table key within
-   *k* are near by the rule, whatever their signatures; pairs sharing a band key within
-   the rule's reach are candidates. Fingerprints bunch (common words weigh on every
+   *k* are candidates the signatures judge (near whatever their signatures under the rule
+   of settings before format 6); pairs sharing a band key within the rule's reach are
+   candidates too. Fingerprints bunch (common words weigh on every
    document), so a key of a large corpus can pair many documents of which few are near:
    they are compared where they are grouped, and only near pairs and candidates leave.
 4. **Candidates judged**: a candidate meets a byte a value of both signatures; those
@@ -253,7 +254,9 @@ def near_duplicate_clusters(
     documents = vals.count()
     tables = _tables(k, documents)
     band_stage = bool(matcher.bands) and matcher.reach > k
-    least = matcher.least_agreement if band_stage else None
+    # Where the signatures decide, the pairs within k are candidates as well.
+    decide = matcher.signatures_decide
+    least = matcher.least_agreement if band_stage or decide else None
     # Beyond k, a pair is near only within the reach, sharing a band, its signatures
     # agreeing: candidates whose signatures cannot agree enough are dropped by one byte a
     # value, where they are paired when the bytes of every document fit a broadcast.
@@ -265,7 +268,7 @@ def near_duplicate_clusters(
         firsts.select("order", "fp", "bands", "has_bands")
         .mapInArrow(_key_rows(tables, band_stage, buckets), _PACKED)
         .repartition(buckets // _BUCKETS_PER_PARTITION, "bucket")
-        .mapInArrow(_grouped_pairs(tables, k, matcher.reach, digests, sig_len, least), _FOUND)
+        .mapInArrow(_grouped_pairs(tables, k, matcher.reach, digests, sig_len, least, decide), _FOUND)
         # Candidates come from every band their documents share. The shuffle also gathers
         # the pairs into partitions of a useful size (adaptive execution coalesces them)
         # for the stages after.
@@ -276,10 +279,13 @@ def near_duplicate_clusters(
         # The pairs are checkpointed: the tasks need the table no more.
         digests.unpersist()
     # Two fingerprints within k agree on every block of one table: the tables find every
-    # pair within k, near whatever their signatures.
+    # pair within k, near whatever their signatures unless the signatures decide.
     edges = found.filter("not candidate").select("a", "b", "distance")
-    if band_stage:
-        candidates = found.filter("candidate").select("a", "b", "distance")
+    if band_stage or decide:
+        candidates = found if decide else found.filter("candidate")
+        candidates = candidates.select("a", "b", "distance")
+        if decide:
+            edges = None
         if least is not None and not broadcast:
             candidates = _may_agree(candidates, vals, sig_len, least, buckets)
         # Checkpointed: read for their documents' orders, then joined (`_may_agree`'s
@@ -299,7 +305,8 @@ def near_duplicate_clusters(
             candidates.join(side.toDF("a", "fp_a", "sig_a", "has_sig_a"), "a")
             .join(side.toDF("b", "fp_b", "sig_b", "has_sig_b"), "b")
         )
-        edges = edges.unionByName(candidates.mapInArrow(_judge(settings_json, sig_len), _EDGES))
+        judged = candidates.mapInArrow(_judge(settings_json, sig_len), _EDGES)
+        edges = judged if edges is None else edges.unionByName(judged)
     # Checkpointed before the copies' pairs are drawn from it: it is read three times.
     edges = _with_copies(edges.localCheckpoint(), copies).localCheckpoint()
     labels = _components(edges, max_rounds)
@@ -497,14 +504,23 @@ def _key_rows(tables: list, band_stage: bool, buckets: int):
     return key_rows
 
 
-def _grouped_pairs(tables: list, k: int, reach: int, digests=None, sig_len: int = 0, least: Optional[int] = None):
+def _grouped_pairs(
+    tables: list,
+    k: int,
+    reach: int,
+    digests=None,
+    sig_len: int = 0,
+    least: Optional[int] = None,
+    decide: bool = False,
+):
     """The ``mapInArrow`` function that pairs a partition's key rows (``_key_rows`` of
     ``tables``, shuffled by bucket): rows sharing a table key within ``k`` bits are near
     (``candidate`` false; a pair only in the group of the first table whose key it shares,
     so once in the whole job), rows sharing a band key ``k + 1`` to ``reach`` bits apart are
     candidates (once for each band they share), kept only where they may agree on
     ``least`` values when ``digests`` (a broadcast ``_digest_table`` of ``sig_len``-byte
-    digests) is given. A group of *m* documents makes *m* (*m* - 1) / 2 pairs in the
+    digests) is given; where the signatures ``decide``, the pairs within ``k`` are kept by
+    that test too. A group of *m* documents makes *m* (*m* - 1) / 2 pairs in the
     partition's memory (5,000 documents: 12.5 million, 300 MB); copies of one document's
     values count once (``_copies``)."""
 
@@ -515,7 +531,8 @@ def _grouped_pairs(tables: list, k: int, reach: int, digests=None, sig_len: int 
         if not rows:
             return
         pairs = packed_pairs(rows, tables, k, reach)
-        keep = _kept_candidates(digests.value, sig_len, *pairs[:2], pairs[3], least) if digests is not None else None
+        judged = b"\x01" * (len(pairs[3])) if decide else pairs[3]
+        keep = _kept_candidates(digests.value, sig_len, *pairs[:2], judged, least) if digests is not None else None
         a, b = np.frombuffer(pairs[0], "<i8"), np.frombuffer(pairs[1], "<i8")
         distance, candidate = np.frombuffer(pairs[2], "<u4"), np.frombuffer(pairs[3], np.uint8).astype(bool)
         if keep is not None:

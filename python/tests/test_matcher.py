@@ -69,7 +69,9 @@ def test_the_verdict_says_why():
     matcher = TextMatcher()
     page = "The quick brown fox jumps over the lazy dog near the river bank today."
     same = matcher.judge(page, page)
-    assert same["near"] and same["reason"] == "within-distance" and same["k"] == 3
+    # The signatures decide, within k too.
+    assert same["near"] and same["reason"] == "verified" and same["score"] == 1.0
+    assert matcher.signatures_decide
     other = matcher.judge(page, "Completely different words about databases and storage engines.")
     assert not other["near"]
     assert other["reason"] in {"beyond-reach", "no-shared-band", "below-threshold"}

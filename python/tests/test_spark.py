@@ -183,8 +183,9 @@ def test_stars_settle_only_as_a_forest(spark):
 
 
 def test_settings_without_bands_are_refused(spark):
-    text = MatchingSettings().to_json().replace('"kind": "bands",\n      "rows": 4', '"kind": "scan"')
-    settings = MatchingSettings.from_json(text)
+    scan = json.loads(MatchingSettings().to_json())
+    scan["verification"]["candidates"] = {"kind": "scan"}
+    settings = MatchingSettings.from_json(json.dumps(scan))
     df = spark.createDataFrame([("a", "some words")], "id string, text string")
     with pytest.raises(ValueError, match="bands"):
         job.near_duplicate_clusters(df, settings=settings)
