@@ -199,7 +199,7 @@ fn the_full_grid_and_two_stage_variants_are_reported() {
     assert_eq!(rows, expected);
     for row in report["verify"].as_array().unwrap() {
         let at_default = row["at_default"]["threshold"].as_f64().unwrap();
-        assert_eq!(at_default, 0.55, "the plugin's default threshold");
+        assert_eq!(at_default, 0.8, "the plugin's default threshold");
     }
     let markdown = String::from_utf8(output.stdout).unwrap();
     assert!(markdown.contains("## Configs, best F1 first"));
@@ -269,14 +269,14 @@ fn the_signature_shingles_and_the_reported_threshold_are_options() {
         "--threshold",
         "0.3",
     ]));
-    assert_eq!(default["at_default"]["threshold"], 0.55);
+    assert_eq!(default["at_default"]["threshold"], 0.8);
     assert_eq!(chosen["at_default"]["threshold"], 0.3);
     // Other shingles, other Jaccard estimates (word pairs lose more to a changed word than
     // character 4-grams do): the sweeps differ somewhere.
     assert_ne!(default["curve"], chosen["curve"]);
 
     // Bands of one value: every pair sharing any value of its signatures, a superset of
-    // the pairs sharing a whole band of four.
+    // the pairs sharing a whole band of nine.
     let candidates = |report: &serde_json::Value| {
         method(report, "plugin-bands")["candidates"]
             .as_u64()
@@ -285,7 +285,7 @@ fn the_signature_shingles_and_the_reported_threshold_are_options() {
     let one_row = report(&["--band-rows", "1"]);
     assert!(candidates(&one_row) >= candidates(&default_report));
     assert_eq!(method(&one_row, "plugin-bands")["band_rows"], 1);
-    assert_eq!(method(&default_report, "plugin-bands")["band_rows"], 4);
+    assert_eq!(method(&default_report, "plugin-bands")["band_rows"], 9);
     assert!(method(&default_report, "plugin").get("band_rows").is_none());
     for rows in ["0", "129"] {
         let output = run(&["eval", "--band-rows", rows, "nowhere"], b"");

@@ -390,7 +390,7 @@ fn a_threshold_alone_brings_the_bands_its_s_curve_suits() {
         let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
         stats["settings"]["verification"]["candidates"]["rows"].clone()
     };
-    assert_eq!(rows("default", &[]), 4);
+    assert_eq!(rows("default", &[]), 9);
     assert_eq!(
         rows("low", &["--threshold", "0.2"]),
         2,

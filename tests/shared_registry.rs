@@ -275,21 +275,21 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
     for (error, differs) in [
         (
             connect(4, Some(&verification)).unwrap_err(),
-            "distance: 3 in the space, 4 here",
+            "distance: 3 in the space, 4 here".to_owned(),
         ),
         (
             connect(3, Some(&verification.clone().threshold(0.9))).unwrap_err(),
-            "verification.threshold: 0.55 in the space, 0.9 here",
+            format!("verification.threshold: {DEFAULT_THRESHOLD} in the space, 0.9 here"),
         ),
         (
             connect(3, None).unwrap_err(),
-            "verification.threshold: 0.55 in the space, none here",
+            format!("verification.threshold: {DEFAULT_THRESHOLD} in the space, none here"),
         ),
     ] {
         let Error::SpaceMismatch { differences, .. } = &error else {
             panic!("{error:?}");
         };
-        assert!(differences.contains(&differs.to_owned()), "{differences:?}");
+        assert!(differences.contains(&differs), "{differences:?}");
         assert!(error.to_string().contains(&namespace), "{error}");
     }
     // A space an older build wrote (numbered documents, no description) is refused too.

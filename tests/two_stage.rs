@@ -56,6 +56,15 @@ fn distance(a: &[String], b: &[String]) -> u32 {
     fa.distance(hasher.fingerprint(&b.join(" ")).unwrap())
 }
 
+/// The rule these tests were written for: edits of 5 to 10% of the words found (threshold
+/// 0.55, bands of 4), lower than the default's precision-first 0.8, so that the edited
+/// copies below are near-duplicates beyond the distance.
+fn edits() -> Verification {
+    Verification::default()
+        .threshold(0.55)
+        .candidates(CandidateStage::Bands { rows: 4 })
+}
+
 fn settings(verification: Option<Verification>) -> DedupSettings {
     DedupSettings::new(["body"])
         .key_field("url")
@@ -111,7 +120,7 @@ fn verification_finds_edits_beyond_the_distance_and_refuses_shuffles() {
 
     // Two-stage: the copy is a near-duplicate of the pending original, the shuffle is not.
     let dir = tempfile::tempdir().unwrap();
-    let index = create(dir.path(), settings(Some(Verification::default())));
+    let index = create(dir.path(), settings(Some(edits())));
     assert!(index.index().schema().get_field(SIGNATURE_FIELD).is_ok());
     let writer = index.writer(Policy::Reject, MEMORY).unwrap();
     assert!(matches!(
@@ -177,10 +186,7 @@ fn flag_replace_and_groups_follow_the_verified_rule() {
     assert!(distance(&original, &copy) > 3);
 
     let dir = tempfile::tempdir().unwrap();
-    let index = create(
-        dir.path(),
-        settings(Some(Verification::default())).flagging(true),
-    );
+    let index = create(dir.path(), settings(Some(edits())).flagging(true));
     let writer = index.writer(Policy::Flag, MEMORY).unwrap();
     add(&index, &writer, "a", &original);
     add(&index, &writer, "c", &other);
@@ -205,7 +211,7 @@ fn flag_replace_and_groups_follow_the_verified_rule() {
 
     // Replace: the newer version wins, the shuffle stays.
     let dir = tempfile::tempdir().unwrap();
-    let index = create(dir.path(), settings(Some(Verification::default())));
+    let index = create(dir.path(), settings(Some(edits())));
     let writer = index.writer(Policy::Replace, MEMORY).unwrap();
     add(&index, &writer, "a", &original);
     add(&index, &writer, "c", &other);
@@ -222,11 +228,11 @@ fn flag_replace_and_groups_follow_the_verified_rule() {
 #[test]
 fn the_signature_is_frozen_and_the_rest_can_change() {
     let dir = tempfile::tempdir().unwrap();
-    create(dir.path(), settings(Some(Verification::default())));
+    create(dir.path(), settings(Some(edits())));
     let open = |settings: DedupSettings| {
         DedupIndex::open_with(Index::open_in_dir(dir.path()).unwrap(), &settings)
     };
-    let changed = Verification::default()
+    let changed = edits()
         .candidate_distance(12)
         .threshold(0.5)
         .score(PairScore::combined());
@@ -234,10 +240,7 @@ fn the_signature_is_frozen_and_the_rest_can_change() {
     assert_eq!(index.settings().get_verification(), Some(&changed));
     for (asked, field) in [
         (settings(None), "verification"),
-        (
-            settings(Some(Verification::default().hashes(64))),
-            "verification.hashes",
-        ),
+        (settings(Some(edits().hashes(64))), "verification.hashes"),
     ] {
         match open(asked) {
             Err(Error::SettingsMismatch { differences }) => {
@@ -256,12 +259,8 @@ fn the_writer_and_the_groups_agree_on_a_corpus_of_edits() {
     // With bands, the default: 32 bands of 4 values; then every candidate within the
     // candidate distance. (Neither count bounds the other: under leader clustering a
     // stricter rule can flag more, a document kept as a reference gathering its own.)
-    writer_and_groups_agree(Verification::default().threshold(0.25));
-    writer_and_groups_agree(
-        Verification::default()
-            .threshold(0.25)
-            .candidates(CandidateStage::Scan),
-    );
+    writer_and_groups_agree(edits().threshold(0.25));
+    writer_and_groups_agree(edits().threshold(0.25).candidates(CandidateStage::Scan));
 }
 
 /// Two implementations of one rule: the writer's lookup with in-memory signatures (half of
@@ -357,7 +356,7 @@ fn the_index_collector_hides_what_verification_matches() {
     let other = shuffled(&original, 23);
     assert!((4..=16).contains(&distance(&original, &copy)));
     let dir = tempfile::tempdir().unwrap();
-    create(dir.path(), settings(Some(Verification::default())));
+    create(dir.path(), settings(Some(edits())));
     // A writer that lets every document in (distance 0, threshold 1): the index then holds
     // an edited copy, as one filled by other means would.
     let open = |verification: Verification| {
@@ -367,7 +366,7 @@ fn the_index_collector_hides_what_verification_matches() {
         )
         .unwrap()
     };
-    let lenient = open(Verification::default().threshold(1.0));
+    let lenient = open(edits().threshold(1.0));
     let writer = lenient
         .writer(Policy::Reject, MEMORY)
         .unwrap()
@@ -382,7 +381,7 @@ fn the_index_collector_hides_what_verification_matches() {
     writer.commit().unwrap();
     drop(writer);
 
-    let index = open(Verification::default());
+    let index = open(edits());
     let searcher = index.index().reader().unwrap().searcher();
     let query = tantivy::query::AllQuery;
     let verified = index.collector(10).search(&searcher, &query).unwrap();
@@ -404,7 +403,7 @@ fn another_distance_keeps_the_documents_added_before_it() {
     // `with_distance` rebuilds the writer's block tables for the new distance; the pending
     // documents must survive it, and the bands must still find the edited copy.
     let dir = tempfile::tempdir().unwrap();
-    let index = create(dir.path(), settings(Some(Verification::default())));
+    let index = create(dir.path(), settings(Some(edits())));
     let original = words(7, 300);
     let copy = edited(&original, 25, 8); // 4% of the words
     let writer = index.writer(Policy::Reject, MEMORY).unwrap();
@@ -427,7 +426,7 @@ fn edited_copies_of_committed_documents_are_found_after_a_reopen() {
     // The reopened writer's band index is built from the committed signatures, segment by
     // segment, and their signatures are read back only when a candidate needs one.
     let dir = tempfile::tempdir().unwrap();
-    let index = create(dir.path(), settings(Some(Verification::default())));
+    let index = create(dir.path(), settings(Some(edits())));
     let originals: Vec<Vec<String>> = (0..40).map(|i| words(300 + i, 200)).collect();
     for chunk in originals.chunks(10) {
         // Four commits: four segments.
@@ -459,9 +458,9 @@ fn edited_copies_of_committed_documents_are_found_after_a_reopen() {
 fn the_rule_is_chosen_at_each_open_and_the_signature_stays() {
     use tantivy_dedup::matching::{MatchRule, VerifyRule};
     let dir = tempfile::tempdir().unwrap();
-    let created = create(dir.path(), settings(Some(Verification::default())));
+    let created = create(dir.path(), settings(Some(edits())));
     assert_eq!(created.rule().distance, 3);
-    assert_eq!(created.rule().verify, Some(VerifyRule::default()));
+    assert_eq!(created.rule().verify, Some(edits().rule()));
     // Another rule: another distance, threshold and candidate stage, the same signatures.
     let rule = MatchRule {
         distance: 5,
@@ -471,7 +470,7 @@ fn the_rule_is_chosen_at_each_open_and_the_signature_stays() {
             ..VerifyRule::default()
         }),
     };
-    let asked = settings(Some(Verification::default())).with_rule(rule);
+    let asked = settings(Some(edits())).with_rule(rule);
     let reopened = DedupIndex::open_with(Index::open_in_dir(dir.path()).unwrap(), &asked).unwrap();
     assert_eq!(reopened.rule(), rule);
     assert_eq!(reopened.distance(), 5);
@@ -479,7 +478,7 @@ fn the_rule_is_chosen_at_each_open_and_the_signature_stays() {
     let plain = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
     assert_eq!(plain.rule(), created.rule());
     // A stored setting is no rule: other signatures are refused by name.
-    let other = settings(Some(Verification::default().hashes(64)));
+    let other = settings(Some(edits().hashes(64)));
     match DedupIndex::open_with(Index::open_in_dir(dir.path()).unwrap(), &other) {
         Err(Error::SettingsMismatch { differences }) => {
             let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use tantivy_dedup::lookup::band_rows_for;
 use tantivy_dedup::plugin::{
-    CandidateStage, DedupSettings, MatchingSettings, PairScore, Verification,
+    CandidateStage, DedupSettings, MatchingSettings, PairScore, Preset, Verification,
 };
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
 use tantivy_dedup::FingerprintConfig;
@@ -204,17 +204,26 @@ impl FingerprintOptions {
 /// fingerprints (docs/PARAMETERS.md).
 #[derive(Args, Debug, Clone, Default)]
 pub struct VerifyOptions {
-    /// Create the index with two-stage matching, as by default: a pair within
-    /// --candidate-distance bits that shares a band is a near-duplicate when its signatures'
-    /// Jaccard estimate reaches --threshold (a pair within --distance bits is one anyway).
+    /// Create the index with two-stage matching, as by default: a pair within --distance
+    /// bits, or within --candidate-distance bits sharing a band, is a near-duplicate when
+    /// its signatures' Jaccard estimate reaches --threshold (the signatures decide: two
+    /// reports of one frame with other figures, a bit apart, stay apart).
     #[arg(long, help_heading = "Two-stage matching")]
     verify: bool,
     /// Create the index without two-stage matching: fingerprints alone, within --distance
     /// bits (no signatures: faster to ingest, and no bands in the writer's memory, but edits
     /// of more than 1 to 2% go unnoticed; docs/BENCHMARKS.md has the costs). Only at
     /// creation: an index keeps the choice it was created with.
-    #[arg(long, help_heading = "Two-stage matching", conflicts_with_all = ["verify", "candidate_distance", "band_rows", "threshold", "score"])]
+    #[arg(long, help_heading = "Two-stage matching", conflicts_with_all = ["verify", "candidate_distance", "band_rows", "threshold", "score", "preset"])]
     no_verify: bool,
+    /// Two-stage matching of a preset: news (precision first, as a new index has it by
+    /// default: reports of one frame with other figures stay apart) or rewrites (recall
+    /// first, for plagiarism, textbook editions and paraphrase: texts sharing a fifth of
+    /// their shingles are near, template pages of one site too). docs/PARAMETERS.md gives
+    /// each one's precision and recall. For an existing index, its rule for this run. The
+    /// options below given beside it override it. Implies --verify for a new index.
+    #[arg(long, value_enum, help_heading = "Two-stage matching")]
+    preset: Option<PresetArg>,
     /// Loose distance of the candidates, 0 to 64 [default: the index's, 16 for a new one].
     /// Implies --verify for a new index.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(0..=64), help_heading = "Two-stage matching")]
@@ -223,12 +232,12 @@ pub struct VerifyOptions {
     /// candidate when its signatures agree on all R values of one band; 0 takes every pair
     /// within --candidate-distance instead (exact, but a scan of the index per document)
     /// [default: with --threshold, the rows whose S-curve suits it (2 up to about 0.3, 4 at
-    /// 0.55; docs/PARAMETERS.md); else the index's, 4 (32 bands) for a new one]. Implies
+    /// 0.55, 9 at 0.8; docs/PARAMETERS.md); else the index's, 9 (14 bands) for a new one]. Implies
     /// --verify for a new index.
     #[arg(long, value_name = "R", help_heading = "Two-stage matching")]
     band_rows: Option<usize>,
     /// Jaccard estimate at or above which a candidate is a near-duplicate, 0 to 1
-    /// [default: the index's, 0.55 for a new one]. Implies --verify for a new index.
+    /// [default: the index's, 0.8 for a new one]. Implies --verify for a new index.
     #[arg(long, value_name = "T", value_parser = threshold, help_heading = "Two-stage matching")]
     threshold: Option<f64>,
     /// How a candidate is scored against --threshold: jaccard (how alike the two texts'
@@ -246,6 +255,24 @@ pub struct VerifyOptions {
     /// index's). Options given beside it override it.
     #[arg(long, value_name = "FILE", help_heading = "Two-stage matching")]
     settings: Option<PathBuf>,
+}
+
+/// A preset of two-stage matching.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PresetArg {
+    /// Precision first: the default.
+    News,
+    /// Recall first: heavy rewrites.
+    Rewrites,
+}
+
+impl From<PresetArg> for Preset {
+    fn from(arg: PresetArg) -> Preset {
+        match arg {
+            PresetArg::News => Preset::News,
+            PresetArg::Rewrites => Preset::Rewrites,
+        }
+    }
 }
 
 /// How a candidate is scored.
@@ -283,6 +310,7 @@ impl VerifyOptions {
             || self.band_rows.is_some()
             || self.threshold.is_some()
             || self.score.is_some()
+            || self.preset.is_some()
     }
 
     /// The settings file given with --settings, read and checked.
@@ -315,6 +343,11 @@ impl VerifyOptions {
             .get_verification()
             .cloned()
             .unwrap_or_else(Verification::default);
+        if let Some(preset) = self.preset {
+            // The preset's rule over the index's signature, which presets do not change.
+            let preset = Preset::from(preset).verification();
+            verification = verification.with_rule(preset.rule());
+        }
         if let Some(k) = self.candidate_distance {
             verification = verification.candidate_distance(k);
         }

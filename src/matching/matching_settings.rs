@@ -94,6 +94,12 @@ impl MatchingSettings {
         self
     }
 
+    /// Two-stage matching of a [`Preset`](super::Preset).
+    #[must_use]
+    pub fn preset(self, preset: super::Preset) -> Self {
+        self.verification(preset.verification())
+    }
+
     /// These settings with what they scored on a sample.
     #[must_use]
     pub fn measured(mut self, measured: impl Into<Option<Measured>>) -> Self {

@@ -11,6 +11,8 @@
 //! * [`Judgement`]: the rule's verdict on one pair, with its [`Reason`].
 //! * [`TextMatcher`]: the rule applied to texts without an index (fingerprints, signatures,
 //!   verdicts), as an index with the same settings computes them.
+//! * [`Preset`]: named verifications for a kind of corpus (`news`, the default;
+//!   `rewrites`).
 //! * [`MatchingSettings`]: the fingerprint config, the distance and the verification, as a
 //!   file of their own (the one `eval --recommend` writes), in settings format
 //!   [`SETTINGS_VERSION`].
@@ -24,6 +26,7 @@ mod candidates;
 mod judgement;
 mod matcher;
 mod matching_settings;
+mod preset;
 mod rule;
 mod settings_version;
 mod text_matcher;
@@ -33,6 +36,7 @@ pub(crate) use candidates::find_candidates;
 pub use judgement::{Judgement, Reason};
 pub(crate) use matcher::{Matcher, Separation};
 pub use matching_settings::{MatchingSettings, Measured};
+pub use preset::{Preset, REWRITES_BAND_ROWS, REWRITES_THRESHOLD};
 pub use rule::{
     check_distance, CandidateStage, MatchRule, PairScore, VerifyRule, DEFAULT_BAND_ROWS,
     DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD,

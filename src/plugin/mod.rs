@@ -88,9 +88,9 @@ pub use writer::{AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy, Prep
 // The verification's settings, where the settings that take them are.
 pub use crate::fingerprint::{KeptBits, ShingleHashing};
 pub use crate::matching::{
-    CandidateStage, MatchRule, MatchingSettings, Measured, PairScore, Verification, VerifyRule,
-    DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES,
-    DEFAULT_THRESHOLD, SETTINGS_VERSION,
+    CandidateStage, MatchRule, MatchingSettings, Measured, PairScore, Preset, Verification,
+    VerifyRule, DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES,
+    DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD, SETTINGS_VERSION,
 };
 
 /// How a candidate pair is scored: renamed [`PairScore`], apart from `tantivy::Score`.

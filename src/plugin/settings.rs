@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::fingerprint::{serialized_differences, ConfigDifference, FingerprintConfig};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
-    check_distance, check_version, MatchRule, MatchingSettings, Verification, VerifyRule,
+    check_distance, check_version, MatchRule, MatchingSettings, Preset, Verification, VerifyRule,
     SETTINGS_VERSION,
 };
 use crate::plugin::columns::DedupFields;
@@ -140,6 +140,14 @@ impl DedupSettings {
     pub fn verification(mut self, verification: impl Into<Option<Verification>>) -> Self {
         self.verification = verification.into();
         self
+    }
+
+    /// Two-stage matching of a [`Preset`]: [`Preset::News`] (the default, precision first)
+    /// or [`Preset::Rewrites`] (recall first). Stored with the index like any other
+    /// verification.
+    #[must_use]
+    pub fn preset(self, preset: Preset) -> Self {
+        self.verification(preset.verification())
     }
 
     /// Weights from `table` instead of jieba's: the table is frozen into the index
@@ -464,6 +472,18 @@ mod tests {
         assert_eq!(verification.get_candidates(), CandidateStage::Scan);
         // And the candidate stage is a runtime setting: no difference to open with.
         assert!(read.differences(&DedupSettings::new(["body"])).is_empty());
+        // Format 5 and earlier: a pair within the distance was near whatever its
+        // signatures said, and such an index keeps that rule until it is asked for another.
+        assert!(current["verification"]["signatures_decide"] == true);
+        let mut format_5 = current.clone();
+        format_5["version"] = 5.into();
+        format_5["verification"]
+            .as_object_mut()
+            .unwrap()
+            .remove("signatures_decide");
+        let read: DedupSettings = serde_json::from_value(format_5).unwrap();
+        assert!(!read.get_verification().unwrap().get_signatures_decide());
+        assert!(!read.rule().verify.unwrap().signatures_decide);
         // Format 2: signatures hashed a shingle's text, and such an index keeps doing so;
         // the hashing is frozen, so asking for the current default names it.
         // Format 3: signatures kept the low bits of each value, and such an index keeps
