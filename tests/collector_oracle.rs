@@ -18,8 +18,8 @@ use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, OwnedValue, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Order, Score, Searcher, TantivyDocument, TantivyError, Term};
 use tantivy_dedup::plugin::{
-    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, PairScore,
-    Verification,
+    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, KeptBits,
+    PairScore, Verification,
 };
 use tantivy_dedup::{Error, Fingerprint};
 
@@ -389,7 +389,9 @@ impl Settings {
         if let Some((candidate_distance, threshold, rows, containment, decide)) = self.verify {
             collector = collector.verification(
                 "signature",
+                // 32-bit values, as the reference compares them.
                 Verification::default()
+                    .kept_bits(KeptBits::High)
                     .hashes(SIGNATURE_VALUES)
                     .candidates(match rows {
                         Some(rows) => CandidateStage::Bands { rows },

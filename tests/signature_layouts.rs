@@ -1,7 +1,8 @@
-//! Indexes made before signatures moved to a u64 field keep them in a bytes field, and
-//! indexes of settings format 4 and earlier one signature value a column value, where later
-//! ones keep two: such an index opens, takes new documents in its own layout, and judges
-//! and searches exactly as an index made now does with the same documents.
+//! Indexes made before signatures moved to a u64 field keep them in a bytes field, indexes
+//! of settings format 4 and earlier one signature value a column value, and those of
+//! formats 5 and 6 two, where indexes made now keep eight values of a byte: such an index
+//! opens, takes new documents in its own layout, and judges and searches exactly as an
+//! index made now keeping the same bits does with the same documents.
 
 mod support;
 
@@ -10,17 +11,19 @@ use tantivy::query::QueryParser;
 use tantivy::schema::{BytesOptions, NumericOptions, Schema, FAST, INDEXED, STORED, STRING};
 use tantivy::{doc, Index};
 use tantivy_dedup::plugin::{
-    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, Policy,
+    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, KeptBits, Policy,
     Verification, CONTENT_FIELD, FINGERPRINT_FIELD, SEQUENCE_FIELD, SETTINGS_FILE, SIGNATURE_FIELD,
 };
 
 const MEMORY: usize = 15_000_000;
 
 /// The settings of the index: two-stage matching at 0.55 with bands of 4, under which the
-/// corpus's edited copies are verified near-duplicates (the default 0.8 finds fewer).
-fn settings() -> DedupSettings {
+/// corpus's edited copies are verified near-duplicates (the default 0.8 finds fewer), the
+/// signatures keeping `bits`.
+fn settings(bits: KeptBits) -> DedupSettings {
     DedupSettings::new(["body"]).key_field("url").verification(
         Verification::default()
+            .kept_bits(bits)
             .threshold(0.55)
             .candidates(CandidateStage::Bands { rows: 4 }),
     )
@@ -44,7 +47,9 @@ fn schema_with_bytes_signatures() -> Schema {
 fn schema_of_now() -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
-    settings().add_fields(&mut schema).unwrap();
+    settings(KeptBits::default())
+        .add_fields(&mut schema)
+        .unwrap();
     schema.build()
 }
 
@@ -85,11 +90,16 @@ fn corpus() -> Vec<(String, String)> {
 /// document again with an `IndexWriter` of its own, filled by `fill_document`. Returns every
 /// outcome of the first pass, the groups (shown and hidden keys, sorted) of a search, and
 /// the count of column values of every document's signature, each count once. The settings
-/// file is rewritten as of `format` when one is given (an index made by an older build).
-fn run(schema: Schema, format: Option<u32>) -> (Vec<String>, Vec<Vec<String>>, Vec<u32>) {
+/// file is rewritten as of `format` when one is given (an index made by an older build),
+/// the signatures keeping `bits`.
+fn run(
+    schema: Schema,
+    format: Option<u32>,
+    bits: KeptBits,
+) -> (Vec<String>, Vec<Vec<String>>, Vec<u32>) {
     let dir = tempfile::tempdir().unwrap();
     let index = Index::create_in_dir(dir.path(), schema).unwrap();
-    DedupIndex::create(index, settings()).unwrap();
+    DedupIndex::create(index, settings(bits)).unwrap();
     if let Some(format) = format {
         let path = dir.path().join(SETTINGS_FILE);
         let mut json: serde_json::Value =
@@ -186,13 +196,16 @@ fn run(schema: Schema, format: Option<u32>) -> (Vec<String>, Vec<Vec<String>>, V
 
 #[test]
 fn indexes_of_earlier_formats_work_as_one_made_now() {
-    let (new_outcomes, new_hits, widths) = run(schema_of_now(), None);
-    // Two signature values a column value: 64 for the default 128.
+    // Eight values of a byte a column value: 16 for the default 128.
+    let (byte_outcomes, byte_hits, widths) = run(schema_of_now(), None, KeptBits::LowByte);
+    assert_eq!(widths, [16]);
+    // Two 32-bit values a column value, as formats 5 and 6 write: 64.
+    let (new_outcomes, new_hits, widths) = run(schema_of_now(), None, KeptBits::High);
     assert_eq!(widths, [64]);
-    let (old_outcomes, old_hits, _) = run(schema_with_bytes_signatures(), Some(1));
+    let (old_outcomes, old_hits, _) = run(schema_with_bytes_signatures(), Some(1), KeptBits::High);
     assert_eq!(old_outcomes, new_outcomes);
     assert_eq!(old_hits, new_hits);
-    let (old_outcomes, old_hits, widths) = run(schema_of_now(), Some(4));
+    let (old_outcomes, old_hits, widths) = run(schema_of_now(), Some(4), KeptBits::High);
     assert_eq!(widths, [128]);
     assert_eq!(old_outcomes, new_outcomes);
     assert_eq!(old_hits, new_hits);
@@ -206,5 +219,20 @@ fn indexes_of_earlier_formats_work_as_one_made_now() {
     assert!(
         new_outcomes.iter().any(|o| o.contains("Some(")),
         "some rejected by signature: {new_outcomes:#?}"
+    );
+    // A byte a value judges as 32 bits do, up to the estimates' noise: the same groups,
+    // with at most a pair near the threshold apart.
+    let rejected_by_bytes = byte_outcomes
+        .iter()
+        .filter(|o| !o.contains("added"))
+        .count();
+    assert!(
+        rejected.abs_diff(rejected_by_bytes) <= 1,
+        "{rejected} and {rejected_by_bytes}"
+    );
+    let shared = byte_hits.iter().filter(|g| new_hits.contains(g)).count();
+    assert!(
+        shared + 1 >= new_hits.len(),
+        "{byte_hits:?} against {new_hits:?}"
     );
 }

@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use tantivy::Index;
 use tantivy_dedup::corpus::{self, corpus_settings, CorpusIndex};
-use tantivy_dedup::plugin::{DedupSettings, MatchingSettings};
+use tantivy_dedup::plugin::{DedupSettings, KeptBits, MatchingSettings, PairScore};
 use tantivy_dedup::Error;
 
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
@@ -33,7 +33,15 @@ fn new_settings(
     verify: &VerifyOptions,
     file: Option<&MatchingSettings>,
 ) -> DedupSettings {
-    let settings = verify.apply(corpus_settings(), file);
+    let mut settings = verify.apply(corpus_settings(), file);
+    if let Some(verification) = settings.get_verification() {
+        if verification.get_score() == PairScore::Containment {
+            // Containment estimates the sets' sizes from the minima's high bits, which the
+            // index must keep from its creation on.
+            let kept = verification.clone().kept_bits(KeptBits::High);
+            settings = settings.verification(kept);
+        }
+    }
     let config = options.config_over(settings.get_fingerprint().clone());
     let settings = settings.fingerprint(config);
     match distance {

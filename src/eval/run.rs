@@ -232,19 +232,25 @@ fn verify_all(
     options: &EvalOptions,
 ) -> Result<Vec<VerifyResult>> {
     let minhasher = MinHasher::new(options.minhash_k, entry.config.get_seed())?;
-    let signer = Signer::new(
-        SimHasher::new(&entry.config)?,
-        ChineseDictionary::default(),
-        options.shingles,
-        options.minhash_k,
-        ShingleHashing::default(),
-        KeptBits::default(),
-    )?;
-    let shingle_signatures: Vec<Signature> = set
-        .texts()
-        .par_iter()
-        .map(|text| signer.sign(text))
-        .collect();
+    // The signatures of a new index (a byte a value), and of 32 bits for containment,
+    // which estimates the sets' sizes from them.
+    let sign_all = |bits: KeptBits| -> Result<Vec<Signature>> {
+        let signer = Signer::new(
+            SimHasher::new(&entry.config)?,
+            ChineseDictionary::default(),
+            options.shingles,
+            options.minhash_k,
+            ShingleHashing::default(),
+            bits,
+        )?;
+        Ok(set
+            .texts()
+            .par_iter()
+            .map(|text| signer.sign(text))
+            .collect())
+    };
+    let shingle_signatures = sign_all(KeptBits::default())?;
+    let high_signatures = sign_all(KeptBits::High)?;
     let meta_signatures: Option<Vec<MinHashSignature>> = set.has_meta().then(|| {
         set.meta()
             .par_iter()
@@ -264,6 +270,7 @@ fn verify_all(
             jaccard(
                 shingle_signatures[p.a as usize].values(),
                 shingle_signatures[p.b as usize].values(),
+                KeptBits::default(),
             )
         };
         let meta_jaccard = |signatures: &[MinHashSignature], p: &NearPair| {
@@ -275,7 +282,12 @@ fn verify_all(
         // strength is the highest threshold at which the rule keeps it, its score (the
         // signatures decide within the default k too).
         let rule = |candidates: CandidateStage, score: PairScore| {
+            let bits = match score {
+                PairScore::Containment => KeptBits::High,
+                _ => KeptBits::default(),
+            };
             let verification = Verification::default()
+                .kept_bits(bits)
                 .shingles(options.shingles)
                 .hashes(options.minhash_k)
                 .candidates(candidates)
@@ -283,12 +295,12 @@ fn verify_all(
                 .score(score);
             Matcher::new(options.default_k, Some(&verification))
         };
-        let plugin_score = |matcher: &Matcher, p: &NearPair| {
+        let plugin_score = |matcher: &Matcher, signatures: &[Signature], p: &NearPair| {
             matcher
                 .strength(
                     p.distance,
-                    Some(shingle_signatures[p.a as usize].values()),
-                    Some(shingle_signatures[p.b as usize].values()),
+                    Some(signatures[p.a as usize].values()),
+                    Some(signatures[p.b as usize].values()),
                 )
                 .map(|strength| strength.min(2.0))
         };
@@ -310,8 +322,8 @@ fn verify_all(
                 None,
                 all(&|p: &NearPair| {
                     overlap(
-                        shingle_signatures[p.a as usize].values(),
-                        shingle_signatures[p.b as usize].values(),
+                        high_signatures[p.a as usize].values(),
+                        high_signatures[p.b as usize].values(),
                     )
                 }),
             ),
@@ -333,9 +345,13 @@ fn verify_all(
             }
         }
         for (method, band_rows, matcher) in matchers {
+            let signatures = match method {
+                "plugin-containment" => &high_signatures,
+                _ => &shingle_signatures,
+            };
             let strengths: Vec<Option<f64>> = candidates
                 .iter()
-                .map(|p| plugin_score(&matcher, p))
+                .map(|p| plugin_score(&matcher, signatures, p))
                 .collect();
             // Every candidate is kept by the scan (borrowed, not copied: millions of pairs
             // on the edit sets); with bands, a pair that shares none is kept at no threshold.

@@ -5,7 +5,7 @@
 //! as Manku et al. found for web pages). A [`MinHasher`] summarizes a set of strings (tags,
 //! keywords, references) so that the Jaccard similarity of two sets can be estimated, and
 //! [`combined_similarity`] mixes both as the "improved SimHash" paper does. The signatures
-//! of two-stage matching (a text's shingles, one permutation MinHash, 32 bits a value) are
+//! of two-stage matching (a text's shingles, one permutation MinHash, a byte or 32 bits a value) are
 //! made here too, beside the fingerprint, from one walk over the text.
 
 mod accumulator;

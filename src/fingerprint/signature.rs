@@ -1,10 +1,11 @@
 //! [`Signature`]: a positional MinHash signature (one permutation hashing, Li, Owen and
-//! Zhang 2012) in its compact form, 32 bits a value: what two-stage matching compares after
-//! the fingerprints, and what an index stores beside each fingerprint.
+//! Zhang 2012) in its compact form, 32 or 8 bits a value: what two-stage matching compares
+//! after the fingerprints, and what an index stores beside each fingerprint.
 
-/// 32 bits of each value of a positional MinHash signature (one value per bin or per hash
-/// function), the half [`KeptBits`] says. Two different minima agree on either half with
-/// probability about 2^-32: nothing next to the estimate's own error, at half the memory.
+/// The bits of each value of a positional MinHash signature (one value per bin or per hash
+/// function) that [`KeptBits`] says, in a `u32` each. Two different minima agree on 32 bits
+/// with probability about 2^-32, nothing next to the estimate's own error; on 8 bits with
+/// probability 1/256, which [`KeptBits::jaccard`] takes out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Signature(Box<[u32]>);
 
@@ -65,13 +66,14 @@ pub(crate) fn equal_positions<T: PartialEq>(a: &[T], b: &[T]) -> usize {
         .sum()
 }
 
-/// The fraction of equal positions of two signatures' values: their Jaccard estimate. 0
-/// when either is the signature of an empty set (no shingles is no evidence).
-pub(crate) fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+/// The Jaccard estimate of two signatures' values keeping `bits`: from the fraction of
+/// their equal positions, less the chance agreements of few bits ([`KeptBits::jaccard`]).
+/// 0 when either is the signature of an empty set (no shingles is no evidence).
+pub(crate) fn jaccard(a: &[u32], b: &[u32], bits: KeptBits) -> f64 {
     if is_empty_set(a) || is_empty_set(b) {
         return 0.0;
     }
-    equal_positions(a, b) as f64 / a.len() as f64
+    bits.jaccard(equal_positions(a, b) as f64 / a.len() as f64)
 }
 
 /// True when two signatures agree on every value of at least one band of `rows` values:
@@ -140,7 +142,7 @@ fn distinct_values(values: &[u32]) -> usize {
 /// With the Jaccard estimate `J` and the sizes, `|A ∩ B| = J (|A| + |B|) / (1 + J)`. 0 when
 /// either set is empty.
 pub fn overlap(a: &[u32], b: &[u32]) -> f64 {
-    let j = jaccard(a, b);
+    let j = jaccard(a, b, KeptBits::High);
     if j == 0.0 {
         return 0.0;
     }
@@ -164,10 +166,14 @@ mod tests {
     #[test]
     fn estimates_count_equal_positions_and_empty_sets_match_nothing() {
         let a = [1, 2, 3, 4];
-        assert_eq!(jaccard(&a, &[1, 2, 9, 9]), 0.5);
-        assert_eq!(jaccard(&a, &a), 1.0);
+        assert_eq!(jaccard(&a, &[1, 2, 9, 9], KeptBits::High), 0.5);
+        assert_eq!(jaccard(&a, &a, KeptBits::LowByte), 1.0);
         let empty = [EMPTY; 4];
-        assert_eq!(jaccard(&empty, &empty), 0.0, "no shingles is no evidence");
+        assert_eq!(
+            jaccard(&empty, &empty, KeptBits::High),
+            0.0,
+            "no shingles is no evidence"
+        );
         assert!(!shares_band(&empty, &empty, 2));
         assert!(shares_band(&a, &[1, 2, 9, 9], 2));
         assert!(
@@ -225,7 +231,7 @@ mod tests {
     fn a_set_inside_a_larger_one_overlaps_it_whole() {
         // An article of 800 shingles inside a page of 4,000: Jaccard 0.2, overlap 1.
         let (article, page) = (signature_of(1_000..1_800), signature_of(0..4_000));
-        assert!(jaccard(&article, &page) < 0.3);
+        assert!(jaccard(&article, &page, KeptBits::High) < 0.3);
         assert!(
             overlap(&article, &page) > 0.8,
             "{}",

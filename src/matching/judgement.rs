@@ -2,7 +2,7 @@
 //! two texts near-duplicates under this index's rule, and why?"
 
 use super::matcher::Matcher;
-use crate::fingerprint::{is_empty_set, jaccard, shares_band};
+use crate::fingerprint::{is_empty_set, shares_band};
 
 /// The verdict of a matching rule on two texts, with the measurements behind it (see
 /// [`DedupIndex::judge`](crate::plugin::DedupIndex::judge)).
@@ -72,7 +72,7 @@ impl Matcher {
         a: Option<&[u32]>,
         b: Option<&[u32]>,
     ) -> Judgement {
-        let jaccard = a.zip(b).map(|(a, b)| jaccard(a, b));
+        let jaccard = a.zip(b).map(|(a, b)| self.jaccard(a, b));
         let judgement = |near, reason| Judgement {
             near,
             distance,
@@ -125,6 +125,7 @@ impl Matcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fingerprint::KeptBits;
     use crate::matching::{CandidateStage, Verification};
 
     proptest::proptest! {
@@ -146,6 +147,7 @@ mod tests {
                 CandidateStage::Scan
             };
             let verification = Verification::default()
+                    .kept_bits(KeptBits::High)
                 .hashes(8)
                 .candidates(stage)
                 .threshold(threshold)
@@ -165,6 +167,7 @@ mod tests {
             3,
             Some(
                 &Verification::default()
+                    .kept_bits(KeptBits::High)
                     .hashes(4)
                     .candidates(CandidateStage::Bands { rows: 2 })
                     .signatures_decide(false),
@@ -202,6 +205,7 @@ mod tests {
             3,
             Some(
                 &Verification::default()
+                    .kept_bits(KeptBits::High)
                     .hashes(4)
                     .candidates(CandidateStage::Bands { rows: 2 }),
             ),

@@ -3,7 +3,7 @@
 
 use super::rule::PairScore;
 use super::Verification;
-use crate::fingerprint::{equal_positions, is_empty_set, shares_band};
+use crate::fingerprint::{equal_positions, is_empty_set, jaccard, shares_band, KeptBits};
 
 /// A pair the rule calls near-duplicates.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,6 +32,8 @@ struct Rule {
     bands: Option<(usize, usize)>,
     /// Whether pairs within the distance are judged by their signatures too.
     decides: bool,
+    /// The bits the signatures keep of each value, on which their Jaccard estimate depends.
+    bits: KeptBits,
 }
 
 impl Matcher {
@@ -45,6 +47,7 @@ impl Matcher {
                 score: v.get_score(),
                 bands: v.get_bands(),
                 decides: v.get_signatures_decide(),
+                bits: v.get_kept_bits(),
             }),
         }
     }
@@ -125,7 +128,7 @@ impl Matcher {
                 (Some(rule), Some(a), Some(b))
                     if rule.decides && !is_empty_set(a) && !is_empty_set(b) =>
                 {
-                    rule.score.of_signatures(distance, a, b)
+                    rule.score.of_signatures(distance, a, b, rule.bits)
                 }
                 // No signature to decide by: the distance alone, as well as it can be judged.
                 _ => f64::INFINITY,
@@ -141,7 +144,7 @@ impl Matcher {
                 return None;
             }
         }
-        Some(rule.score.of_signatures(distance, a, b))
+        Some(rule.score.of_signatures(distance, a, b, rule.bits))
     }
 
     /// The test of whether no document can be a near-duplicate of both of two documents
@@ -196,7 +199,11 @@ impl Matcher {
         // score does not fall as the agreement grows.
         let nearest = if rule.decides { 0 } else { self.distance + 1 };
         let reaches = |equal: usize| {
-            let jaccard = if n == 0 { 0.0 } else { equal as f64 / n as f64 };
+            let jaccard = if n == 0 {
+                0.0
+            } else {
+                rule.bits.jaccard(equal as f64 / n as f64)
+            };
             rule.score.of(nearest, jaccard) >= rule.threshold
         };
         Some((0..=n).find(|&equal| reaches(equal)).unwrap_or(n + 1))
@@ -206,7 +213,14 @@ impl Matcher {
     /// signatures are given.
     fn score(&self, distance: u32, a: Option<&[u32]>, b: Option<&[u32]>) -> Option<f64> {
         let rule = self.verify.filter(|_| distance <= self.reach())?;
-        Some(rule.score.of_signatures(distance, a?, b?))
+        Some(rule.score.of_signatures(distance, a?, b?, rule.bits))
+    }
+
+    /// The Jaccard estimate of two signatures of the rule's index (of 32-bit values when
+    /// the rule does not verify): what reports give as a pair's similarity.
+    pub fn jaccard(&self, a: &[u32], b: &[u32]) -> f64 {
+        let bits = self.verify.map_or(KeptBits::High, |rule| rule.bits);
+        jaccard(a, b, bits)
     }
 }
 
@@ -283,7 +297,9 @@ mod tests {
 
     /// Verification with every candidate within the distance, to test the scores alone.
     fn scan() -> Verification {
-        Verification::default().candidates(CandidateStage::Scan)
+        Verification::default()
+            .kept_bits(KeptBits::High)
+            .candidates(CandidateStage::Scan)
     }
 
     #[test]
@@ -318,6 +334,7 @@ mod tests {
             3,
             Some(
                 &Verification::default()
+                    .kept_bits(KeptBits::High)
                     .hashes(4)
                     .candidates(CandidateStage::Bands { rows: 2 })
                     .threshold(0.5),
@@ -327,6 +344,21 @@ mod tests {
             banded.judge(2, Some(&a), Some(&[1, 9, 3, 9])),
             near(Some(0.5))
         );
+    }
+
+    #[test]
+    fn a_byte_a_value_needs_the_chance_agreements_beyond_the_threshold() {
+        // 128 values of a byte: a pair reaches 0.5 on 65 equal values, not 64, since 1 in
+        // 256 of the others agree by chance.
+        let byte = scan().kept_bits(KeptBits::LowByte).threshold(0.5);
+        let matcher = Matcher::new(3, Some(&byte));
+        assert_eq!(matcher.least_agreement(128), Some(65));
+        let a: Vec<u32> = (0..128).map(|i| i % 256).collect();
+        let mut b = a.clone();
+        b[64..].iter_mut().for_each(|v| *v += 1);
+        let score = matcher.strength(0, Some(&a), Some(&b)).unwrap();
+        assert!(score < 0.5, "{score}");
+        assert_eq!(matcher.jaccard(&a, &a), 1.0);
     }
 
     #[test]
@@ -364,6 +396,7 @@ mod tests {
     #[test]
     fn with_bands_a_verified_pair_shares_a_band() {
         let verification = Verification::default()
+            .kept_bits(KeptBits::High)
             .hashes(5)
             .candidates(CandidateStage::Bands { rows: 2 })
             .threshold(0.4)
@@ -429,6 +462,7 @@ mod tests {
             decide in proptest::bool::ANY,
         ) {
             let verification = Verification::default()
+                    .kept_bits(KeptBits::High)
                 .hashes(8)
                 .candidate_distance(3)
                 .signatures_decide(decide);
@@ -460,7 +494,12 @@ mod tests {
     fn unrelated_signatures_separate_what_the_fingerprints_cannot() {
         let matcher = Matcher::new(
             3,
-            Some(&Verification::default().hashes(4).signatures_decide(false)),
+            Some(
+                &Verification::default()
+                    .kept_bits(KeptBits::High)
+                    .hashes(4)
+                    .signatures_decide(false),
+            ),
         );
         let separation = matcher.separation(4);
         let (a, b) = ([1, 2, 3, 4], [5, 6, 7, 8]);
@@ -485,7 +524,11 @@ mod tests {
         );
         // When the signatures decide, they separate two signed documents from twice k on;
         // one without a signature still only beyond k plus the reach.
-        let deciding = Matcher::new(3, Some(&Verification::default().hashes(4))).separation(4);
+        let deciding = Matcher::new(
+            3,
+            Some(&Verification::default().kept_bits(KeptBits::High).hashes(4)),
+        )
+        .separation(4);
         assert!(deciding.needs_signatures(7) && !deciding.needs_signatures(6));
         assert!(deciding.separates(7, Some(&a), Some(&b)));
         assert!(!deciding.separates(7, Some(&a), Some(&a)));

@@ -44,4 +44,4 @@ pub use rule::{
 pub use settings_version::SETTINGS_VERSION;
 pub(crate) use settings_version::{check_version, check_version_of};
 pub use text_matcher::TextMatcher;
-pub use verification::{Verification, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES};
+pub use verification::{Verification, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES, MIN_BYTE_HASHES};

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::fingerprint::{combined_similarity, jaccard, overlap, DEFAULT_MU, FINGERPRINT_BITS};
+use crate::fingerprint::{
+    combined_similarity, jaccard, overlap, KeptBits, DEFAULT_MU, FINGERPRINT_BITS,
+};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 
 /// Default candidate distance of the first stage: 16 bits, where SimHash still finds 95% of
@@ -102,11 +104,12 @@ impl PairScore {
         }
     }
 
-    /// The score of a pair at Hamming `distance` with signatures `a` and `b`.
-    pub(crate) fn of_signatures(self, distance: u32, a: &[u32], b: &[u32]) -> f64 {
+    /// The score of a pair at Hamming `distance` with signatures `a` and `b`, keeping
+    /// `bits` of their values.
+    pub(crate) fn of_signatures(self, distance: u32, a: &[u32], b: &[u32], bits: KeptBits) -> f64 {
         match self {
             PairScore::Containment => overlap(a, b),
-            _ => self.of(distance, jaccard(a, b)),
+            _ => self.of(distance, jaccard(a, b, bits)),
         }
     }
 }

@@ -34,7 +34,12 @@ use crate::error::{Error, Result};
 /// ([`VerifyRule::signatures_decide`](super::VerifyRule::signatures_decide)), those within
 /// the distance too; files of format 5 and earlier read as calling every pair within the
 /// distance near, as those indexes did, and keep doing so until their rule is changed.
-pub const SETTINGS_VERSION: u32 = 6;
+///
+/// Format 7: signatures keep a byte a value
+/// ([`KeptBits::LowByte`](crate::fingerprint::KeptBits::LowByte), the default), eight to a
+/// value of the u64 signature field: a quarter of the space. Files of earlier formats name
+/// the bits their signatures keep, and those indexes keep them.
+pub const SETTINGS_VERSION: u32 = 7;
 
 /// Checks that a settings file of format `version` can be read by this crate.
 ///

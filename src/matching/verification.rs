@@ -33,6 +33,11 @@ pub const DEFAULT_SHINGLES: FeatureKind = FeatureKind::ScriptShingles { words: 2
 /// similarity of 0.3).
 pub const DEFAULT_SIGNATURE_HASHES: usize = 128;
 
+/// The fewest values of a signature of [`KeptBits::LowByte`]: with fewer, its stored form
+/// would have as many column values as another form's, which a read tells apart by that
+/// count.
+pub const MIN_BYTE_HASHES: usize = 3;
+
 /// Two-stage matching settings of an index (see
 /// [`DedupSettings::verification`](crate::plugin::DedupSettings::verification)).
 ///
@@ -77,7 +82,7 @@ impl Default for Verification {
             shingles: DEFAULT_SHINGLES,
             hashes: DEFAULT_SIGNATURE_HASHES,
             shingle_hashing: ShingleHashing::Words,
-            kept_bits: KeptBits::High,
+            kept_bits: KeptBits::LowByte,
             rule: VerifyRule::default(),
         }
     }
@@ -168,6 +173,7 @@ impl Verification {
     /// threshold. What `--score containment` takes for the options it is not given.
     pub fn containment() -> Verification {
         Verification::default()
+            .kept_bits(KeptBits::High)
             .score(PairScore::Containment)
             .candidates(CandidateStage::Bands { rows: 2 })
             .candidate_distance(FINGERPRINT_BITS)
@@ -200,10 +206,12 @@ impl Verification {
         self
     }
 
-    /// Which half of each value's bits the signature keeps. Default [`KeptBits::High`],
-    /// with which a signature also estimates its set's size, as
-    /// [`PairScore::Containment`] needs; an index created by a tantivy-dedup whose settings
-    /// format was 3 or earlier keeps [`KeptBits::Low`] (its settings say so when read back).
+    /// Which bits of each value the signature keeps. Default [`KeptBits::LowByte`], a byte
+    /// a value (128 bytes a signature by default); [`KeptBits::High`] keeps 32 bits, with
+    /// which a signature also estimates its set's size, as [`PairScore::Containment`]
+    /// needs. An index created by a tantivy-dedup whose settings format was 3 or earlier
+    /// keeps [`KeptBits::Low`], one of formats 4 to 6 [`KeptBits::High`] (their settings
+    /// say so when read back).
     #[must_use]
     pub fn kept_bits(mut self, bits: KeptBits) -> Self {
         self.kept_bits = bits;
@@ -337,12 +345,25 @@ impl Verification {
                 format!("{} is not in 1..=4096", self.hashes),
             );
         }
-        if self.rule.score == PairScore::Containment && self.kept_bits != KeptBits::High {
+        if self.rule.score == PairScore::Containment && !self.kept_bits.estimates_size() {
             return invalid(
                 "verification.score",
-                "containment needs signatures that keep the high bits, as indexes created \
-                 with settings format 4 or later do: reindex to use it"
-                    .to_owned(),
+                format!(
+                    "containment needs signatures that keep the high 32 bits (kept_bits \
+                     \"high\"), and this one keeps {}: create the index for containment \
+                     (--score containment at creation) to use it",
+                    serde_json::to_string(&self.kept_bits).unwrap_or_default()
+                ),
+            );
+        }
+        if self.kept_bits == KeptBits::LowByte && self.hashes < MIN_BYTE_HASHES {
+            return invalid(
+                "verification.hashes",
+                format!(
+                    "signatures of a byte a value need at least {MIN_BYTE_HASHES} values, \
+                     not {}",
+                    self.hashes
+                ),
             );
         }
         self.rule.validate(self.hashes)
@@ -388,10 +409,16 @@ mod tests {
             ),
             "verification.score"
         );
-        assert!(Verification::default()
-            .score(PairScore::Containment)
-            .validate()
-            .is_ok());
+        assert!(Verification::containment().validate().is_ok());
+        assert_eq!(
+            name(Verification::default().score(PairScore::Containment)),
+            "verification.score",
+            "a byte a value cannot estimate containment"
+        );
+        assert_eq!(
+            name(Verification::default().hashes(2)),
+            "verification.hashes"
+        );
     }
 
     #[test]

@@ -14,7 +14,6 @@ use super::rank_key::{owned_value, RankKey, KEY_BITS};
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
 use super::segment_hits::{RankedHit, SegmentHits};
 use crate::error::Result;
-use crate::fingerprint::jaccard;
 use crate::matching::Matcher;
 
 /// Which page to cut from the walk, and the rule that hides a hit.
@@ -329,7 +328,7 @@ pub(crate) fn walk(
                         let ours = signature.get(&mut signatures, read)?;
                         (signatures.values(theirs))
                             .zip(signatures.values(ours))
-                            .map(|(a, b)| jaccard(a, b))
+                            .map(|(a, b)| matcher.jaccard(a, b))
                     } else {
                         None
                     };

@@ -210,7 +210,15 @@ impl DedupFields {
             flag,
             signature,
             signature_layout: signature
-                .and_then(|field| SignatureLayout::written(schema, field, settings.get_version()))
+                .zip(settings.get_verification())
+                .and_then(|(field, verification)| {
+                    SignatureLayout::written(
+                        schema,
+                        field,
+                        settings.get_version(),
+                        verification.get_kept_bits(),
+                    )
+                })
                 .unwrap_or(SignatureLayout::Pairs),
             content,
             replaced,

@@ -42,7 +42,9 @@ pub const DUPLICATE_OF_FIELD: &str = "dedup_duplicate_of";
 
 /// The field holding each document's MinHash signature when the settings have a
 /// [`Verification`](crate::matching::Verification): a multi-valued u64 FAST field, the
-/// signature's values in order. Indexes made with settings format 1 have a bytes FAST field
+/// signature's values in order, eight of a byte a column value (settings format 7, the
+/// default), two of 32 bits (formats 5 and 6, and indexes keeping 32 bits), or one (formats
+/// 2 to 4). Indexes made with settings format 1 have a bytes FAST field
 /// instead (4 bytes a value, little-endian), read and written as it is. A document without
 /// a fingerprint has none.
 pub const SIGNATURE_FIELD: &str = "dedup_signature";

@@ -1,7 +1,12 @@
 //! The stored forms of a MinHash [`Signature`] in the [`SIGNATURE_FIELD`] fast field, and
 //! the one column type that reads each of them.
 //!
-//! * **Pairs** (indexes of settings format 5 and later): a multi-valued u64 fast field, one
+//! * **Octets** (signatures keeping a byte a value, [`KeptBits::LowByte`], the default of
+//!   settings format 7): the multi-valued u64 fast field, one column value eight signature
+//!   values, the first in the lowest byte (a last column value of fewer values padded with
+//!   zeros). An empty set's signature is stored as all ones and read back as itself. 16
+//!   column values and 128 bytes a document for the default 128 values.
+//! * **Pairs** (indexes of settings formats 5 and 6): a multi-valued u64 fast field, one
 //!   column value two signature values, the first in the low half (an odd last value
 //!   alone). Half as many values as one a value: tantivy's indexing threads record every
 //!   column value of every document, and 128 of them a document was a tenth of the CPU of
@@ -14,11 +19,13 @@
 //!   signature, which is why later indexes use a u64 field. Read and written in the indexes
 //!   that have it.
 //!
-//! The schema tells a bytes field from a u64 one, and the settings' format which u64 form
-//! an index writes ([`SignatureLayout::written`]). A read tells the two u64 forms apart by
-//! a document's count of column values: a signature of `h` values has `h` of them one a
-//! value and `h.div_ceil(2)` as pairs, two counts that differ from `h = 2` on, and at
-//! `h = 1` the two forms are the same value.
+//! The schema tells a bytes field from a u64 one, and the settings which u64 form an index
+//! writes ([`SignatureLayout::written`]). A read tells the u64 forms apart by a document's
+//! count of column values: a signature of `h` values has `h` of them one a value,
+//! `h.div_ceil(2)` as pairs and `h.div_ceil(8)` as octets, three counts that differ from
+//! `h = 3` on, the fewest values of a signature of a byte a value
+//! ([`MIN_BYTE_HASHES`](crate::plugin::MIN_BYTE_HASHES)). Below, only the two 32-bit forms
+//! exist: their counts differ at `h = 2`, and at `h = 1` they are the same value.
 
 use tantivy::columnar::{BytesColumn, Column, ColumnIndex, RowId};
 use tantivy::schema::{Field, FieldType, Schema};
@@ -26,7 +33,7 @@ use tantivy::{DocId, SegmentReader, TantivyDocument};
 
 use super::SIGNATURE_FIELD;
 use crate::error::{Error, Result};
-use crate::fingerprint::{le_bytes, Signature};
+use crate::fingerprint::{le_bytes, KeptBits, Signature, EMPTY};
 
 /// The first settings format whose indexes store [`SignatureLayout::Pairs`].
 const PAIRS_FROM_FORMAT: u32 = 5;
@@ -34,6 +41,8 @@ const PAIRS_FROM_FORMAT: u32 = 5;
 /// How a signature field stores its signatures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SignatureLayout {
+    /// A multi-valued u64 fast field, eight signature values of a byte a column value.
+    Octets,
     /// A multi-valued u64 fast field, two signature values a column value.
     Pairs,
     /// A multi-valued u64 fast field, one signature value a column value (settings formats
@@ -68,10 +77,16 @@ impl SignatureLayout {
         FieldKind::of(schema, field).is_some()
     }
 
-    /// The layout that an index of settings format `format` writes into `field` of
-    /// `schema`: `None` when the field cannot hold signatures.
-    pub(crate) fn written(schema: &Schema, field: Field, format: u32) -> Option<SignatureLayout> {
+    /// The layout that an index of settings format `format`, whose signatures keep `bits`,
+    /// writes into `field` of `schema`: `None` when the field cannot hold signatures.
+    pub(crate) fn written(
+        schema: &Schema,
+        field: Field,
+        format: u32,
+        bits: KeptBits,
+    ) -> Option<SignatureLayout> {
         FieldKind::of(schema, field).map(|kind| match kind {
+            FieldKind::U64 if bits == KeptBits::LowByte => SignatureLayout::Octets,
             FieldKind::U64 if format >= PAIRS_FROM_FORMAT => SignatureLayout::Pairs,
             FieldKind::U64 => SignatureLayout::Values,
             FieldKind::Bytes => SignatureLayout::Bytes,
@@ -87,6 +102,11 @@ pub(crate) fn add_to(
     signature: &Signature,
 ) {
     match layout {
+        SignatureLayout::Octets => {
+            for octet in signature.values().chunks(8) {
+                document.add_u64(field, octet_value(octet));
+            }
+        }
         SignatureLayout::Pairs => {
             for pair in signature.values().chunks(2) {
                 document.add_u64(field, pair_value(pair));
@@ -108,6 +128,16 @@ pub(crate) fn add_to(
 fn pair_value(pair: &[u32]) -> u64 {
     let high = pair.get(1).copied().unwrap_or(0);
     u64::from(pair[0]) | u64::from(high) << 32
+}
+
+/// The column value of up to eight signature values of a byte each (an empty set's
+/// [`EMPTY`] as all ones): the first in the lowest byte.
+#[inline]
+fn octet_value(octet: &[u32]) -> u64 {
+    octet
+        .iter()
+        .rev()
+        .fold(0, |packed, &value| packed << 8 | u64::from(value & 0xFF))
 }
 
 /// One segment's column of signatures, in any layout.
@@ -194,10 +224,16 @@ impl SignatureColumn {
                     read_values(column, rows.start, out)?;
                 } else if stored == hashes.div_ceil(2) {
                     read_pairs(column, rows.start, out)?;
+                } else if stored == hashes.div_ceil(8) {
+                    read_octets(column, rows.start, out);
                 } else {
                     return Err(decode_error(
                         format!("{stored} values in {SIGNATURE_FIELD}"),
-                        format!("{hashes} (one a value) or {} (two)", hashes.div_ceil(2)),
+                        format!(
+                            "{hashes} (one a value), {} (two) or {} (eight)",
+                            hashes.div_ceil(2),
+                            hashes.div_ceil(8)
+                        ),
                     ));
                 }
                 Ok(true)
@@ -288,6 +324,25 @@ fn read_pairs(column: &Column<u64>, start: RowId, out: &mut [u32]) -> Result<()>
     Ok(())
 }
 
+/// Reads `out.len()` signature values stored eight a column value, a byte each, from row
+/// `start` on; a signature of all ones is an empty set's (a set's own 128 values are all
+/// 255 with probability 2^-1024).
+fn read_octets(column: &Column<u64>, start: RowId, out: &mut [u32]) {
+    let mut chunk = [0u64; CHUNK];
+    for (slots, start) in out.chunks_mut(8 * CHUNK).zip((start..).step_by(CHUNK)) {
+        let values = &mut chunk[..slots.len().div_ceil(8)];
+        column.values.get_range(u64::from(start), values);
+        for (octet, &value) in slots.chunks_mut(8).zip(values.iter()) {
+            for (slot, byte) in octet.iter_mut().zip(value.to_le_bytes()) {
+                *slot = u32::from(byte);
+            }
+        }
+    }
+    if out.iter().all(|&value| value == 0xFF) {
+        out.fill(EMPTY);
+    }
+}
+
 /// Appends the `hashes` values stored as `bytes` to `out`.
 ///
 /// # Errors
@@ -362,7 +417,7 @@ mod tests {
     fn written(layout: SignatureLayout, signatures: &[Option<Vec<u32>>], merge: bool) -> Index {
         let mut schema = Schema::builder();
         let field = match layout {
-            SignatureLayout::Pairs | SignatureLayout::Values => {
+            SignatureLayout::Octets | SignatureLayout::Pairs | SignatureLayout::Values => {
                 schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST)
             }
             SignatureLayout::Bytes => {
@@ -425,6 +480,44 @@ mod tests {
                 assert_eq!(read, written, "{layout:?}, merged: {merge}");
             }
         }
+    }
+
+    #[test]
+    fn octets_keep_bytes_and_empty_sets_through_merges() {
+        // Signatures of a byte a value, 128 of them as by default and 13 (a last column
+        // value of five), an empty set's among them.
+        let bytes = |seed: u32, n: u32| (0..n).map(|i| (i * 37 + seed) % 256).collect();
+        for hashes in [128, 13] {
+            let signatures = vec![
+                Some(bytes(1, hashes)),
+                Some(vec![crate::fingerprint::EMPTY; hashes as usize]),
+                None,
+                Some(bytes(200, hashes)),
+                Some(
+                    vec![255; hashes as usize - 1]
+                        .into_iter()
+                        .chain([0])
+                        .collect(),
+                ),
+            ];
+            for merge in [false, true] {
+                let read = round_trip(SignatureLayout::Octets, &signatures, hashes as usize, merge);
+                let mut read: Vec<_> = read.into_iter().map(Result::unwrap).collect();
+                let mut written = signatures.clone();
+                read.sort();
+                written.sort();
+                assert_eq!(read, written, "{hashes} values, merged: {merge}");
+            }
+        }
+        // A signature of 128 values takes 16 column values.
+        let index = written(SignatureLayout::Octets, &[Some(bytes(3, 128))], false);
+        let searcher = index.reader().unwrap().searcher();
+        let column = searcher.segment_readers()[0]
+            .fast_fields()
+            .column_opt::<u64>(SIGNATURE_FIELD)
+            .unwrap()
+            .unwrap();
+        assert_eq!(column.values.num_vals(), 16);
     }
 
     #[test]
