@@ -273,6 +273,7 @@ fn reported_fingerprint(outcome: &AddOutcome) -> Option<Option<tantivy_dedup::Fi
         | AddOutcome::Flagged { fingerprint, .. }
         | AddOutcome::Replaced { fingerprint, .. } => Some(Some(*fingerprint)),
         AddOutcome::Exists { .. } => None,
+        other => panic!("an outcome this test does not know: {other:?}"),
     }
 }
 

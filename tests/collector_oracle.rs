@@ -322,10 +322,24 @@ fn walk(
     }
     let hits: Vec<DedupHit> = shown.into_iter().skip(settings.offset).collect();
     let hidden_total = hits.iter().map(|h| h.hidden.len()).sum();
+    // The page's hits with a fingerprint and no signature, when the collector verifies.
+    let unverified = match settings.verify {
+        Some(_) => (hits.iter())
+            .filter(|hit| hit.fingerprint.is_some())
+            .map(|hit| hit.address)
+            .chain(
+                hits.iter()
+                    .flat_map(|hit| hit.hidden.iter().map(|h| h.address)),
+            )
+            .filter(|&address| signature(searcher, address).is_none())
+            .count(),
+        None => 0,
+    };
     DedupTopDocs {
         hits,
         hidden_total,
         has_more,
+        unverified,
     }
 }
 

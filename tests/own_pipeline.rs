@@ -1,14 +1,16 @@
 //! An application that indexes with its own `IndexWriter`, as a tantivy user already does:
-//! `DedupIndex::fill_document` gives its documents what a `DedupWriter` would, and an index
-//! whose documents lack their signatures is refused by the index's collector instead of
-//! being searched with weaker deduplication. From a downstream crate's point of view:
-//! public API only.
+//! `DedupIndex::fill_document` gives its documents what a `DedupWriter` would, and documents
+//! that lack their signatures are judged by their fingerprints, counted in each page and
+//! found for mending, not a reason for search to fail. From a downstream crate's point of
+//! view: public API only.
 
 use tantivy::collector::Count;
 use tantivy::query::QueryParser;
 use tantivy::schema::{Schema, FAST, INDEXED, STORED, STRING, TEXT};
 use tantivy::{doc, Index, IndexWriter, TantivyDocument, TantivyError};
-use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings};
+use tantivy_dedup::plugin::{
+    text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy, SEQUENCE_FIELD,
+};
 use tantivy_dedup::Error;
 
 const REPORT: &str = "The city council met on Tuesday evening to discuss the new budget for \
@@ -69,34 +71,114 @@ fn filled_documents_are_judged_as_the_writer_judges_them() -> tantivy::Result<()
 }
 
 #[test]
-fn documents_without_signatures_are_refused_not_searched_weaker() -> tantivy::Result<()> {
+fn documents_without_signatures_are_judged_counted_and_found() -> tantivy::Result<()> {
     let (index, schema) = index();
     let fingerprint_field = schema.get_field("dedup_fingerprint").unwrap();
     let mut writer: IndexWriter = index.index().writer_with_num_threads(1, 15_000_000)?;
-    for (url, body) in [("a", REPORT.to_owned()), ("b", edited())] {
+    for (url, body) in [
+        ("a", REPORT.to_owned()),
+        ("b", REPORT.to_owned()),
+        ("c", edited()),
+    ] {
         // What an application could do before `fill_document`: the fingerprint alone.
         let mut document = page(&schema, url, &body);
         let fingerprint = index.fingerprint_of(&document).unwrap();
         document.add_u64(fingerprint_field, fingerprint.bits());
         writer.add_document(document)?;
     }
+    // One filled document beside them: search goes on over both kinds.
+    let mut filled = page(
+        &schema,
+        "d",
+        "An unrelated note about the weather and the harvest.",
+    );
+    index.fill_document(&mut filled);
+    writer.add_document(filled)?;
     writer.commit()?;
     let searcher = index.index().reader()?.searcher();
     let body = schema.get_field("body").unwrap();
     let query = QueryParser::for_index(index.index(), vec![body]).parse_query("council")?;
-    match index.collector(10).search(&searcher, &*query) {
-        Err(error @ Error::MissingSignatures { documents: 2, .. }) => {
+    // Judged as well as they can be: the exact copy by its fingerprint, the edited one
+    // (beyond k) not at all; each counted.
+    let top = index.collector(10).search(&searcher, &*query).unwrap();
+    assert_eq!(top.hits.len(), 2, "{top:?}");
+    assert_eq!(top.hidden_total, 1, "the exact copy, within k");
+    assert!(top.unverified >= 2, "{top:?}");
+    let direct = searcher.search(&*query, &index.collector(10))?;
+    assert_eq!(direct, top, "tantivy's entry point searches too");
+    // Found, to be mended.
+    let unsigned = index.unsigned_documents(&searcher).unwrap();
+    assert_eq!(unsigned.len(), 3);
+    // Asked for, the strict collector refuses them.
+    match index
+        .collector(10)
+        .require_signatures(true)
+        .search(&searcher, &*query)
+    {
+        Err(error @ Error::MissingSignatures { documents: 3, .. }) => {
             assert!(error.to_string().contains("fill_document"), "{error}")
         }
         other => panic!("expected MissingSignatures, got {other:?}"),
     }
-    match searcher.search(&*query, &index.collector(10)) {
+    match searcher.search(&*query, &index.collector(10).require_signatures(true)) {
         Err(TantivyError::DataCorruption(corruption)) => {
             let message = format!("{corruption:?}");
             assert!(message.contains("no signature"), "{message}");
         }
         other => panic!("expected the refusal, got {other:?}"),
     }
+    Ok(())
+}
+
+#[test]
+fn bulk_imported_documents_are_what_the_writer_would_have_written() -> tantivy::Result<()> {
+    let (index, schema) = index();
+    let texts: Vec<(String, String)> = (0..50)
+        .map(|i| {
+            (
+                format!("u{i}"),
+                format!("{REPORT} Item {i} of the list, number {}.", i * 7919),
+            )
+        })
+        .collect();
+    {
+        let mut writer: IndexWriter = index.index().writer_with_num_threads(1, 15_000_000)?;
+        for (url, body) in &texts {
+            let mut document = page(&schema, url, body);
+            index.fill_document(&mut document);
+            writer.add_document(document)?;
+        }
+        writer.commit()?;
+    }
+    // A resumed crawl through a DedupWriter finds every document there, as it was.
+    let writer = index.writer(Policy::Reject, 15_000_000).unwrap();
+    for (url, body) in &texts {
+        let outcome = writer.add(page(&schema, url, body)).unwrap();
+        assert!(
+            matches!(outcome, AddOutcome::Exists { .. }),
+            "{url}: {outcome:?}"
+        );
+    }
+    // New documents go on after the imported ones in the add order.
+    let outcome = writer
+        .add(page(
+            &schema,
+            "new",
+            "A new page about something else entirely, at length.",
+        ))
+        .unwrap();
+    assert!(matches!(outcome, AddOutcome::Added { .. }), "{outcome:?}");
+    writer.commit().unwrap();
+    let searcher = index.index().reader()?.searcher();
+    let mut sequences = Vec::new();
+    for reader in searcher.segment_readers() {
+        let column = reader.fast_fields().u64(SEQUENCE_FIELD)?;
+        for doc in 0..reader.max_doc() {
+            sequences.push(column.first(doc).expect("every document has its place"));
+        }
+    }
+    sequences.sort_unstable();
+    assert_eq!(sequences, (0..51).collect::<Vec<u64>>());
     Ok(())
 }
 

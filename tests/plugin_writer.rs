@@ -108,6 +108,7 @@ fn status(outcome: &AddOutcome) -> &'static str {
         AddOutcome::Flagged { .. } => "flagged",
         AddOutcome::Replaced { .. } => "replaced",
         AddOutcome::Exists { .. } => "exists",
+        _ => "an outcome this test does not know",
     }
 }
 

@@ -163,3 +163,57 @@ fn search_and_batch_helpers_keep_scopes_apart() {
         .unwrap();
     assert_eq!(of_text.len(), 3);
 }
+
+#[test]
+fn a_facet_scopes_and_a_hand_built_collector_honours_scopes() {
+    use tantivy::schema::{Facet, FacetOptions};
+    use tantivy_dedup::plugin::{DedupCollector, FINGERPRINT_FIELD};
+    let dir = tempfile::tempdir().unwrap();
+    let settings = DedupSettings::new(["body"])
+        .key_field("url")
+        .scope_field("site")
+        .flagging(true);
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", text_field_options());
+    let site = schema.add_facet_field("site", FacetOptions::default());
+    settings.add_fields(&mut schema).unwrap();
+    let index = Index::create_in_dir(dir.path(), schema.build()).unwrap();
+    let index = DedupIndex::create(index, settings).unwrap();
+    let writer = index.writer(Policy::Flag, MEMORY).unwrap();
+    let schema = index.index().schema();
+    let field = |name| schema.get_field(name).unwrap();
+    for (url, facet, body) in [
+        ("a/1", "/site/a.example", ARTICLE.to_owned()),
+        ("b/1", "/site/b.example", copy()),
+        ("a/2", "/site/a.example", copy()),
+    ] {
+        let document = doc!(
+            field("url") => url,
+            field("body") => body,
+            site => Facet::from(facet),
+        );
+        writer.add(document).unwrap();
+    }
+    writer.commit().unwrap();
+    let searcher = writer.searcher();
+    let query = QueryParser::for_index(index.index(), vec![field("body")])
+        .parse_query("council")
+        .unwrap();
+    // The writer kept one site's copy apart from the other's: only a/2 is flagged.
+    let groups = index.duplicate_groups(&searcher, index.distance()).unwrap();
+    assert_eq!(groups.len(), 1);
+    assert_eq!(url_of(&searcher, groups[0].leader), "a/1");
+    // A collector built by hand, without `.scope(..)`, reads the index's scopes.
+    let hand_built = DedupCollector::new(FINGERPRINT_FIELD, 10).distance(index.distance());
+    let page = hand_built.search(&searcher, &*query).unwrap();
+    assert_eq!(page.hits.len(), 2, "one page a site: {page:?}");
+    assert_eq!(page.hidden_total, 1);
+    let through_tantivy = searcher.search(&*query, &hand_built).unwrap();
+    assert_eq!(through_tantivy, page);
+    // Asked to, it lets every site's pages hide each other.
+    let unscoped = hand_built
+        .without_scopes()
+        .search(&searcher, &*query)
+        .unwrap();
+    assert_eq!(unscoped.hits.len(), 1, "{unscoped:?}");
+}

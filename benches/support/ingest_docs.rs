@@ -4,8 +4,11 @@
 
 use std::io::BufRead;
 
-/// `(url, text)` pairs, and where they came from.
-pub fn documents() -> (Vec<(String, String)>, &'static str) {
+/// `(url, text)` pairs, and where they came from: the first 12,000 documents of the JSON
+/// lines file named by `TANTIVY_DEDUP_INGEST_DOCS` when it is set (news-size documents,
+/// for example, from `data/reuters.jsonl`), else English and Chinese text of `data/`, else
+/// copies of the sample corpus.
+pub fn documents() -> (Vec<(String, String)>, String) {
     let read = |path: &str, take: usize| -> Option<Vec<(String, String)>> {
         let file = std::fs::File::open(path).ok()?;
         let docs: Vec<(String, String)> = std::io::BufReader::new(file)
@@ -17,12 +20,19 @@ pub fn documents() -> (Vec<(String, String)>, &'static str) {
             .collect();
         (!docs.is_empty()).then_some(docs)
     };
+    if let Ok(path) = std::env::var("TANTIVY_DEDUP_INGEST_DOCS") {
+        let docs = read(&path, 12_000).unwrap_or_else(|| panic!("no documents in {path}"));
+        return (docs, path);
+    }
     if let (Some(mut english), Some(chinese)) = (
         read("data/english.jsonl", 3000),
         read("data/chinese.jsonl", 1000),
     ) {
         english.extend(chinese);
-        return (english, "data/english.jsonl + data/chinese.jsonl");
+        return (
+            english,
+            "data/english.jsonl + data/chinese.jsonl".to_owned(),
+        );
     }
     let sample = read("samples/corpus.jsonl", usize::MAX).expect("the sample corpus ships");
     let docs = (0..40)
@@ -32,5 +42,5 @@ pub fn documents() -> (Vec<(String, String)>, &'static str) {
                 .map(move |(id, text)| (format!("{id}/{copy}"), format!("copy {copy}\n{text}")))
         })
         .collect();
-    (docs, "samples/corpus.jsonl x 40")
+    (docs, "samples/corpus.jsonl x 40".to_owned())
 }

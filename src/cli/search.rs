@@ -124,6 +124,13 @@ impl SearchCommand {
             }
             print(&out)?;
             note!("{} near-duplicates hidden", hits.hidden_total);
+            if hits.unverified > 0 {
+                note!(
+                    "{} hits have no signature and were judged by their fingerprints alone \
+                     (documents added without the plugin's fields: ingest them again to mend them)",
+                    hits.unverified
+                );
+            }
         }
         Ok(true)
     }

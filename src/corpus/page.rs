@@ -54,6 +54,14 @@ pub struct Page {
     pub hits: Vec<PageHit>,
     /// The number of hits hidden under them.
     pub hidden_total: usize,
+    /// The hits, shown or hidden, judged by their fingerprints alone for want of a
+    /// signature ([`DedupTopDocs::unverified`]); left out of JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unverified: usize,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }
 
 /// What a corpus search shows: a page of `limit` hits after `offset`, flagged copies
@@ -142,6 +150,7 @@ impl CorpusIndex {
         Ok(Page {
             hits,
             hidden_total: page.hidden_total,
+            unverified: page.unverified,
         })
     }
 

@@ -202,6 +202,42 @@ impl DedupIndex {
             })
             .collect())
     }
+
+    /// The alive documents of `searcher` that have a fingerprint and no signature although
+    /// the index verifies, in index order: documents an `IndexWriter` added without
+    /// [`fill_document`](Self::fill_document) (or with the fingerprint alone). Searches and
+    /// the writer judge them by their fingerprints alone
+    /// ([`DedupTopDocs::unverified`](crate::plugin::DedupTopDocs::unverified) counts them
+    /// in a page); to mend them, delete each and add its text again through a
+    /// [`DedupWriter`](crate::plugin::DedupWriter) or `fill_document`. Empty for an index
+    /// without verification.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read;
+    /// [`Error::Decode`](crate::Error::Decode) for a signature of another length.
+    pub fn unsigned_documents(&self, searcher: &Searcher) -> Result<Vec<DocAddress>> {
+        let Some(verification) = self.settings().get_verification() else {
+            return Ok(Vec::new());
+        };
+        let hashes = verification.get_hashes();
+        let signatures = (searcher.segment_readers().iter())
+            .map(|reader| segment_signatures(reader, hashes))
+            .collect::<Result<Vec<_>>>()?;
+        let mut buffer = Vec::with_capacity(hashes);
+        let mut unsigned = Vec::new();
+        for doc in stored_fingerprints(searcher, self.settings())? {
+            let address = doc.address;
+            if !signatures[address.segment_ord as usize].read(
+                address.doc_id,
+                hashes,
+                &mut buffer,
+            )? {
+                unsigned.push(address);
+            }
+        }
+        unsigned.sort_unstable();
+        Ok(unsigned)
+    }
 }
 
 /// Leader clustering of documents in their order, by `matcher`: a document that is a

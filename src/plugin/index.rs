@@ -1,7 +1,7 @@
 //! `DedupIndex`: a tantivy [`Index`] set up for deduplication — its settings checked, its
 //! fields resolved, its tokenizer registered, its [`SimHasher`] built once.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tantivy::directory::error::LockError;
 use tantivy::schema::TantivyDocument;
@@ -10,6 +10,7 @@ use tantivy::{Index, IndexWriter, TantivyError};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature, SimHasher};
 use crate::matching::{Judgement, MatchRule, Matcher, TextMatcher};
+use crate::plugin::columns::stored::next_sequence;
 use crate::plugin::columns::{
     DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SIGNATURE_FIELD,
 };
@@ -57,6 +58,10 @@ struct Inner {
     /// Fingerprints alone, or fingerprints and signatures when the index verifies.
     text: TextMatcher,
     columns: ColumnCache,
+    /// The [`SEQUENCE_FIELD`](crate::plugin::SEQUENCE_FIELD) value of the next document,
+    /// shared by this handle's writers and [`fill_document`](DedupIndex::fill_document):
+    /// read from the index when first needed, so that no number is used twice.
+    next_sequence: Mutex<Option<u64>>,
 }
 
 impl DedupIndex {
@@ -144,6 +149,7 @@ impl DedupIndex {
                 fields,
                 text,
                 columns: ColumnCache::new(),
+                next_sequence: Mutex::new(None),
             }),
         })
     }
@@ -200,24 +206,62 @@ impl DedupIndex {
     }
 
     /// Fills the plugin's fields of `document` for an `IndexWriter` of the application's
-    /// own: its fingerprint and, when the index verifies, its signature, computed from the
-    /// text fields as [`DedupWriter::add`] computes them, its scope hash when the index
-    /// has a [scope field](DedupSettings::scope_field), and, when the index has flag
-    /// fields, the flag of an original. Returns the fingerprint (`None` for a text without
-    /// features, which gets no value).
+    /// own, as [`DedupWriter::add`] fills them: its fingerprint and, when the index
+    /// verifies, its signature, computed from the text fields; the digest of its text when
+    /// the index has a [key field](DedupSettings::key_field) (so that a [`DedupWriter`]
+    /// given the same key and text later finds it there, `Exists`); its place in the add
+    /// order, after every document of the index and of this handle's writers; its scope
+    /// hash when the index has a [scope field](DedupSettings::scope_field); and, when the
+    /// index has flag fields, the flag of an original. Returns the fingerprint (`None` for
+    /// a text without features, which gets no value).
     ///
-    /// Nothing is checked against the index: the document goes in whatever it duplicates,
-    /// and without a place in the writer's add order
-    /// ([`duplicate_groups`](Self::duplicate_groups) takes such documents after the
-    /// writer's, in index order). The collector then judges it as a [`DedupWriter`]'s. Call
-    /// it once per document: the values are added, not replaced.
+    /// Nothing is checked against the index: the document goes in whatever it duplicates.
+    /// The collector then judges it as a [`DedupWriter`]'s. Call it once per document: the
+    /// values are added, not replaced. When the index cannot be read for the add order (a
+    /// damaged segment), the document gets none, and comes after the numbered ones.
     pub fn fill_document(&self, document: &mut TantivyDocument) -> Option<Fingerprint> {
         let fields = self.fields();
-        let (fingerprint, signature) = self.fingerprint_and_signature(&fields.text_of(document));
+        let text = fields.text_of(document);
+        let (fingerprint, signature) = self.fingerprint_and_signature(&text);
+        let version = fields.version_of(&text, fingerprint);
+        drop(text);
         fields.set_fingerprint(document, fingerprint, signature.as_ref());
+        fields.set_version(document, version);
         fields.set_scope(document, fields.scope_of(document));
         fields.set_flag(document, None);
+        if let Ok(sequence) = self.take_sequence() {
+            fields.set_sequence(document, sequence);
+        }
         fingerprint
+    }
+
+    /// The next number of the add order, read from the index the first time.
+    pub(crate) fn take_sequence(&self) -> Result<u64> {
+        let mut next = (self.inner.next_sequence)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let sequence = match *next {
+            Some(sequence) => sequence,
+            None => {
+                let reader = self
+                    .index()
+                    .reader_builder()
+                    .reload_policy(tantivy::ReloadPolicy::Manual)
+                    .try_into()?;
+                next_sequence(&reader.searcher())?
+            }
+        };
+        *next = Some(sequence + 1);
+        Ok(sequence)
+    }
+
+    /// Makes the add order go on after `sequence` at least: a writer's numbers, read from
+    /// its own view of the index.
+    pub(crate) fn reserve_sequences(&self, sequence: u64) {
+        let mut next = (self.inner.next_sequence)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *next = Some(next.map_or(sequence, |n| n.max(sequence)));
     }
 
     /// How this index's rule judges two texts (each the text of a document's fingerprinted
@@ -268,8 +312,11 @@ impl DedupIndex {
 
     /// A [`DedupCollector`] for this index: its fingerprint field, its distance, its
     /// [verification](DedupSettings::verification) if it has one (the same rule as its
-    /// writer; a document with a fingerprint and no signature is then an error, see
-    /// [`require_signatures`](DedupCollector::require_signatures)), the index's
+    /// writer; a document with a fingerprint and no signature, which an `IndexWriter` that
+    /// did not [fill](Self::fill_document) it added, is judged by its fingerprint alone and
+    /// counted in [`DedupTopDocs::unverified`](crate::plugin::DedupTopDocs::unverified),
+    /// unless [`require_signatures`](DedupCollector::require_signatures) refuses it), its
+    /// [scope field](DedupSettings::scope_field) if it has one, the index's
     /// [`ColumnCache`], and, when the index has flag fields, flagged documents skipped
     /// (they are near-duplicates already; [`include_flagged`](DedupCollector::include_flagged)
     /// shows them hidden under their originals instead).
@@ -278,9 +325,7 @@ impl DedupIndex {
             .distance(self.distance())
             .column_cache(self.inner.columns.clone());
         if let Some(verification) = self.settings().get_verification() {
-            collector = collector
-                .verification(SIGNATURE_FIELD, verification.clone())
-                .require_signatures(true);
+            collector = collector.verification(SIGNATURE_FIELD, verification.clone());
         }
         if self.settings().get_scope_field().is_some() {
             collector = collector.scope(SCOPE_FIELD);

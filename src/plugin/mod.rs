@@ -92,24 +92,3 @@ pub use crate::matching::{
     VerifyRule, DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES,
     DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD, MIN_BYTE_HASHES, SETTINGS_VERSION,
 };
-
-/// How a candidate pair is scored: renamed [`PairScore`], apart from `tantivy::Score`.
-#[deprecated(note = "renamed `PairScore` (tantivy_dedup::matching)")]
-pub type Score = PairScore;
-
-/// What one segment contributes to a [`DedupCollector`]'s merge: renamed [`SegmentHits`]
-/// ("candidate" now means only a first-stage pair of two-stage matching).
-#[deprecated(note = "renamed `SegmentHits`")]
-pub type SegmentCandidates = SegmentHits;
-
-/// A tuning constant of the collector, no longer public: it changes no result.
-#[deprecated(note = "an internal tuning constant; it changes no result")]
-pub const CANDIDATE_FACTOR: usize = 2;
-
-/// A tuning constant of the collector, no longer public: it changes no result.
-#[deprecated(note = "an internal tuning constant; it changes no result")]
-pub const SHARE_FACTOR: usize = 3;
-
-/// A tuning constant of the collector, no longer public: it changes no result.
-#[deprecated(note = "an internal tuning constant; it changes no result")]
-pub const RETRY_FACTOR: usize = 4;

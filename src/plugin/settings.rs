@@ -98,12 +98,13 @@ impl DedupSettings {
         self
     }
 
-    /// A text field naming each document's scope (a site, a language, a tenant):
+    /// A text or facet field naming each document's scope (a site, a language, a tenant):
     /// near-duplicates are looked for only among documents of the same scope, by the
-    /// writer, the index's collector and the batch helpers. The field is the application's
-    /// own (a raw `STRING` is the usual choice; its first value is the scope, and documents
-    /// without one share the empty scope); [`add_fields`](Self::add_fields) adds
-    /// [`SCOPE_FIELD`], where the writer keeps a hash of it. Default: none (one scope).
+    /// writer, the collectors and the batch helpers. The field is the application's own (a
+    /// raw `STRING`, or a facet such as `/site/example.org`: its first value is the scope,
+    /// a facet's whole path, and documents without one share the empty scope);
+    /// [`add_fields`](Self::add_fields) adds [`SCOPE_FIELD`], where the writer keeps a hash
+    /// of it. Default: none (one scope).
     #[must_use]
     pub fn scope_field(mut self, name: impl Into<String>) -> Self {
         self.scope_field = Some(name.into());

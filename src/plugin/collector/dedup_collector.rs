@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::error::DataCorruption;
 use tantivy::query::{EnableScoring, Query, Weight};
-use tantivy::schema::{Schema, Type};
+use tantivy::schema::{FieldType, Schema, Type};
 use tantivy::{
     DocAddress, DocId, Order, Score, Searcher, SegmentOrdinal, SegmentReader, TantivyError,
 };
@@ -26,6 +26,7 @@ use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{check_distance, Matcher, Verification};
 use crate::plugin::columns::segment::{ColumnNames, SegmentColumns};
 use crate::plugin::columns::signature::SignatureLayout;
+use crate::plugin::columns::SCOPE_FIELD;
 
 /// Under [`Searcher::search`], a segment first keeps this many hits per hit it must supply
 /// (`offset + limit + 1`).
@@ -113,9 +114,20 @@ pub struct DedupCollector {
     /// The fast field hits rank by, and its order; `None`: by score.
     sort: Option<(String, Order)>,
     /// The u64 fast field of scopes: only hits of one scope hide each other.
-    scope: Option<String>,
+    scope: ScopeChoice,
     /// Segments with at most this many matches give all of them ([`WHOLE_SEGMENT_HITS`]).
     whole_segment_hits: usize,
+}
+
+/// Which scopes a collector honours.
+#[derive(Debug, Clone)]
+enum ScopeChoice {
+    /// [`SCOPE_FIELD`] when the schema has it.
+    Auto,
+    /// The u64 fast field named.
+    Field(String),
+    /// One scope for every hit.
+    None,
 }
 
 impl DedupCollector {
@@ -133,7 +145,7 @@ impl DedupCollector {
             verification: None,
             require_signatures: false,
             sort: None,
-            scope: None,
+            scope: ScopeChoice::Auto,
             whole_segment_hits: WHOLE_SEGMENT_HITS,
         }
     }
@@ -150,14 +162,40 @@ impl DedupCollector {
 
     /// Hides a hit only under a shown hit of the same scope: the value of the u64 fast
     /// field `scope_field` (a site, a language, a tenant, as a hash), documents without a
-    /// value sharing one scope. [`DedupIndex::collector`](crate::plugin::DedupIndex::collector)
-    /// sets it to [`SCOPE_FIELD`](crate::plugin::SCOPE_FIELD) when the index's settings
-    /// have a [scope field](crate::plugin::DedupSettings::scope_field). Default: none (one
-    /// scope).
+    /// value sharing one scope. Default: [`SCOPE_FIELD`](crate::plugin::SCOPE_FIELD) when
+    /// the schema has it as a u64 fast field (the writer fills it in an index with a
+    /// [scope field](crate::plugin::DedupSettings::scope_field)), so that a collector
+    /// reading such an index honours its scopes unless told otherwise
+    /// ([`without_scopes`](Self::without_scopes)); else one scope.
     #[must_use]
     pub fn scope(mut self, scope_field: impl Into<String>) -> DedupCollector {
-        self.scope = Some(scope_field.into());
+        self.scope = ScopeChoice::Field(scope_field.into());
         self
+    }
+
+    /// Lets hits of every scope hide each other, whatever the index's scopes.
+    #[must_use]
+    pub fn without_scopes(mut self) -> DedupCollector {
+        self.scope = ScopeChoice::None;
+        self
+    }
+
+    /// The scope field this collector reads in `schema`, if any.
+    fn scope_in<'a>(&'a self, schema: &Schema) -> Option<&'a str> {
+        match &self.scope {
+            ScopeChoice::Field(name) => Some(name),
+            ScopeChoice::None => None,
+            ScopeChoice::Auto => schema
+                .get_field(SCOPE_FIELD)
+                .ok()
+                .filter(|&field| {
+                    matches!(
+                        schema.get_field_entry(field).field_type(),
+                        FieldType::U64(options) if options.is_fast()
+                    )
+                })
+                .map(|_| SCOPE_FIELD),
+        }
     }
 
     /// Ranks hits by the fast field `field` instead of by score, in `order`, as
@@ -449,7 +487,14 @@ impl DedupCollector {
             sort: None,
             ..self.page()
         };
-        walk(hits, page, &read)
+        let mut top = walk(hits, page, &read)?;
+        if self.verification.is_some() {
+            let mut scratch = Vec::new();
+            top.count_unverified(|address| {
+                columns[address.segment_ord as usize].has_signature(address.doc_id, &mut scratch)
+            })?;
+        }
+        Ok(top)
     }
 
     pub(super) fn page(&self) -> Page {
@@ -530,9 +575,13 @@ impl DedupCollector {
             hasher.update(&[2]);
             hasher.update(sort.as_bytes());
         }
-        if let Some(scope) = &self.scope {
-            hasher.update(&[3]);
-            hasher.update(scope.as_bytes());
+        match &self.scope {
+            ScopeChoice::Field(scope) => {
+                hasher.update(&[3]);
+                hasher.update(scope.as_bytes());
+            }
+            ScopeChoice::Auto => hasher.update(&[4]),
+            ScopeChoice::None => {}
         }
         hasher.digest()
     }
@@ -547,7 +596,7 @@ impl DedupCollector {
                 .map(|(field, verification)| (field.as_str(), verification.get_hashes())),
             require_signatures: self.require_signatures,
             sort: self.sort.as_ref().map(|(field, _)| field.as_str()),
-            scope: self.scope.as_deref(),
+            scope: self.scope_in(reader.schema()),
         };
         SegmentColumns::open(reader, &names)
     }
@@ -715,7 +764,7 @@ impl Collector for DedupCollector {
         if let Some((name, _)) = &self.sort {
             check_sort_field(schema, name)?;
         }
-        if let Some(scope) = &self.scope {
+        if let ScopeChoice::Field(scope) = &self.scope {
             check_fast_field(schema, scope, "scope", Type::U64)?;
         }
         if let Some((name, _)) = &self.verification {

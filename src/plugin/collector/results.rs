@@ -69,9 +69,40 @@ pub struct DedupTopDocs {
     /// True when at least one more shown hit follows this page, i.e. the next page is not
     /// empty.
     pub has_more: bool,
+    /// The page's hits, shown or hidden under them, that have a fingerprint and no
+    /// signature although the collector verifies: judged by their fingerprints alone, as
+    /// well as they can be.
+    /// 0 for an index whose documents all came through a
+    /// [`DedupWriter`](crate::plugin::DedupWriter) or
+    /// [`fill_document`](crate::plugin::DedupIndex::fill_document);
+    /// [`DedupIndex::unsigned_documents`](crate::plugin::DedupIndex::unsigned_documents)
+    /// finds the others.
+    pub unverified: usize,
 }
 
 impl DedupTopDocs {
+    /// Sets [`unverified`](Self::unverified): the page's hits with a fingerprint for which
+    /// `signed` is false (a read of its signature, for a page of a verifying collector).
+    ///
+    /// # Errors
+    /// What `signed` returns.
+    pub(crate) fn count_unverified(
+        &mut self,
+        mut signed: impl FnMut(DocAddress) -> crate::Result<bool>,
+    ) -> crate::Result<()> {
+        let shown = (self.hits.iter())
+            .filter(|hit| hit.fingerprint.is_some())
+            .map(|hit| hit.address);
+        // A hidden hit has a fingerprint: it was near one.
+        let hidden = (self.hits.iter()).flat_map(|hit| hit.hidden.iter().map(|h| h.address));
+        let mut unverified = 0;
+        for address in shown.chain(hidden) {
+            unverified += usize::from(!signed(address)?);
+        }
+        self.unverified = unverified;
+        Ok(())
+    }
+
     /// The addresses of the shown hits, in page order.
     #[must_use]
     pub fn addresses(&self) -> Vec<DocAddress> {

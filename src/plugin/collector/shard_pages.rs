@@ -230,6 +230,13 @@ impl DedupCollector {
                 hit.sort_value = by_address[&hit.address].sort_value.clone();
             }
         }
+        if self.page().matcher.verifies() {
+            page.count_unverified(|address| {
+                Ok(by_address
+                    .get(&address)
+                    .is_some_and(|hit| hit.signature.is_some()))
+            })?;
+        }
         sharded.page = page;
         Ok(ShardMerge::Page(sharded))
     }

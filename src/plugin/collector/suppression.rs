@@ -78,7 +78,16 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
         Some(columns) => columns.append_signature(address.doc_id, values),
         None => Ok(false),
     };
-    walk(ranked, page, &read)
+    let verifies = page.matcher.verifies();
+    let mut top = walk(ranked, page, &read)?;
+    if verifies {
+        let mut scratch = Vec::new();
+        top.count_unverified(|address| match columns_of(address.segment_ord) {
+            Some(columns) => columns.has_signature(address.doc_id, &mut scratch),
+            None => Ok(false),
+        })?;
+    }
+    Ok(top)
 }
 
 /// The entries `entries` passes on, best first, ranked lazily: the walk usually stops
@@ -372,6 +381,7 @@ pub(crate) fn walk(
         hits,
         hidden_total,
         has_more,
+        unverified: 0,
     })
 }
 

@@ -194,8 +194,8 @@ impl DedupFields {
             .get_scope_field()
             .map(|name| {
                 let named = field(schema, name, |ty| match ty {
-                    FieldType::Str(_) => Ok(()),
-                    _ => Err("a scope field must be a text field (STRING)".into()),
+                    FieldType::Str(_) | FieldType::Facet(_) => Ok(()),
+                    _ => Err("a scope field must be a text field (STRING) or a facet".into()),
                 })?;
                 let hashes = fast_u64_field(schema, SCOPE_FIELD)?;
                 Ok::<_, Error>((named, hashes))
@@ -322,10 +322,13 @@ impl DedupFields {
     }
 
     /// The hash of a document's scope, when the settings name a scope field: of its first
-    /// value there, or of the empty scope (`None`) when it has none.
+    /// value there (a text, or a facet's path), or of the empty scope (`None`) when it has
+    /// none.
     pub(crate) fn scope_of(&self, document: &TantivyDocument) -> Option<u64> {
         let (field, _) = self.scope?;
-        let value = document.get_first(field).and_then(|value| value.as_str());
+        let value = document
+            .get_first(field)
+            .and_then(|value| value.as_str().or_else(|| value.as_facet()));
         value.map(|scope| key_hash(scope.as_bytes()))
     }
 

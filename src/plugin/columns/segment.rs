@@ -98,6 +98,16 @@ impl SegmentColumns {
         })))
     }
 
+    /// True when [`append_signature`](Self::append_signature) finds a signature of `doc`
+    /// (read into `scratch`, cleared first).
+    ///
+    /// # Errors
+    /// As `append_signature`.
+    pub(crate) fn has_signature(&self, doc: DocId, scratch: &mut Vec<u32>) -> Result<bool> {
+        scratch.clear();
+        self.append_signature(doc, scratch)
+    }
+
     /// True when the segment has a flag column (else no document is flagged).
     #[inline]
     pub(crate) fn has_flags(&self) -> bool {

@@ -87,8 +87,6 @@ struct State {
     view: WriterView,
     /// The references an add judged near-duplicates (a buffer reused by every add).
     judged: Vec<Judged>,
-    /// The [`SEQUENCE_FIELD`](crate::plugin::SEQUENCE_FIELD) value of the next document.
-    next_sequence: u64,
     /// A delete by query happened since the last commit: which documents it deletes is known
     /// only once committed, so the view is read again then.
     stale: bool,
@@ -169,7 +167,9 @@ impl DedupWriter {
             .try_into()?;
         let searcher = reader.searcher();
         let matcher = index.matcher(index.distance());
-        let next_sequence = next_sequence(&searcher)?;
+        // The add order goes on after every document this writer sees, and after those
+        // the index's handle numbered already (`fill_document`).
+        index.reserve_sequences(next_sequence(&searcher)?);
         let view = WriterView::build(index.clone(), searcher, &matcher)?;
         Ok(DedupWriter {
             matcher,
@@ -180,7 +180,6 @@ impl DedupWriter {
                 writer,
                 view,
                 judged: Vec::new(),
-                next_sequence,
                 stale: false,
             }),
             #[cfg(feature = "cluster")]
@@ -397,7 +396,6 @@ impl DedupWriter {
             writer,
             view,
             judged,
-            next_sequence,
             ..
         } = &mut *state;
         // A key in the index already: the same text is there (a resumed run), or this is a
@@ -423,8 +421,7 @@ impl DedupWriter {
                 _ => Ok(()),
             };
         // Numbered under the lock, so that the numbers follow the order of the decisions.
-        fields.set_sequence(&mut document, *next_sequence);
-        *next_sequence += 1;
+        fields.set_sequence(&mut document, self.index.take_sequence()?);
         let Some(fingerprint) = fingerprint else {
             replace_old_version(writer, view)?;
             fields.set_flag(&mut document, None);
@@ -570,8 +567,9 @@ impl DedupWriter {
         Ok(merging.wait()?)
     }
 
-    /// Waits for the background merges and gives the `IndexWriter` back, after which the
-    /// index's files are final. Uncommitted documents are dropped.
+    /// Waits for the background merges and ends the writer (tantivy's writer lock is
+    /// released), after which the index's files are final. Uncommitted documents are
+    /// dropped.
     ///
     /// # Errors
     /// As [`IndexWriter::wait_merging_threads`].

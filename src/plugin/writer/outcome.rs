@@ -72,8 +72,10 @@ pub enum Check {
     },
 }
 
-/// What [`DedupWriter::add`](crate::plugin::DedupWriter::add) did with a document.
+/// What [`DedupWriter::add`](crate::plugin::DedupWriter::add) did with a document. New
+/// outcomes may come in later versions: match with a `_` arm.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum AddOutcome {
     /// Indexed: no near-duplicate was found, or the document has no fingerprint (its text has
     /// no features) and so cannot have one.
