@@ -1,6 +1,7 @@
 //! `TextMatcher`: fingerprints, signatures and verdicts of many texts on rayon's pool,
 //! with the GIL released.
 
+use pyo3::exceptions::{PyUnicodeEncodeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 use rayon::prelude::*;
@@ -85,9 +86,34 @@ impl TextMatcher {
 /// once asked; an ASCII str is its own), so that the work on rayon's pool starts at once.
 ///
 /// # Errors
-/// `UnicodeEncodeError` for a str that is not valid Unicode (a lone surrogate).
+/// `UnicodeEncodeError` (a `ValueError`) for the first str that is not valid Unicode (a
+/// lone surrogate), its reason naming the text's index in the batch: `surrogates not
+/// allowed (text 3 of the batch)`.
 fn borrowed<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
-    texts.iter().map(|text| text.to_str()).collect()
+    (texts.iter().enumerate())
+        .map(|(i, text)| text.to_str().map_err(|e| naming_the_text(text.py(), e, i)))
+        .collect()
+}
+
+/// `error`, raised by the text at `index` of a batch, saying which: a
+/// `UnicodeEncodeError`'s reason gets ` (text INDEX of the batch)`; another error becomes
+/// a `ValueError` naming the text, caused by it.
+pub(crate) fn naming_the_text(py: Python<'_>, error: PyErr, index: usize) -> PyErr {
+    let place = format!("text {index} of the batch");
+    if error.is_instance_of::<PyUnicodeEncodeError>(py) {
+        let value = error.value(py);
+        let reason = (value.getattr("reason").and_then(|r| r.extract::<String>()))
+            .unwrap_or_else(|_| "not valid Unicode".to_owned());
+        if value
+            .setattr("reason", format!("{reason} ({place})"))
+            .is_ok()
+        {
+            return error;
+        }
+    }
+    let named = PyValueError::new_err(format!("{place}: {error}"));
+    named.set_cause(py, Some(error));
+    named
 }
 
 /// Fingerprints and signatures as the Python side reads them: little-endian bytes, `len`

@@ -86,11 +86,54 @@ class CandidateValues:
 
 
 def _texts(texts: Iterable[str]) -> list:
+    """``texts`` as a list of str; ``TypeError`` for one that is not a str, and for a
+    single str or bytes given where a sequence of texts is expected (iterating it would
+    make a text of each character)."""
+    _not_one_text(texts, "texts")
     texts = list(texts)
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"text {i} is {type(text).__name__}, not str")
     return texts
+
+
+def _not_one_text(batch, what: str) -> None:
+    """``TypeError`` when ``batch``, which should be a sequence, is one str or bytes."""
+    if isinstance(batch, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"{what} must be a sequence of texts, not a single {type(batch).__name__} "
+            f"(wrap it in a list: [text])"
+        )
+
+
+#: The largest id of a ``FingerprintIndex``: ids are u32.
+_MAX_ID = 2**32 - 1
+
+
+def _id(id) -> int:
+    """``id`` as an int of ``FingerprintIndex``'s range; ``OverflowError`` outside it."""
+    value = int(id)
+    if not 0 <= value <= _MAX_ID:
+        raise OverflowError(f"id {value} is outside the ids' range 0..={_MAX_ID} (u32)")
+    return value
+
+
+def _ids(ids) -> np.ndarray:
+    """``ids`` as little-endian u32, checked before anything is converted:
+    ``OverflowError`` naming the position of the first id outside ``0..=2**32 - 1``."""
+    array = np.asarray(ids)
+    if array.dtype.kind not in "iu":
+        # Python ints beyond 64 bits, floats, bools: one at a time, as `insert` takes them.
+        array = np.array([int(x) for x in array.ravel()], dtype=object).reshape(array.shape)
+    if array.size:
+        outside = np.flatnonzero(((array < 0) | (array > _MAX_ID)).ravel())
+        if outside.size:
+            at = int(outside[0])
+            raise OverflowError(
+                f"ids[{at}] = {array.ravel()[at]} is outside the ids' range "
+                f"0..={_MAX_ID} (u32); nothing was inserted"
+            )
+    return np.ascontiguousarray(array, dtype="<u4")
 
 
 def _arrow_utf8(texts):
@@ -277,22 +320,29 @@ class FingerprintIndex:
         return len(self._native)
 
     def insert(self, id: int, fingerprint: int) -> Optional[int]:
-        """Inserts or replaces ``id``'s fingerprint; the replaced one, if any."""
-        return self._native.insert(int(id), int(fingerprint))
+        """Inserts or replaces ``id``'s fingerprint; the replaced one, if any.
+
+        Raises ``OverflowError`` for an id outside ``0..=2**32 - 1``."""
+        return self._native.insert(_id(id), int(fingerprint))
 
     def extend(self, ids, fingerprints) -> None:
-        """Inserts many: ``ids`` (u32) and ``fingerprints`` (u64), as many of each."""
-        ids = np.ascontiguousarray(ids, dtype="<u4")
+        """Inserts many: ``ids`` (u32, as in ``insert``) and ``fingerprints`` (u64), as
+        many of each.
+
+        All or nothing: raises ``OverflowError`` naming the position of the first id
+        outside ``0..=2**32 - 1``, and ``DedupError`` when the lengths differ, before
+        inserting any."""
+        ids = _ids(ids)
         fingerprints = np.ascontiguousarray(fingerprints, dtype="<u8")
         self._native.extend_bytes(ids.tobytes(), fingerprints.tobytes())
 
     def remove(self, id: int) -> bool:
-        """Removes ``id``; whether it was there."""
-        return self._native.remove(int(id))
+        """Removes ``id``; whether it was there. ``OverflowError`` as in ``insert``."""
+        return self._native.remove(_id(id))
 
     def get(self, id: int) -> Optional[int]:
-        """The fingerprint of ``id``, if any."""
-        return self._native.get(int(id))
+        """The fingerprint of ``id``, if any. ``OverflowError`` as in ``insert``."""
+        return self._native.get(_id(id))
 
     def query(self, fingerprint: int, k: Optional[int] = None) -> list:
         """``(id, distance)`` of every fingerprint within ``k`` bits, nearest first."""

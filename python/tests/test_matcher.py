@@ -106,12 +106,30 @@ def test_non_strings_are_type_errors():
         TextMatcher().fingerprints(["fine", 3])
 
 
-def test_a_lone_surrogate_is_a_unicode_error():
-    matcher = TextMatcher()
+def batch_calls(matcher):
+    """Every method of `matcher` that takes a batch of texts and returns a value per text."""
     alone = functools.partial(matcher.signatures, fingerprints=False)
-    for call in (matcher.fingerprints, matcher.signatures, alone, matcher.candidate_values):
-        with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
-            call(["fine", "bad \ud800 text"])
+    return [matcher.fingerprints, matcher.signatures, alone, matcher.candidate_values]
+
+
+def test_a_lone_surrogate_is_a_value_error_naming_its_text():
+    # A UnicodeEncodeError, which is a ValueError, saying which text of the batch it is.
+    for call in batch_calls(TextMatcher()):
+        with pytest.raises(UnicodeEncodeError, match=r"surrogates not allowed \(text 1 of the batch\)"):
+            call(["fine", "bad \ud800 text", "also \udfff bad"])
+        with pytest.raises(ValueError, match=r"text 0 of the batch"):
+            call(["\udc80"])
+
+
+def test_a_single_text_where_a_batch_is_expected_is_a_type_error():
+    # Iterating a str would fingerprint each of its characters.
+    for call in batch_calls(TextMatcher()):
+        for one in ("hello world", b"hello world"):
+            with pytest.raises(TypeError, match="sequence of texts"):
+                call(one)
+    # A batch of one, and any iterable of str, are fine.
+    assert TextMatcher().fingerprints(["hello world"]).valid.tolist() == [True]
+    assert TextMatcher().fingerprints(iter(["hello world", "x y"])).valid.tolist() == [True, True]
 
 
 def test_hamming_broadcasts():
@@ -201,3 +219,27 @@ def test_the_least_agreement_is_the_rules():
     no_verify = json.loads(MatchingSettings().to_json())
     del no_verify["verification"]
     assert TextMatcher(MatchingSettings.from_json(json.dumps(no_verify))).least_agreement is None
+
+
+def test_ids_are_u32_in_insert_and_extend_alike():
+    index = FingerprintIndex()
+    index.extend([0, 2**32 - 1], [10, 20])
+    index.insert(2**32 - 2, 30)
+    assert (index.get(0), index.get(2**32 - 1), index.get(2**32 - 2)) == (10, 20, 30)
+    # Out of range: OverflowError in both, extend naming the position, and nothing of the
+    # batch applied (2**32 + 1 would have become 1, -1 would have become 2**32 - 1).
+    for ids, at in [([1, 2**32 + 1], 1), ([-1, 5], 0), ([5, 6, 2**70], 2)]:
+        with pytest.raises(OverflowError, match=rf"ids\[{at}\] = .* outside"):
+            index.extend(ids, [1, 2, 3][: len(ids)])
+    for dtype in (np.int64, np.uint64):
+        with pytest.raises(OverflowError, match=r"ids\[1\]"):
+            index.extend(np.array([1, 2**32 + 1], dtype=dtype), np.array([1, 2], dtype=np.uint64))
+    with pytest.raises(OverflowError, match=r"ids\[0\]"):
+        index.extend(np.array([-1], dtype=np.int32), np.array([7], dtype=np.uint64))
+    for id in (2**32 + 1, -1):
+        with pytest.raises(OverflowError, match="outside"):
+            index.insert(id, 40)
+    assert len(index) == 3 and index.get(1) is None and index.get(2**32 - 1) == 20
+    with pytest.raises(OverflowError):
+        index.get(2**32)
+
