@@ -60,6 +60,26 @@ impl TextMatcher {
         )
     }
 
+    /// Bytes for `count` signatures of `len` u32 values, zeros until `fill` writes its rows
+    /// (`len * 4` bytes each, in order, as a parallel iterator) on rayon's pool with the
+    /// GIL released: the result is made in place, at its final size, once.
+    fn signature_buffer<'py>(
+        &self,
+        py: Python<'py>,
+        len: usize,
+        count: usize,
+        fill: impl FnOnce(rayon::slice::ChunksExactMut<'_, u8>) + Send,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let width = len * 4;
+        if width == 0 {
+            return Ok(PyBytes::new(py, &[]));
+        }
+        PyBytes::new_with(py, count * width, |bytes| {
+            py.allow_threads(|| fill(bytes.par_chunks_exact_mut(width)));
+            Ok(())
+        })
+    }
+
     /// Values per signature, or the error of settings without signatures.
     fn signature_len_or_err(&self) -> PyResult<usize> {
         self.0.signature_len().ok_or_else(|| {
@@ -151,6 +171,13 @@ fn signature_bytes<'a>(
     bytes
 }
 
+/// `signature`'s values into `row`, little-endian, 4 bytes each.
+fn write_signature(row: &mut [u8], signature: &[u32]) {
+    for (bytes, value) in row.chunks_exact_mut(4).zip(signature) {
+        bytes.copy_from_slice(&value.to_le_bytes());
+    }
+}
+
 /// A fingerprint's little-endian bytes, zeros for none.
 fn fingerprint_bytes(fingerprint: &Option<Fingerprint>) -> [u8; 8] {
     fingerprint.map_or(0, |f| f.bits()).to_le_bytes()
@@ -225,7 +252,8 @@ impl TextMatcher {
 
     /// The fingerprints and signatures of `texts`: fingerprints as little-endian u64 bytes,
     /// signatures as `signature_len` little-endian u32 values per text (zeros where a text
-    /// has none), and one byte per text, 1 where it has both.
+    /// has none), and one byte per text, 1 where it has both. The signatures are written
+    /// straight into the bytes returned, without a copy.
     fn fingerprints_and_signatures<'py>(
         &self,
         py: Python<'py>,
@@ -236,21 +264,34 @@ impl TextMatcher {
         Bound<'py, PyBytes>,
     )> {
         let len = self.signature_len_or_err()?;
-        let values = Encoded::of(&self.values_of(py, &borrowed(&texts)?), len);
-        let valid: Vec<u8> = (values.has_fingerprint.iter())
-            .zip(&values.has_signature)
-            .map(|(fingerprint, signature)| fingerprint & signature)
-            .collect();
+        let texts = borrowed(&texts)?;
+        let mut fingerprints = vec![[0u8; 8]; texts.len()];
+        let mut valid = vec![0u8; texts.len()];
+        let signatures = self.signature_buffer(py, len, texts.len(), |rows| {
+            (rows
+                .zip(&texts)
+                .zip(fingerprints.par_iter_mut())
+                .zip(valid.par_iter_mut()))
+            .for_each(|(((row, text), fingerprint), valid)| {
+                let (f, signature) = self.0.fingerprint_and_signature(text);
+                *fingerprint = fingerprint_bytes(&f);
+                if let Some(signature) = &signature {
+                    write_signature(row, signature);
+                }
+                *valid = u8::from(f.is_some() && signature.is_some());
+            });
+        })?;
         Ok((
-            PyBytes::new(py, &values.fingerprints),
-            PyBytes::new(py, &values.signatures),
+            PyBytes::new(py, fingerprints.as_flattened()),
+            signatures,
             PyBytes::new(py, &valid),
         ))
     }
 
     /// The signatures of `texts` alone, without fingerprints: `signature_len`
     /// little-endian u32 values per text (zeros where a text has no shingles), and one byte
-    /// per text, 1 where it has shingles.
+    /// per text, 1 where it has shingles. The signatures are written straight into the
+    /// bytes returned, without a copy.
     fn signatures<'py>(
         &self,
         py: Python<'py>,
@@ -258,15 +299,16 @@ impl TextMatcher {
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let len = self.signature_len_or_err()?;
         let texts = borrowed(&texts)?;
-        let signatures: Vec<Option<Vec<u32>>> = py.allow_threads(|| {
-            (texts.par_iter())
-                .map(|t| self.0.signature(t).filter(|s| !is_empty_set(s)))
-                .collect()
-        });
-        Ok((
-            PyBytes::new(py, &signature_bytes(signatures.iter(), len)),
-            PyBytes::new(py, &column(&signatures, |s| [u8::from(s.is_some())])),
-        ))
+        let mut valid = vec![0u8; texts.len()];
+        let signatures = self.signature_buffer(py, len, texts.len(), |rows| {
+            (rows.zip(&texts).zip(valid.par_iter_mut())).for_each(|((row, text), valid)| {
+                if let Some(signature) = self.0.signature(text).filter(|s| !is_empty_set(s)) {
+                    write_signature(row, &signature);
+                    *valid = 1;
+                }
+            });
+        })?;
+        Ok((signatures, PyBytes::new(py, &valid)))
     }
 
     /// The values a batch job groups and judges texts by, in one pass on every core:
