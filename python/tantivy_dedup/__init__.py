@@ -348,8 +348,27 @@ class FingerprintIndex:
         """``(id, distance)`` of every fingerprint within ``k`` bits, nearest first."""
         return self._native.query(int(fingerprint), k)
 
+    def groups(self, k: Optional[int] = None, *, singletons: bool = False) -> list:
+        """The groups of near-duplicates: ids whose fingerprints are linked by steps of at
+        most ``k`` bits (default: ``max_distance``), the connected components of the pairs
+        ``all_pairs`` lists. The recommended way to find near-duplicates in the index.
+
+        A list of uint32 arrays, each group's ids ascending, the groups by their least id;
+        ids in no pair are left out unless ``singletons``. The pairs are never listed: ids
+        of equal fingerprints join at once and each distinct fingerprint is queried once,
+        a few thousand at a time, so the memory is that of the ids, however many pairs
+        there are (20,000 equal fingerprints are one group, not 200 million pairs)."""
+        ids, offsets = self._native.groups_bytes(k, singletons)
+        ids = np.frombuffer(ids, dtype="<u4")
+        offsets = np.frombuffer(offsets, dtype="<u8").astype(np.intp)
+        return [ids[start:end] for start, end in zip(offsets[:-1], offsets[1:])]
+
     def all_pairs(self, k: Optional[int] = None):
-        """Every pair within ``k`` bits as three uint32 arrays ``a < b``, ``distance``."""
+        """Every pair within ``k`` bits as three uint32 arrays ``a < b``, ``distance``.
+
+        Every pair is built at once, in about 36 bytes a pair at its peak: ``n`` ids of
+        one fingerprint make ``n (n - 1) / 2`` pairs (20,000 make 200 million, about 7 GB).
+        Prefer ``groups`` unless the pairs themselves are needed."""
         a, b, d = self._native.all_pairs_bytes(k)
         return tuple(np.frombuffer(x, dtype="<u4") for x in (a, b, d))
 

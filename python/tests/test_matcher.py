@@ -267,3 +267,48 @@ def test_ids_are_u32_in_insert_and_extend_alike():
     with pytest.raises(OverflowError):
         index.get(2**32)
 
+
+def components(n, pairs):
+    """The connected components (of two or more) of `pairs` over `0..n`, as sorted lists."""
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a, b in pairs:
+        x, y = find(a), find(b)
+        parent[max(x, y)] = min(x, y)
+    groups = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(g for g in groups.values() if len(g) > 1)
+
+
+def test_groups_are_the_components_of_all_pairs():
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 2**63, size=200, dtype=np.uint64)
+    flips = [np.uint64(sum(1 << int(b) for b in rng.choice(64, size=n, replace=False))) for n in rng.integers(0, 6, size=200)]
+    # Near copies, and exact copies of some of them.
+    fps = np.concatenate([base, base ^ np.array(flips, dtype=np.uint64), base[:30]])
+    index = FingerprintIndex(max_distance=3)
+    index.extend(np.arange(len(fps)), fps)
+    for k in (0, 3, 5, 12):
+        a, b, _ = index.all_pairs(k)
+        groups = index.groups(k)
+        assert all(g.dtype == np.uint32 for g in groups)
+        assert [g.tolist() for g in groups] == components(len(fps), zip(a.tolist(), b.tolist())), k
+    everyone = index.groups(3, singletons=True)
+    assert sorted(i for g in everyone for i in g.tolist()) == list(range(len(fps)))
+    assert FingerprintIndex().groups() == []
+
+
+def test_groups_of_many_equal_fingerprints_need_no_pairs():
+    # 20,000 equal fingerprints: 200 million pairs for all_pairs, one group here.
+    index = FingerprintIndex()
+    index.extend(np.arange(20_000), np.full(20_000, 0xDEADBEEF, dtype=np.uint64))
+    index.insert(50_000, 0xDEADBEEF ^ 0b111)
+    index.insert(60_000, ~np.uint64(0xDEADBEEF))
+    (group,) = index.groups()
+    assert group.tolist() == list(range(20_000)) + [50_000]
