@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import abc
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Union
 
@@ -433,8 +434,18 @@ class CorpusIndex:
         Returns one dict per record, in order, as ``ingest --report`` writes them:
         ``status`` is ``added``, ``updated``, ``exists``, ``duplicate`` (with
         ``duplicate_of``, ``distance``, ``similarity`` and ``action``) or ``error`` (with
-        ``error``: a record without ``id`` or text, or not a dict; the others go on).
-        Commits every ``commit_every`` records and at the end."""
+        ``error``: a record without ``id`` or text, not a dict, or holding a str that is
+        not valid Unicode, such as a lone surrogate; the others go on). ``id`` is a str, or
+        an int of 64 bits, which becomes its decimal string as the command-line tool makes
+        a JSON number id. Commits every ``commit_every`` records and at the end.
+
+        Raises ``TypeError`` when ``records`` is a str, bytes or a single mapping rather
+        than an iterable of records."""
+        if isinstance(records, (str, bytes, bytearray, memoryview, abc.Mapping)):
+            raise TypeError(
+                f"records must be an iterable of records (dicts), not a single "
+                f"{type(records).__name__} (wrap it in a list: [record])"
+            )
         lines = self._native.ingest_json(records, policy, commit_every)
         return [json.loads(line) for line in lines]
 
