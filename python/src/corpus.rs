@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use pyo3::exceptions::PyValueError;
+use std::io::Write;
+
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use tantivy::{IndexReader, ReloadPolicy};
@@ -229,6 +231,43 @@ fn no_index_error(path: &Path, created: bool) -> PyResult<()> {
     )))
 }
 
+/// The counts of an ingest's report lines: records, and records of each status.
+#[derive(Debug, Default)]
+struct Tally {
+    records: u64,
+    added: u64,
+    updated: u64,
+    exists: u64,
+    duplicate: u64,
+    error: u64,
+}
+
+impl Tally {
+    /// Counts `line`.
+    fn count(&mut self, line: &ReportLine) {
+        self.records += 1;
+        match line.status {
+            "added" => self.added += 1,
+            "updated" => self.updated += 1,
+            "exists" => self.exists += 1,
+            "duplicate" => self.duplicate += 1,
+            _ => self.error += 1,
+        }
+    }
+
+    /// The counts as a dict: `records`, then one key per status.
+    fn into_dict(self, py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+        let dict = PyDict::new(py);
+        dict.set_item("records", self.records)?;
+        dict.set_item("added", self.added)?;
+        dict.set_item("updated", self.updated)?;
+        dict.set_item("exists", self.exists)?;
+        dict.set_item("duplicate", self.duplicate)?;
+        dict.set_item("error", self.error)?;
+        Ok(dict)
+    }
+}
+
 /// The policy named `name`: `reject`, `flag` or `replace`.
 fn policy_of(name: &str) -> PyResult<Policy> {
     match name {
@@ -248,6 +287,49 @@ impl CorpusIndex {
             .try_into()
             .map_err(|e: tantivy::TantivyError| error(e.into()))?;
         Ok(CorpusIndex { index, reader })
+    }
+
+    /// Ingests `records`, deciding each by `policy` (a name of [`policy_of`]), committing
+    /// every `commit_every` records and at the end; `sink` takes each window's report
+    /// lines, in order, with the GIL released. The counts of the lines.
+    fn ingest_with(
+        &self,
+        py: Python<'_>,
+        records: &Bound<'_, PyAny>,
+        policy: &str,
+        commit_every: usize,
+        sink: &mut (dyn FnMut(&[ReportLine]) -> std::io::Result<()> + Send),
+    ) -> PyResult<Tally> {
+        let policy = policy_of(policy)?;
+        if commit_every == 0 {
+            return Err(PyValueError::new_err("commit_every must be at least 1"));
+        }
+        let writer = py
+            .allow_threads(|| self.index.dedup.writer(policy, WRITER_MEMORY))
+            .map_err(error)?;
+        let mut tally = Tally::default();
+        let mut window = Vec::with_capacity(commit_every.min(10_000));
+        let mut flush = |py: Python<'_>, window: Vec<Input>| -> PyResult<()> {
+            let written = py.allow_threads(|| {
+                let lines = self.ingest_window(&writer, window).map_err(error)?;
+                writer.commit().map_err(error)?;
+                lines.iter().for_each(|line| tally.count(line));
+                sink(&lines)
+                    .map_err(|e| PyOSError::new_err(format!("cannot write the report: {e}")))
+            });
+            written
+        };
+        for (n, item) in records.try_iter()?.enumerate() {
+            window.push(input_of(n, &item?)?);
+            if window.len() >= commit_every {
+                flush(py, std::mem::take(&mut window))?;
+            }
+        }
+        flush(py, window)?;
+        self.reader
+            .reload()
+            .map_err(|e| error(tantivy_dedup::Error::Tantivy(e)))?;
+        Ok(tally)
     }
 
     /// Ingests one window of inputs with the GIL released; their report lines in order.
@@ -344,41 +426,54 @@ impl CorpusIndex {
         policy: &str,
         commit_every: usize,
     ) -> PyResult<Vec<String>> {
-        let policy = policy_of(policy)?;
-        if commit_every == 0 {
-            return Err(PyValueError::new_err("commit_every must be at least 1"));
-        }
-        let writer = py
-            .allow_threads(|| self.index.dedup.writer(policy, WRITER_MEMORY))
-            .map_err(error)?;
         let mut report = Vec::new();
-        let mut window = Vec::with_capacity(commit_every.min(10_000));
-        let mut flush = |py: Python<'_>, window: Vec<Input>| -> PyResult<()> {
-            let lines = py
-                .allow_threads(|| {
-                    let lines = self.ingest_window(&writer, window)?;
-                    writer.commit()?;
-                    Ok::<_, tantivy_dedup::Error>(lines)
-                })
-                .map_err(error)?;
+        self.ingest_with(py, records, policy, commit_every, &mut |lines| {
             for line in lines {
-                report.push(serde_json::to_string(&line).expect("a report line serializes"));
+                report.push(serde_json::to_string(line).expect("a report line serializes"));
             }
             Ok(())
-        };
-        for (n, item) in records.try_iter()?.enumerate() {
-            window.push(input_of(n, &item?)?);
-            if window.len() >= commit_every {
-                flush(py, std::mem::take(&mut window))?;
-            }
-        }
-        flush(py, window)?;
-        self.reader
-            .reload()
-            .map_err(|e| error(tantivy_dedup::Error::Tantivy(e)))?;
+        })?;
         Ok(report)
     }
 
+    /// Ingests `records` as [`ingest_json`](Self::ingest_json) does, writing the report to
+    /// the file `report` (created or truncated; one JSON line per record, as `ingest
+    /// --report` writes them) a window at a time rather than keeping it; the count of
+    /// records and of each status (`added`, `updated`, `exists`, `duplicate`, `error`).
+    #[pyo3(signature = (records, report, policy="reject", commit_every=10_000))]
+    fn ingest_to_file<'py>(
+        &self,
+        py: Python<'py>,
+        records: &Bound<'_, PyAny>,
+        report: PathBuf,
+        policy: &str,
+        commit_every: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        policy_of(policy)?;
+        if commit_every == 0 {
+            return Err(PyValueError::new_err("commit_every must be at least 1"));
+        }
+        let file = std::fs::File::create(&report).map_err(|e| {
+            PyOSError::new_err(format!(
+                "cannot create the report {}: {e}",
+                report.display()
+            ))
+        })?;
+        let mut out = std::io::BufWriter::new(file);
+        let tally = self.ingest_with(py, records, policy, commit_every, &mut |lines| {
+            for line in lines {
+                serde_json::to_writer(&mut out, line).map_err(std::io::Error::from)?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        });
+        let flushed = out.flush();
+        let tally = tally?;
+        flushed.map_err(|e| {
+            PyOSError::new_err(format!("cannot write the report {}: {e}", report.display()))
+        })?;
+        tally.into_dict(py)
+    }
     /// A page of hits for `query` (tantivy's query syntax over title and body) with
     /// near-duplicates hidden, as JSON (`tantivy-dedup search --json`'s form).
     #[pyo3(signature = (query, limit=10, offset=0, skip_flagged=false))]

@@ -425,7 +425,9 @@ class CorpusIndex:
         records: Iterable[Mapping],
         policy: str = "reject",
         commit_every: int = 10_000,
-    ) -> list:
+        *,
+        report: Union[str, os.PathLike, None] = None,
+    ) -> Union[list, dict]:
         """Adds ``records``, each checked against every document already in the index and
         every earlier record; ``policy`` says what a near-duplicate gets: ``"reject"``
         (not indexed), ``"flag"`` (indexed, listed under its original by ``search``) or
@@ -439,6 +441,13 @@ class CorpusIndex:
         an int of 64 bits, which becomes its decimal string as the command-line tool makes
         a JSON number id. Commits every ``commit_every`` records and at the end.
 
+        That list holds every line at once (some 750 bytes a record as dicts). With
+        ``report`` (a file path, created or truncated), the recommended form for large
+        ingests, the lines are written there instead as JSON lines, a window of
+        ``commit_every`` records at a time, exactly as ``ingest --report`` writes them;
+        the return value is then the counts: ``{"records", "added", "updated",
+        "exists", "duplicate", "error"}``.
+
         Raises ``TypeError`` when ``records`` is a str, bytes or a single mapping rather
         than an iterable of records."""
         if isinstance(records, (str, bytes, bytearray, memoryview, abc.Mapping)):
@@ -446,6 +455,8 @@ class CorpusIndex:
                 f"records must be an iterable of records (dicts), not a single "
                 f"{type(records).__name__} (wrap it in a list: [record])"
             )
+        if report is not None:
+            return self._native.ingest_to_file(records, os.fspath(report), policy, commit_every)
         lines = self._native.ingest_json(records, policy, commit_every)
         return [json.loads(line) for line in lines]
 

@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import Any, Iterable, Mapping, Optional, Union, overload
 
 import numpy as np
 
@@ -86,9 +86,24 @@ class CorpusIndex:
     @property
     def settings(self) -> MatchingSettings: ...
     def __len__(self) -> int: ...
+    @overload
     def ingest(
-        self, records: Iterable[Mapping], policy: str = "reject", commit_every: int = 10_000
+        self,
+        records: Iterable[Mapping],
+        policy: str = "reject",
+        commit_every: int = 10_000,
+        *,
+        report: None = None,
     ) -> list[dict]: ...
+    @overload
+    def ingest(
+        self,
+        records: Iterable[Mapping],
+        policy: str = "reject",
+        commit_every: int = 10_000,
+        *,
+        report: Union[str, PathLike],
+    ) -> dict[str, int]: ...
     def search(
         self, query: str, limit: int = 10, offset: int = 0, skip_flagged: bool = False
     ) -> dict: ...

@@ -217,3 +217,29 @@ def test_a_folder_of_other_files_is_named_as_such(tmp_path):
     with pytest.raises(DedupError, match="not a folder"):
         CorpusIndex.open(tmp_path / "file")
 
+
+def test_the_report_streams_to_a_file_and_the_counts_come_back(tmp_path):
+    def records():
+        for i in range(50):
+            # Every fifth one a copy of the page, the others each their own words.
+            text = PAGE if i % 5 == 0 else " ".join(f"w{i}v{j}" for j in range(20))
+            yield {"id": f"r{i}", "text": text}
+        yield {"id": "r1", "text": "x y z"}
+        yield {"text": "no id"}
+
+    path = tmp_path / "report.jsonl"
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    counts = index.ingest(records(), commit_every=7, report=path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    # The lines of the list form, on a fresh index.
+    assert lines == CorpusIndex.open_or_create(tmp_path / "again").ingest(records(), commit_every=7)
+    assert len(lines) == 52 and lines[-1]["id"] == "#51" and lines[-2]["status"] == "updated"
+    by_status = {}
+    for line in lines:
+        by_status[line["status"]] = by_status.get(line["status"], 0) + 1
+    zero = {"added": 0, "updated": 0, "exists": 0, "duplicate": 0, "error": 0}
+    assert counts == {"records": 52, **zero, **by_status}
+    assert counts["added"] == len(index) and counts["duplicate"] > 0
+    with pytest.raises(ValueError, match="policy"):
+        index.ingest([], policy="drop", report=tmp_path / "never.jsonl")
+    assert not (tmp_path / "never.jsonl").exists()
