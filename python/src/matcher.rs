@@ -1,8 +1,10 @@
 //! `TextMatcher`: fingerprints, signatures and verdicts of many texts on rayon's pool,
 //! with the GIL released.
 
+use pyo3::exceptions::{PyUnicodeEncodeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
+use rayon::iter::Either;
 use rayon::prelude::*;
 use tantivy_dedup::fingerprint::is_empty_set;
 use tantivy_dedup::matching::{self, Reason};
@@ -27,36 +29,74 @@ type CandidateBytes<'py> = (
 );
 
 impl TextMatcher {
-    /// The values of `candidate_values` for `texts`.
-    fn candidate_values_of<'py>(&self, py: Python<'py>, texts: &[&str]) -> CandidateBytes<'py> {
-        let len = self.0.signature_len().unwrap_or(0);
+    /// The values of `candidate_values` for `texts`, computed on rayon's pool with the GIL
+    /// released and written straight into the bytes returned (the signatures and band
+    /// keys, the large ones, are made once at their final size).
+    fn candidate_values_of<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &[&str],
+    ) -> PyResult<CandidateBytes<'py>> {
+        let (len, count) = (self.0.signature_len().unwrap_or(0), texts.len());
         let (bands, rows) = self.0.bands().unwrap_or((0, 1));
-        let values = self.values_of(py, texts);
-        let encoded = Encoded::of(&values, len);
-        let (mut keys, mut has_bands) = (Vec::with_capacity(values.len() * bands * 4), Vec::new());
-        for (_, signature) in &values {
-            // An empty set's signature shares its bands with every other: no band keys, as
-            // an index leaves it out of its band tables.
-            match signature.as_deref().filter(|values| !is_empty_set(values)) {
-                Some(values) if bands > 0 => {
-                    (tantivy_dedup::lookup::band_keys(values, rows).take(bands))
-                        .for_each(|key| keys.extend_from_slice(&key.to_le_bytes()));
-                    has_bands.push(1);
-                }
-                _ => {
-                    keys.resize(keys.len() + bands * 4, 0);
-                    has_bands.push(0);
-                }
-            }
-        }
-        (
-            PyBytes::new(py, &encoded.fingerprints),
-            PyBytes::new(py, &encoded.has_fingerprint),
-            PyBytes::new(py, &encoded.signatures),
-            PyBytes::new(py, &encoded.has_signature),
-            PyBytes::new(py, &keys),
-            PyBytes::new(py, &has_bands),
-        )
+        let mut fingerprints = vec![[0u8; 8]; count];
+        // Whether each text has a fingerprint, a signature, band keys.
+        let mut flags = vec![[0u8; 3]; count];
+        let mut signatures = None;
+        let keys = PyBytes::new_with(py, count * bands * 4, |keys| {
+            let signed = PyBytes::new_with(py, count * len * 4, |signatures| {
+                py.allow_threads(|| {
+                    (rows_of(signatures, len * 4, count).zip(rows_of(keys, bands * 4, count)))
+                        .zip(texts)
+                        .zip(fingerprints.par_iter_mut().zip(flags.par_iter_mut()))
+                        .for_each(|(((signature_row, key_row), text), (fingerprint, flags))| {
+                            let (f, signature) = self.0.fingerprint_and_signature(text);
+                            *fingerprint = fingerprint_bytes(&f);
+                            flags[0] = u8::from(f.is_some());
+                            let Some(signature) = signature else { return };
+                            write_signature(signature_row, &signature);
+                            flags[1] = 1;
+                            // An empty set's signature shares its bands with every other: no
+                            // band keys, as an index leaves it out of its band tables.
+                            if bands > 0 && !is_empty_set(&signature) {
+                                let keys = tantivy_dedup::lookup::band_keys(&signature, rows);
+                                for (bytes, key) in key_row.chunks_exact_mut(4).zip(keys) {
+                                    bytes.copy_from_slice(&key.to_le_bytes());
+                                }
+                                flags[2] = 1;
+                            }
+                        });
+                });
+                Ok(())
+            })?;
+            signatures = Some(signed);
+            Ok(())
+        })?;
+        let flag = |i: usize| PyBytes::new(py, &flags.iter().map(|f| f[i]).collect::<Vec<_>>());
+        Ok((
+            PyBytes::new(py, fingerprints.as_flattened()),
+            flag(0),
+            signatures.expect("made with the keys"),
+            flag(1),
+            keys,
+            flag(2),
+        ))
+    }
+
+    /// Bytes for `count` signatures of `len` u32 values, zeros until `fill` writes its rows
+    /// (`len * 4` bytes each, in order, as a parallel iterator) on rayon's pool with the
+    /// GIL released: the result is made in place, at its final size, once.
+    fn signature_buffer<'py>(
+        &self,
+        py: Python<'py>,
+        len: usize,
+        count: usize,
+        fill: impl FnOnce(Rows<'_>) + Send,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        PyBytes::new_with(py, count * len * 4, |bytes| {
+            py.allow_threads(|| fill(rows_of(bytes, len * 4, count)));
+            Ok(())
+        })
     }
 
     /// Values per signature, or the error of settings without signatures.
@@ -65,64 +105,63 @@ impl TextMatcher {
             DedupError::new_err("these settings have no two-stage matching, so no signatures")
         })
     }
-
-    /// The fingerprint and signature of each text, on rayon's pool with the GIL released.
-    fn values_of(
-        &self,
-        py: Python<'_>,
-        texts: &[&str],
-    ) -> Vec<(Option<Fingerprint>, Option<Vec<u32>>)> {
-        py.allow_threads(|| {
-            texts
-                .par_iter()
-                .map(|t| self.0.fingerprint_and_signature(t))
-                .collect()
-        })
-    }
 }
 
 /// The UTF-8 of each of `texts`, lent by Python rather than copied (a str keeps its UTF-8
 /// once asked; an ASCII str is its own), so that the work on rayon's pool starts at once.
 ///
 /// # Errors
-/// `UnicodeEncodeError` for a str that is not valid Unicode (a lone surrogate).
+/// `UnicodeEncodeError` (a `ValueError`) for the first str that is not valid Unicode (a
+/// lone surrogate), its reason naming the text's index in the batch: `surrogates not
+/// allowed (text 3 of the batch)`.
 fn borrowed<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
-    texts.iter().map(|text| text.to_str()).collect()
+    (texts.iter().enumerate())
+        .map(|(i, text)| text.to_str().map_err(|e| naming_the_text(text.py(), e, i)))
+        .collect()
 }
 
-/// Fingerprints and signatures as the Python side reads them: little-endian bytes, `len`
-/// u32 values a signature (zeros without one), and a byte per text saying each is there.
-struct Encoded {
-    fingerprints: Vec<u8>,
-    has_fingerprint: Vec<u8>,
-    signatures: Vec<u8>,
-    has_signature: Vec<u8>,
-}
-
-impl Encoded {
-    fn of(values: &[(Option<Fingerprint>, Option<Vec<u32>>)], len: usize) -> Encoded {
-        Encoded {
-            fingerprints: column(values, |(fingerprint, _)| fingerprint_bytes(fingerprint)),
-            has_fingerprint: column(values, |(fingerprint, _)| [u8::from(fingerprint.is_some())]),
-            signatures: signature_bytes(values.iter().map(|(_, signature)| signature), len),
-            has_signature: column(values, |(_, signature)| [u8::from(signature.is_some())]),
+/// `error`, raised by the text at `index` of a batch, saying which: a
+/// `UnicodeEncodeError`'s reason gets ` (text INDEX of the batch)`; another error becomes
+/// a `ValueError` naming the text, caused by it.
+pub(crate) fn naming_the_text(py: Python<'_>, error: PyErr, index: usize) -> PyErr {
+    let place = format!("text {index} of the batch");
+    if error.is_instance_of::<PyUnicodeEncodeError>(py) {
+        let value = error.value(py);
+        let reason = (value.getattr("reason").and_then(|r| r.extract::<String>()))
+            .unwrap_or_else(|_| "not valid Unicode".to_owned());
+        if value
+            .setattr("reason", format!("{reason} ({place})"))
+            .is_ok()
+        {
+            return error;
         }
+    }
+    let named = PyValueError::new_err(format!("{place}: {error}"));
+    named.set_cause(py, Some(error));
+    named
+}
+
+/// The rows of a buffer of `count` rows of `width` bytes, in order, for rayon's pool;
+/// `count` empty rows when `width` is 0 (settings without signatures or bands).
+type Rows<'a> = Either<
+    rayon::slice::ChunksExactMut<'a, u8>,
+    rayon::iter::Map<rayon::range::Iter<usize>, fn(usize) -> &'a mut [u8]>,
+>;
+
+/// The rows of `bytes`, `count` of `width` bytes (see [`Rows`]).
+fn rows_of(bytes: &mut [u8], width: usize, count: usize) -> Rows<'_> {
+    if width == 0 {
+        Either::Right((0..count).into_par_iter().map(|_| <&mut [u8]>::default()))
+    } else {
+        Either::Left(bytes.par_chunks_exact_mut(width))
     }
 }
 
-/// Signatures as little-endian bytes, `len` u32 values each, zeros for none.
-fn signature_bytes<'a>(
-    signatures: impl ExactSizeIterator<Item = &'a Option<Vec<u32>>>,
-    len: usize,
-) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(signatures.len() * len * 4);
-    for signature in signatures {
-        match signature {
-            Some(values) => (values.iter()).for_each(|v| bytes.extend_from_slice(&v.to_le_bytes())),
-            None => bytes.resize(bytes.len() + len * 4, 0),
-        }
+/// `signature`'s values into `row`, little-endian, 4 bytes each.
+fn write_signature(row: &mut [u8], signature: &[u32]) {
+    for (bytes, value) in row.chunks_exact_mut(4).zip(signature) {
+        bytes.copy_from_slice(&value.to_le_bytes());
     }
-    bytes
 }
 
 /// A fingerprint's little-endian bytes, zeros for none.
@@ -130,7 +169,7 @@ fn fingerprint_bytes(fingerprint: &Option<Fingerprint>) -> [u8; 8] {
     fingerprint.map_or(0, |f| f.bits()).to_le_bytes()
 }
 
-/// One side of `judge_pairs`, decoded once from the bytes [`Encoded`] describes.
+/// One side of `judge_pairs`, decoded once from the bytes `candidate_values` gives.
 struct Decoded<'a> {
     fingerprints: Vec<u64>,
     has_fingerprint: &'a [u8],
@@ -199,7 +238,8 @@ impl TextMatcher {
 
     /// The fingerprints and signatures of `texts`: fingerprints as little-endian u64 bytes,
     /// signatures as `signature_len` little-endian u32 values per text (zeros where a text
-    /// has none), and one byte per text, 1 where it has both.
+    /// has none), and one byte per text, 1 where it has both. The signatures are written
+    /// straight into the bytes returned, without a copy.
     fn fingerprints_and_signatures<'py>(
         &self,
         py: Python<'py>,
@@ -210,21 +250,34 @@ impl TextMatcher {
         Bound<'py, PyBytes>,
     )> {
         let len = self.signature_len_or_err()?;
-        let values = Encoded::of(&self.values_of(py, &borrowed(&texts)?), len);
-        let valid: Vec<u8> = (values.has_fingerprint.iter())
-            .zip(&values.has_signature)
-            .map(|(fingerprint, signature)| fingerprint & signature)
-            .collect();
+        let texts = borrowed(&texts)?;
+        let mut fingerprints = vec![[0u8; 8]; texts.len()];
+        let mut valid = vec![0u8; texts.len()];
+        let signatures = self.signature_buffer(py, len, texts.len(), |rows| {
+            (rows
+                .zip(&texts)
+                .zip(fingerprints.par_iter_mut())
+                .zip(valid.par_iter_mut()))
+            .for_each(|(((row, text), fingerprint), valid)| {
+                let (f, signature) = self.0.fingerprint_and_signature(text);
+                *fingerprint = fingerprint_bytes(&f);
+                if let Some(signature) = &signature {
+                    write_signature(row, signature);
+                }
+                *valid = u8::from(f.is_some() && signature.is_some());
+            });
+        })?;
         Ok((
-            PyBytes::new(py, &values.fingerprints),
-            PyBytes::new(py, &values.signatures),
+            PyBytes::new(py, fingerprints.as_flattened()),
+            signatures,
             PyBytes::new(py, &valid),
         ))
     }
 
     /// The signatures of `texts` alone, without fingerprints: `signature_len`
     /// little-endian u32 values per text (zeros where a text has no shingles), and one byte
-    /// per text, 1 where it has shingles.
+    /// per text, 1 where it has shingles. The signatures are written straight into the
+    /// bytes returned, without a copy.
     fn signatures<'py>(
         &self,
         py: Python<'py>,
@@ -232,15 +285,16 @@ impl TextMatcher {
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let len = self.signature_len_or_err()?;
         let texts = borrowed(&texts)?;
-        let signatures: Vec<Option<Vec<u32>>> = py.allow_threads(|| {
-            (texts.par_iter())
-                .map(|t| self.0.signature(t).filter(|s| !is_empty_set(s)))
-                .collect()
-        });
-        Ok((
-            PyBytes::new(py, &signature_bytes(signatures.iter(), len)),
-            PyBytes::new(py, &column(&signatures, |s| [u8::from(s.is_some())])),
-        ))
+        let mut valid = vec![0u8; texts.len()];
+        let signatures = self.signature_buffer(py, len, texts.len(), |rows| {
+            (rows.zip(&texts).zip(valid.par_iter_mut())).for_each(|((row, text), valid)| {
+                if let Some(signature) = self.0.signature(text).filter(|s| !is_empty_set(s)) {
+                    write_signature(row, &signature);
+                    *valid = 1;
+                }
+            });
+        })?;
+        Ok((signatures, PyBytes::new(py, &valid)))
     }
 
     /// The values a batch job groups and judges texts by, in one pass on every core:
@@ -254,7 +308,7 @@ impl TextMatcher {
         py: Python<'py>,
         texts: Vec<Bound<'py, PyString>>,
     ) -> PyResult<CandidateBytes<'py>> {
-        Ok(self.candidate_values_of(py, &borrowed(&texts)?))
+        self.candidate_values_of(py, &borrowed(&texts)?)
     }
 
     /// [`candidate_values`](Self::candidate_values) of texts given as an Arrow string
@@ -286,7 +340,7 @@ impl TextMatcher {
                 .map_err(|e| DedupError::new_err(format!("text {i} is not valid UTF-8: {e}")))?;
             texts.push(text);
         }
-        Ok(self.candidate_values_of(py, &texts))
+        self.candidate_values_of(py, &texts)
     }
 
     /// The least agreement of a pair the signatures judge that can be near (see the

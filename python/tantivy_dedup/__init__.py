@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import abc
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Union
 
@@ -86,11 +87,54 @@ class CandidateValues:
 
 
 def _texts(texts: Iterable[str]) -> list:
+    """``texts`` as a list of str; ``TypeError`` for one that is not a str, and for a
+    single str or bytes given where a sequence of texts is expected (iterating it would
+    make a text of each character)."""
+    _not_one_text(texts, "texts")
     texts = list(texts)
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise TypeError(f"text {i} is {type(text).__name__}, not str")
     return texts
+
+
+def _not_one_text(batch, what: str) -> None:
+    """``TypeError`` when ``batch``, which should be a sequence, is one str or bytes."""
+    if isinstance(batch, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"{what} must be a sequence of texts, not a single {type(batch).__name__} "
+            f"(wrap it in a list: [text])"
+        )
+
+
+#: The largest id of a ``FingerprintIndex``: ids are u32.
+_MAX_ID = 2**32 - 1
+
+
+def _id(id) -> int:
+    """``id`` as an int of ``FingerprintIndex``'s range; ``OverflowError`` outside it."""
+    value = int(id)
+    if not 0 <= value <= _MAX_ID:
+        raise OverflowError(f"id {value} is outside the ids' range 0..={_MAX_ID} (u32)")
+    return value
+
+
+def _ids(ids) -> np.ndarray:
+    """``ids`` as little-endian u32, checked before anything is converted:
+    ``OverflowError`` naming the position of the first id outside ``0..=2**32 - 1``."""
+    array = np.asarray(ids)
+    if array.dtype.kind not in "iu":
+        # Python ints beyond 64 bits, floats, bools: one at a time, as `insert` takes them.
+        array = np.array([int(x) for x in array.ravel()], dtype=object).reshape(array.shape)
+    if array.size:
+        outside = np.flatnonzero(((array < 0) | (array > _MAX_ID)).ravel())
+        if outside.size:
+            at = int(outside[0])
+            raise OverflowError(
+                f"ids[{at}] = {array.ravel()[at]} is outside the ids' range "
+                f"0..={_MAX_ID} (u32); nothing was inserted"
+            )
+    return np.ascontiguousarray(array, dtype="<u4")
 
 
 def _arrow_utf8(texts):
@@ -277,29 +321,55 @@ class FingerprintIndex:
         return len(self._native)
 
     def insert(self, id: int, fingerprint: int) -> Optional[int]:
-        """Inserts or replaces ``id``'s fingerprint; the replaced one, if any."""
-        return self._native.insert(int(id), int(fingerprint))
+        """Inserts or replaces ``id``'s fingerprint; the replaced one, if any.
+
+        Raises ``OverflowError`` for an id outside ``0..=2**32 - 1``."""
+        return self._native.insert(_id(id), int(fingerprint))
 
     def extend(self, ids, fingerprints) -> None:
-        """Inserts many: ``ids`` (u32) and ``fingerprints`` (u64), as many of each."""
-        ids = np.ascontiguousarray(ids, dtype="<u4")
+        """Inserts many: ``ids`` (u32, as in ``insert``) and ``fingerprints`` (u64), as
+        many of each.
+
+        All or nothing: raises ``OverflowError`` naming the position of the first id
+        outside ``0..=2**32 - 1``, and ``DedupError`` when the lengths differ, before
+        inserting any."""
+        ids = _ids(ids)
         fingerprints = np.ascontiguousarray(fingerprints, dtype="<u8")
         self._native.extend_bytes(ids.tobytes(), fingerprints.tobytes())
 
     def remove(self, id: int) -> bool:
-        """Removes ``id``; whether it was there."""
-        return self._native.remove(int(id))
+        """Removes ``id``; whether it was there. ``OverflowError`` as in ``insert``."""
+        return self._native.remove(_id(id))
 
     def get(self, id: int) -> Optional[int]:
-        """The fingerprint of ``id``, if any."""
-        return self._native.get(int(id))
+        """The fingerprint of ``id``, if any. ``OverflowError`` as in ``insert``."""
+        return self._native.get(_id(id))
 
     def query(self, fingerprint: int, k: Optional[int] = None) -> list:
         """``(id, distance)`` of every fingerprint within ``k`` bits, nearest first."""
         return self._native.query(int(fingerprint), k)
 
+    def groups(self, k: Optional[int] = None, *, singletons: bool = False) -> list:
+        """The groups of near-duplicates: ids whose fingerprints are linked by steps of at
+        most ``k`` bits (default: ``max_distance``), the connected components of the pairs
+        ``all_pairs`` lists. The recommended way to find near-duplicates in the index.
+
+        A list of uint32 arrays, each group's ids ascending, the groups by their least id;
+        ids in no pair are left out unless ``singletons``. The pairs are never listed: ids
+        of equal fingerprints join at once and each distinct fingerprint is queried once,
+        a few thousand at a time, so the memory is that of the ids, however many pairs
+        there are (20,000 equal fingerprints are one group, not 200 million pairs)."""
+        ids, offsets = self._native.groups_bytes(k, singletons)
+        ids = np.frombuffer(ids, dtype="<u4")
+        offsets = np.frombuffer(offsets, dtype="<u8").astype(np.intp)
+        return [ids[start:end] for start, end in zip(offsets[:-1], offsets[1:])]
+
     def all_pairs(self, k: Optional[int] = None):
-        """Every pair within ``k`` bits as three uint32 arrays ``a < b``, ``distance``."""
+        """Every pair within ``k`` bits as three uint32 arrays ``a < b``, ``distance``.
+
+        Every pair is built at once, in about 36 bytes a pair at its peak: ``n`` ids of
+        one fingerprint make ``n (n - 1) / 2`` pairs (20,000 make 200 million, about 7 GB).
+        Prefer ``groups`` unless the pairs themselves are needed."""
         a, b, d = self._native.all_pairs_bytes(k)
         return tuple(np.frombuffer(x, dtype="<u4") for x in (a, b, d))
 
@@ -355,7 +425,9 @@ class CorpusIndex:
         records: Iterable[Mapping],
         policy: str = "reject",
         commit_every: int = 10_000,
-    ) -> list:
+        *,
+        report: Union[str, os.PathLike, None] = None,
+    ) -> Union[list, dict]:
         """Adds ``records``, each checked against every document already in the index and
         every earlier record; ``policy`` says what a near-duplicate gets: ``"reject"``
         (not indexed), ``"flag"`` (indexed, listed under its original by ``search``) or
@@ -364,8 +436,27 @@ class CorpusIndex:
         Returns one dict per record, in order, as ``ingest --report`` writes them:
         ``status`` is ``added``, ``updated``, ``exists``, ``duplicate`` (with
         ``duplicate_of``, ``distance``, ``similarity`` and ``action``) or ``error`` (with
-        ``error``: a record without ``id`` or text, or not a dict; the others go on).
-        Commits every ``commit_every`` records and at the end."""
+        ``error``: a record without ``id`` or text, not a dict, or holding a str that is
+        not valid Unicode, such as a lone surrogate; the others go on). ``id`` is a str, or
+        an int of 64 bits, which becomes its decimal string as the command-line tool makes
+        a JSON number id. Commits every ``commit_every`` records and at the end.
+
+        That list holds every line at once (some 750 bytes a record as dicts). With
+        ``report`` (a file path, created or truncated), the recommended form for large
+        ingests, the lines are written there instead as JSON lines, a window of
+        ``commit_every`` records at a time, exactly as ``ingest --report`` writes them;
+        the return value is then the counts: ``{"records", "added", "updated",
+        "exists", "duplicate", "error"}``.
+
+        Raises ``TypeError`` when ``records`` is a str, bytes or a single mapping rather
+        than an iterable of records."""
+        if isinstance(records, (str, bytes, bytearray, memoryview, abc.Mapping)):
+            raise TypeError(
+                f"records must be an iterable of records (dicts), not a single "
+                f"{type(records).__name__} (wrap it in a list: [record])"
+            )
+        if report is not None:
+            return self._native.ingest_to_file(records, os.fspath(report), policy, commit_every)
         lines = self._native.ingest_json(records, policy, commit_every)
         return [json.loads(line) for line in lines]
 

@@ -125,3 +125,121 @@ def test_settings_of_a_new_index_and_errors_of_a_wrong_folder(tmp_path):
     assert (tmp_path / "notes" / "todo.txt").read_text() == "mine"
     with pytest.raises(DedupError, match="query"):
         index.search("title:(")
+
+
+def test_number_ids_are_their_decimal_strings_as_in_the_tool(tmp_path):
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    texts = [f"{PAGE} and note {word}" for word in ("alpha", "beta", "gamma")]
+    records = [
+        {"id": 7, "text": "a note about bees, hives and the honey harvest of the valley"},
+        {"id": -3, "text": "a recipe for bread with rye flour, seeds and a slow overnight rise"},
+        {"id": 2**64 - 1, "text": "the chess club meets on thursdays in the library's back room"},
+        {"id": 2**64, "text": texts[0]},
+        {"id": 1.5, "text": texts[1]},
+        {"id": True, "text": texts[2]},
+    ]
+    report = index.ingest(records)
+    assert [(line["id"], line["status"]) for line in report] == [
+        ("7", "added"),
+        ("-3", "added"),
+        ("18446744073709551615", "added"),
+        ("#3", "error"),
+        ("#4", "error"),
+        ("#5", "error"),
+    ]
+    assert "not an integer of 64 bits" in report[3]["error"] and "string" in report[3]["error"]
+    assert "not an integer of 64 bits" in report[4]["error"]
+    assert "bool" in report[5]["error"]
+    # The same id as a string is the same document.
+    (line,) = index.ingest([{"id": "7", "text": records[0]["text"]}])
+    assert line["status"] == "exists"
+
+
+def test_number_ids_match_the_tools_report(tool, tmp_path):
+    records = [
+        {"id": 7, "text": "a note about bees, hives and the honey harvest of the valley"},
+        {"id": -3, "text": "a recipe for bread with rye flour, seeds and a slow overnight rise"},
+        {"id": 2**64 - 1, "text": "the chess club meets on thursdays in the library's back room"},
+    ]
+    report = CorpusIndex.open_or_create(tmp_path / "py").ingest(records)
+    jsonl = "".join(json.dumps(r) + "\n" for r in records)
+    out = run(tool, "ingest", "--index", str(tmp_path / "cli"), "--report", "-", "-", stdin=jsonl)
+    assert [json.loads(line) for line in out.splitlines()] == report
+
+
+def test_a_lone_surrogate_is_that_records_error_line(tmp_path):
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    report = index.ingest(
+        [
+            {"id": "first", "text": PAGE},
+            {"id": "broken", "text": "half a pair \ud800 here in the text of a page"},
+            {"id": "bad \udfff id", "text": "another page about something else entirely, bees"},
+            {"id": "titled", "text": "a recipe for bread with rye flour", "title": "x\ud800"},
+            {"id": "last", "text": "the chess club meets on thursdays in the back room"},
+        ]
+    )
+    assert [(line["id"], line["status"]) for line in report] == [
+        ("first", "added"),
+        ("#1", "error"),
+        ("#2", "error"),
+        ("#3", "error"),
+        ("last", "added"),
+    ]
+    assert "lone surrogate \\uD800 at character 12" in report[1]["error"]
+    assert "`text`" in report[1]["error"] and "broken" in report[1]["error"]
+    assert "`id`" in report[2]["error"] and "\\uDFFF" in report[2]["error"]
+    assert "`title`" in report[3]["error"]
+    assert len(index) == 2
+
+
+def test_a_single_record_or_str_is_a_type_error(tmp_path):
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    for one in ({"id": "a", "text": PAGE}, "a text", b"bytes"):
+        with pytest.raises(TypeError, match="iterable of records"):
+            index.ingest(one)
+    assert len(index) == 0
+
+
+def test_a_folder_of_other_files_is_named_as_such(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text("mine")
+    for call in (CorpusIndex.open_or_create, CorpusIndex.open):
+        with pytest.raises(DedupError, match=r"not empty.*todo\.txt.*choose an empty or new folder") as raised:
+            call(tmp_path / "notes")
+        assert "meta.json" not in str(raised.value).split("(")[0], raised.value
+    assert sorted(p.name for p in (tmp_path / "notes").iterdir() if not p.name.startswith(".")) == ["todo.txt"]
+    with pytest.raises(DedupError, match="does not exist"):
+        CorpusIndex.open(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DedupError, match="is empty"):
+        CorpusIndex.open(tmp_path / "empty")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(DedupError, match="not a folder"):
+        CorpusIndex.open(tmp_path / "file")
+
+
+def test_the_report_streams_to_a_file_and_the_counts_come_back(tmp_path):
+    def records():
+        for i in range(50):
+            # Every fifth one a copy of the page, the others each their own words.
+            text = PAGE if i % 5 == 0 else " ".join(f"w{i}v{j}" for j in range(20))
+            yield {"id": f"r{i}", "text": text}
+        yield {"id": "r1", "text": "x y z"}
+        yield {"text": "no id"}
+
+    path = tmp_path / "report.jsonl"
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    counts = index.ingest(records(), commit_every=7, report=path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    # The lines of the list form, on a fresh index.
+    assert lines == CorpusIndex.open_or_create(tmp_path / "again").ingest(records(), commit_every=7)
+    assert len(lines) == 52 and lines[-1]["id"] == "#51" and lines[-2]["status"] == "updated"
+    by_status = {}
+    for line in lines:
+        by_status[line["status"]] = by_status.get(line["status"], 0) + 1
+    zero = {"added": 0, "updated": 0, "exists": 0, "duplicate": 0, "error": 0}
+    assert counts == {"records": 52, **zero, **by_status}
+    assert counts["added"] == len(index) and counts["duplicate"] > 0
+    with pytest.raises(ValueError, match="policy"):
+        index.ingest([], policy="drop", report=tmp_path / "never.jsonl")
+    assert not (tmp_path / "never.jsonl").exists()

@@ -6,6 +6,7 @@ import functools
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -106,12 +107,58 @@ def test_non_strings_are_type_errors():
         TextMatcher().fingerprints(["fine", 3])
 
 
-def test_a_lone_surrogate_is_a_unicode_error():
-    matcher = TextMatcher()
+def batch_calls(matcher):
+    """Every method of `matcher` that takes a batch of texts and returns a value per text."""
     alone = functools.partial(matcher.signatures, fingerprints=False)
-    for call in (matcher.fingerprints, matcher.signatures, alone, matcher.candidate_values):
-        with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
-            call(["fine", "bad \ud800 text"])
+    return [matcher.fingerprints, matcher.signatures, alone, matcher.candidate_values]
+
+
+def test_a_lone_surrogate_is_a_value_error_naming_its_text():
+    # A UnicodeEncodeError, which is a ValueError, saying which text of the batch it is.
+    for call in batch_calls(TextMatcher()):
+        with pytest.raises(UnicodeEncodeError, match=r"surrogates not allowed \(text 1 of the batch\)"):
+            call(["fine", "bad \ud800 text", "also \udfff bad"])
+        with pytest.raises(ValueError, match=r"text 0 of the batch"):
+            call(["\udc80"])
+
+
+def test_a_single_text_where_a_batch_is_expected_is_a_type_error():
+    # Iterating a str would fingerprint each of its characters.
+    for call in batch_calls(TextMatcher()):
+        for one in ("hello world", b"hello world"):
+            with pytest.raises(TypeError, match="sequence of texts"):
+                call(one)
+    # A batch of one, and any iterable of str, are fine.
+    assert TextMatcher().fingerprints(["hello world"]).valid.tolist() == [True]
+    assert TextMatcher().fingerprints(iter(["hello world", "x y"])).valid.tolist() == [True, True]
+
+
+def test_signatures_are_written_in_place_without_copies():
+    # Peak memory of signatures of 100,000 short texts, in a fresh process: the result
+    # (128 u32 values a text, 51 MB) and not several copies of it.
+    script = """
+import resource, sys
+from tantivy_dedup import TextMatcher
+matcher = TextMatcher()
+texts = [f"text number {i} about the harbour ferry" for i in range(100_000)]
+matcher.signatures(texts[:10])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+sig = CALL
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((after - before) * 1024, sig.signatures.nbytes)
+"""
+    calls = [
+        "matcher.signatures(texts)",
+        "matcher.signatures(texts, fingerprints=False)",
+        "matcher.candidate_values(texts)",
+    ]
+    for call in calls:
+        out = subprocess.run(
+            [sys.executable, "-c", script.replace("CALL", call)], capture_output=True, text=True, check=True
+        )
+        grown, result = map(int, out.stdout.split())
+        assert result == 100_000 * 128 * 4
+        assert grown < 1.5 * result, (call, grown, result)
 
 
 def test_hamming_broadcasts():
@@ -201,3 +248,72 @@ def test_the_least_agreement_is_the_rules():
     no_verify = json.loads(MatchingSettings().to_json())
     del no_verify["verification"]
     assert TextMatcher(MatchingSettings.from_json(json.dumps(no_verify))).least_agreement is None
+
+
+def test_ids_are_u32_in_insert_and_extend_alike():
+    index = FingerprintIndex()
+    index.extend([0, 2**32 - 1], [10, 20])
+    index.insert(2**32 - 2, 30)
+    assert (index.get(0), index.get(2**32 - 1), index.get(2**32 - 2)) == (10, 20, 30)
+    # Out of range: OverflowError in both, extend naming the position, and nothing of the
+    # batch applied (2**32 + 1 would have become 1, -1 would have become 2**32 - 1).
+    for ids, at in [([1, 2**32 + 1], 1), ([-1, 5], 0), ([5, 6, 2**70], 2)]:
+        with pytest.raises(OverflowError, match=rf"ids\[{at}\] = .* outside"):
+            index.extend(ids, [1, 2, 3][: len(ids)])
+    for dtype in (np.int64, np.uint64):
+        with pytest.raises(OverflowError, match=r"ids\[1\]"):
+            index.extend(np.array([1, 2**32 + 1], dtype=dtype), np.array([1, 2], dtype=np.uint64))
+    with pytest.raises(OverflowError, match=r"ids\[0\]"):
+        index.extend(np.array([-1], dtype=np.int32), np.array([7], dtype=np.uint64))
+    for id in (2**32 + 1, -1):
+        with pytest.raises(OverflowError, match="outside"):
+            index.insert(id, 40)
+    assert len(index) == 3 and index.get(1) is None and index.get(2**32 - 1) == 20
+    with pytest.raises(OverflowError):
+        index.get(2**32)
+
+
+def components(n, pairs):
+    """The connected components (of two or more) of `pairs` over `0..n`, as sorted lists."""
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a, b in pairs:
+        x, y = find(a), find(b)
+        parent[max(x, y)] = min(x, y)
+    groups = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(g for g in groups.values() if len(g) > 1)
+
+
+def test_groups_are_the_components_of_all_pairs():
+    rng = np.random.default_rng(11)
+    base = rng.integers(0, 2**63, size=200, dtype=np.uint64)
+    flips = [np.uint64(sum(1 << int(b) for b in rng.choice(64, size=n, replace=False))) for n in rng.integers(0, 6, size=200)]
+    # Near copies, and exact copies of some of them.
+    fps = np.concatenate([base, base ^ np.array(flips, dtype=np.uint64), base[:30]])
+    index = FingerprintIndex(max_distance=3)
+    index.extend(np.arange(len(fps)), fps)
+    for k in (0, 3, 5, 12):
+        a, b, _ = index.all_pairs(k)
+        groups = index.groups(k)
+        assert all(g.dtype == np.uint32 for g in groups)
+        assert [g.tolist() for g in groups] == components(len(fps), zip(a.tolist(), b.tolist())), k
+    everyone = index.groups(3, singletons=True)
+    assert sorted(i for g in everyone for i in g.tolist()) == list(range(len(fps)))
+    assert FingerprintIndex().groups() == []
+
+
+def test_groups_of_many_equal_fingerprints_need_no_pairs():
+    # 20,000 equal fingerprints: 200 million pairs for all_pairs, one group here.
+    index = FingerprintIndex()
+    index.extend(np.arange(20_000), np.full(20_000, 0xDEADBEEF, dtype=np.uint64))
+    index.insert(50_000, 0xDEADBEEF ^ 0b111)
+    index.insert(60_000, ~np.uint64(0xDEADBEEF))
+    (group,) = index.groups()
+    assert group.tolist() == list(range(20_000)) + [50_000]
