@@ -76,7 +76,29 @@ fn a_plain_index_is_taken_over_with_its_near_duplicates_handled() {
     assert_eq!(report.documents as usize, alive);
     assert_eq!(report.duplicates as usize, copies, "{report:?}");
     assert_eq!(report.added as usize, alive - copies);
-    assert_eq!(report.unstored_fields, ["date"]);
+    // The date is FAST only: read back from its column, not lost.
+    assert!(report.unstored_fields.is_empty(), "{report:?}");
+    assert_eq!(report.fast_only_fields, ["date"]);
+    // Every near-duplicate named, with its key and the document it duplicates.
+    assert_eq!(report.duplicate_outcomes.len(), copies);
+    for duplicate in &report.duplicate_outcomes {
+        let key = duplicate
+            .key
+            .as_deref()
+            .expect("the target has a key field");
+        let of = duplicate
+            .outcome
+            .duplicate_of()
+            .expect("a duplicate's outcome");
+        let original = of.key.as_deref().expect("originals have keys");
+        // Same topic (the path), another mirror: site0 is every topic's first page.
+        assert_eq!(
+            key.rsplit('/').next(),
+            original.rsplit('/').next(),
+            "{key} of {original}"
+        );
+        assert!(original.contains("site0."), "{original}");
+    }
     let searcher = target.index().reader().unwrap().searcher();
     assert_eq!(searcher.search(&AllQuery, &Count).unwrap(), alive - copies);
     // The key field became FAST for the writer, and the copies kept their stored fields.
@@ -149,4 +171,47 @@ fn unfit_schemas_are_typed_errors() {
         reindex(&source, &target, Policy::Reject, MEMORY),
         Err(Error::Schema { field, .. }) if field == "body"
     ));
+}
+
+#[test]
+fn fast_only_values_survive_and_the_winner_is_the_same_every_run() {
+    use tantivy::collector::TopDocs;
+    use tantivy::Order;
+    use tantivy_dedup::plugin::{reindex_with, ReindexOptions};
+    let (source, alive, copies) = application_index();
+    let mut kept_keys = None;
+    for threads in [1, 2, 4] {
+        let settings = DedupSettings::new(["title", "body"]).key_field("url");
+        let schema = settings.extend_schema(&source.schema()).unwrap();
+        let target = DedupIndex::create(Index::create_in_ram(schema), settings).unwrap();
+        let options =
+            ReindexOptions::new(Policy::Reject, threads * 15_000_000).indexing_threads(threads);
+        let report = reindex_with(&source, &target, &options).unwrap();
+        assert_eq!(report.documents as usize, alive);
+        assert_eq!(report.duplicates as usize, copies);
+        let mut keys: Vec<String> = report
+            .duplicate_outcomes
+            .iter()
+            .filter_map(|d| d.key.clone())
+            .collect();
+        keys.sort();
+        match &kept_keys {
+            None => kept_keys = Some(keys),
+            Some(first) => assert_eq!(&keys, first, "{threads} threads"),
+        }
+        // Newest first by the FAST-only date: every copy has its value.
+        let searcher = target.index().reader().unwrap().searcher();
+        let newest = searcher
+            .search(
+                &AllQuery,
+                &TopDocs::with_limit(100).order_by_fast_field::<DateTime>("date", Order::Desc),
+            )
+            .unwrap();
+        assert_eq!(newest.len(), alive - copies);
+        let first = newest[0].0;
+        assert_eq!(
+            first,
+            Some(DateTime::from_timestamp_secs(1_700_000_000 + 29))
+        );
+    }
 }

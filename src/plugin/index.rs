@@ -352,6 +352,25 @@ impl DedupIndex {
             .map_err(not_writable)?;
         DedupWriter::new(self.clone(), writer, policy)
     }
+
+    /// A [`DedupWriter`] as [`writer`](Self::writer) makes it, with `threads` indexing
+    /// threads (tantivy's `writer_with_num_threads`; the memory budget is shared by them).
+    ///
+    /// # Errors
+    /// As [`writer`](Self::writer).
+    pub fn writer_with_num_threads(
+        &self,
+        policy: Policy,
+        threads: usize,
+        memory_budget_bytes: usize,
+    ) -> Result<DedupWriter> {
+        let writer: IndexWriter = self
+            .inner
+            .index
+            .writer_with_num_threads(threads, memory_budget_bytes)
+            .map_err(not_writable)?;
+        DedupWriter::new(self.clone(), writer, policy)
+    }
 }
 
 /// Registers `tokenizer` on `index` under [`TOKENIZER_NAME`], the name the plugin's text

@@ -62,6 +62,7 @@
 mod batch;
 mod collector;
 mod columns;
+mod fast_values;
 mod index;
 mod read_only;
 mod reindex;
@@ -80,7 +81,7 @@ pub use columns::{
 };
 pub use index::{register_tokenizer, DedupIndex};
 pub use read_only::ReadOnlyTolerantDirectory;
-pub use reindex::{reindex, ReindexReport};
+pub use reindex::{reindex, reindex_with, ReindexOptions, ReindexReport, ReindexedDuplicate};
 pub use settings::{text_field_options, DedupSettings};
 pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
 pub use writer::{AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy, PreparedDocument};
