@@ -13,7 +13,7 @@ use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
 use tantivy_dedup::plugin::{AddAll, AddOutcome, DedupWriter, Policy, PreparedDocument};
 
 use crate::cli::index_dir::{open_or_create, IndexArg};
-use crate::cli::input::{read_inputs, read_sample, Record};
+use crate::cli::input::{read_inputs, read_sample, Record, Unnamed, SAMPLE_PLACE};
 use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, Tally};
@@ -52,7 +52,8 @@ enum PolicyArg {
 #[derive(Args, Debug)]
 pub struct IngestCommand {
     /// JSON-lines files (.jsonl: "id", "text" or "body", "title", "url", "tags"), text files,
-    /// HTML files, folders of these, or - for standard input. None: the sample corpus. A
+    /// HTML files, folders of these, or - for standard input. None: standard input, unless
+    /// it is a terminal: then the sample corpus shipped with the tool (said so). A
     /// record without an id is FILE:LINE (a file: its path), one of standard input "-:"
     /// and its text's digest in hex.
     inputs: Vec<PathBuf>,
@@ -176,11 +177,20 @@ impl IngestCommand {
         let read = |emit: &mut dyn FnMut(Record)| -> anyhow::Result<()> {
             if let Some(source) = &self.from_index {
                 read_index(source, &self.source_fields, emit)?;
-            } else if self.inputs.is_empty() {
-                read_sample(emit);
             } else {
                 let options = self.input.read_options(Some(Arc::clone(&stop)));
-                read_inputs(&self.inputs, &options, emit);
+                match (self.inputs.is_empty(), Unnamed::of_stdin()) {
+                    (false, _) => read_inputs(&self.inputs, &options, emit),
+                    (true, Unnamed::Stdin) => read_inputs(&[PathBuf::from("-")], &options, emit),
+                    (true, Unnamed::Terminal) => {
+                        note!(
+                            "no input named and standard input is a terminal: ingesting the \
+                             sample corpus ({SAMPLE_PLACE}); name files, or pipe records in, to \
+                             ingest your own"
+                        );
+                        read_sample(emit);
+                    }
+                }
             }
             Ok(())
         };

@@ -11,6 +11,7 @@ mod encoding;
 mod json_lines;
 mod raw;
 mod stream;
+mod unnamed;
 mod walk;
 
 use std::collections::HashSet;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 
 pub use json_lines::read_json_lines;
 pub use raw::RawRecord;
+pub use unnamed::Unnamed;
 
 /// One document to fingerprint or index.
 #[derive(Debug)]
@@ -67,7 +69,8 @@ fn outline(record: Record) -> Result<(String, String), String> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum StreamFormat {
     /// JSON lines when the first non-blank byte is `{`, else one plain-text document (which
-    /// is an error when one of its later lines is a JSON record).
+    /// is an error when one of its later lines is a JSON record); no record when the stream
+    /// has no byte at all.
     #[default]
     Auto,
     /// JSON lines, every line a record or an error line.
