@@ -1463,3 +1463,54 @@ fn without_inputs_at_a_terminal_the_samples_are_ingested_and_said_so() {
     assert!(said.contains("sample corpus"), "{said}");
     assert!(said.contains("65 read"), "{said}");
 }
+
+/// A report file that is the --settings file, or a hard link to it or to an input, is
+/// refused before anything is written: the file keeps its bytes, no index is made.
+#[test]
+fn a_report_file_that_is_the_settings_file_or_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("s.json");
+    let kept = "settings the report must not overwrite";
+    std::fs::write(&settings, kept).unwrap();
+    let linked = dir.path().join("linked.json");
+    std::fs::hard_link(&settings, &linked).unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, "{\"id\":\"a\",\"text\":\"one\"}\n").unwrap();
+    let input_link = dir.path().join("in-link.jsonl");
+    std::fs::hard_link(&input, &input_link).unwrap();
+    let index = dir.path().join("index");
+    let (settings, linked, input, input_link) = (
+        settings.to_str().unwrap(),
+        linked.to_str().unwrap(),
+        input.to_str().unwrap(),
+        input_link.to_str().unwrap(),
+    );
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--report", settings, "--settings", settings, input],
+            "the settings file",
+        ),
+        (
+            &["--report", linked, "--settings", settings, input],
+            "the settings file",
+        ),
+        (&["--report", input_link, input], "is the input"),
+    ];
+    for (args, said) in cases {
+        let mut all = vec!["ingest", "--index", index.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let output = run(&all, b"");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains(said),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(!index.exists(), "{args:?}: no index made");
+    }
+    assert_eq!(std::fs::read_to_string(settings).unwrap(), kept);
+    assert_eq!(
+        std::fs::read_to_string(input).unwrap(),
+        "{\"id\":\"a\",\"text\":\"one\"}\n"
+    );
+}

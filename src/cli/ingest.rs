@@ -123,7 +123,12 @@ impl IngestCommand {
         let sources: Vec<PathBuf> = (self.inputs.iter().cloned())
             .chain(self.from_index.clone())
             .collect();
-        Report::check_apart(self.report.as_deref(), &sources, &self.index.index)?;
+        Report::check_apart(
+            self.report.as_deref(),
+            &sources,
+            self.verify.settings_path(),
+            &self.index.index,
+        )?;
         Report::check(self.report.as_deref())?;
         let index = open_or_create(
             &self.index.index,

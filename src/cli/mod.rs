@@ -36,6 +36,7 @@ pub mod progress;
 #[cfg(feature = "cluster")]
 pub mod repair;
 pub mod report;
+pub mod same_file;
 pub mod search;
 #[cfg(feature = "cluster")]
 pub mod shared;
