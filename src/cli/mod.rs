@@ -23,6 +23,7 @@ pub fn print(text: &str) -> anyhow::Result<()> {
 }
 
 pub mod clusters;
+pub mod created;
 pub mod eval;
 pub mod fingerprint;
 pub mod index_dir;

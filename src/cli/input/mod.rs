@@ -43,6 +43,9 @@ pub struct Document {
     pub tags: Vec<String>,
     /// Read from standard input (`-`).
     pub from_stdin: bool,
+    /// The records of the documents it replaced (`dedup_replaced`), read from a source
+    /// index made by this tool; none from other inputs.
+    pub replaced: Vec<String>,
 }
 
 /// A record that could not be read.
@@ -173,6 +176,11 @@ pub fn read_sample(emit: &mut dyn FnMut(Record)) {
         &ReadOptions::default(),
         emit,
     );
+}
+
+/// A size for people: "16 MiB", "512 KiB", "100 bytes".
+pub fn size_for_people(bytes: usize) -> String {
+    bounded::size(bytes)
 }
 
 fn error(place: &str, reason: String) -> RecordError {
