@@ -48,6 +48,20 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A settings file ([`MatchingSettings::read`](crate::plugin::MatchingSettings::read))
+    /// was refused before it was read: it is no regular file (a FIFO would wait for a
+    /// writer, `/dev/zero` never ends), or it is larger than
+    /// [`MAX_SETTINGS_FILE_BYTES`](crate::plugin::MAX_SETTINGS_FILE_BYTES). Name the JSON
+    /// file `eval --recommend` wrote, or one written by
+    /// [`MatchingSettings::write`](crate::plugin::MatchingSettings::write).
+    #[error("{} cannot be read as a settings file: {reason}", .path.display())]
+    SettingsFile {
+        /// The file named.
+        path: PathBuf,
+        /// Why it was refused.
+        reason: String,
+    },
+
     /// A serialized table or configuration could not be decoded.
     #[error("cannot decode {what}")]
     Decode {

@@ -1514,3 +1514,50 @@ fn a_report_file_that_is_the_settings_file_or_an_input_is_refused() {
         "{\"id\":\"a\",\"text\":\"one\"}\n"
     );
 }
+
+/// A settings file that is no small regular file (`/dev/zero`, a FIFO) or that names an IDF
+/// source there is not is refused at once, before an index is made.
+#[test]
+fn settings_files_are_checked_whole_before_an_index_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings: Value =
+        serde_json::from_str(&tantivy_dedup::plugin::MatchingSettings::default().to_json())
+            .unwrap();
+    settings["fingerprint"]["idf"] = "bogus".into();
+    let bogus = dir.path().join("bogus.json");
+    std::fs::write(&bogus, settings.to_string()).unwrap();
+    settings["fingerprint"]["weighting"] = "tf-idf".into();
+    let weighted = dir.path().join("weighted.json");
+    std::fs::write(&weighted, settings.to_string()).unwrap();
+    let fifo = dir.path().join("fifo");
+    let fifo_made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut cases = vec![
+        (bogus, "fingerprint.idf"),
+        (weighted, "fingerprint.idf"),
+        ("/dev/zero".into(), "not a regular file"),
+    ];
+    if fifo_made {
+        cases.push((fifo, "not a regular file"));
+    }
+    for (file, said) in cases {
+        let index = dir.path().join("index");
+        let started = std::time::Instant::now();
+        let output = ingest(
+            &index,
+            &["--settings", file.to_str().unwrap(), SAMPLES],
+            b"",
+        );
+        assert_eq!(output.status.code(), Some(2), "{}", file.display());
+        assert!(
+            stderr(&output).contains(said),
+            "{}: {}",
+            file.display(),
+            stderr(&output)
+        );
+        assert!(!index.exists(), "{}: no index made", file.display());
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+}

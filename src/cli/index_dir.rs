@@ -56,10 +56,15 @@ pub fn open_or_create(
     // The --settings file is read once, for the creation and the opening alike.
     let file = verify.settings_file()?;
     if !CorpusIndex::exists(dir) {
-        CorpusIndex::create(dir, || {
-            new_settings(options, distance, verify, file.as_ref())
-        })
-        .map_err(|e| explain(e, dir))?;
+        // Checked whole before anything is created.
+        let settings = new_settings(options, distance, verify, file.as_ref());
+        settings.validate().map_err(|e| {
+            anyhow::Error::new(e).context(format!(
+                "cannot create an index in {} with these settings",
+                dir.display()
+            ))
+        })?;
+        CorpusIndex::create(dir, || settings).map_err(|e| explain(e, dir))?;
     }
     open_with_file(dir, options, distance, verify, file.as_ref())
 }

@@ -90,7 +90,7 @@ pub use crate::fingerprint::{KeptBits, ShingleHashing};
 pub use crate::matching::{
     CandidateStage, MatchRule, MatchingSettings, Measured, PairScore, Preset, Verification,
     VerifyRule, DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES,
-    DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD, SETTINGS_VERSION,
+    DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD, MAX_SETTINGS_FILE_BYTES, SETTINGS_VERSION,
 };
 
 /// How a candidate pair is scored: renamed [`PairScore`], apart from `tantivy::Score`.
