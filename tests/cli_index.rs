@@ -1561,3 +1561,71 @@ fn settings_files_are_checked_whole_before_an_index_is_made() {
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 }
+
+/// A query tantivy's parser cannot take is an error that says so: one of 10,000 nested
+/// parentheses (which overflowed the parser's stack: exit 134, no message) and one that
+/// does not parse ("invalid query", not a setting).
+#[test]
+fn queries_too_deep_or_malformed_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    assert!(ingest_samples(&index, &[]).status.success());
+    let deep = format!("{}warranty{}", "(".repeat(10_000), ")".repeat(10_000));
+    let output = run(&["search", "--index", index.to_str().unwrap(), &deep], b"");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("parentheses nested 10000 deep"),
+        "{}",
+        stderr(&output)
+    );
+    let nested = format!("{}warranty{}", "(".repeat(20), ")".repeat(20));
+    let output = run(
+        &["search", "--index", index.to_str().unwrap(), &nested],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = run(
+        &["search", "--index", index.to_str().unwrap(), "a AND ("],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("invalid query: "),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!stderr(&output).contains("setting"), "{}", stderr(&output));
+}
+
+/// Messages for people at a command line: an empty folder has no index (and `ingest`
+/// makes one), a tantivy index of another program is taken in with `--from-index`; no
+/// library call is named.
+#[test]
+fn setup_messages_name_commands_not_library_calls() {
+    use tantivy::schema::{Schema, STORED, TEXT};
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let empty = empty.to_str().unwrap();
+    let output = run(&["search", "--index", empty, "x"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let said = stderr(&output);
+    assert!(said.contains("no index in"), "{said}");
+    assert!(
+        said.contains(&format!("tantivy-dedup ingest --index {empty}")),
+        "{said}"
+    );
+    assert!(!said.contains("choose an empty"), "{said}");
+
+    let foreign = dir.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", TEXT | STORED);
+    tantivy::Index::create_in_dir(&foreign, schema.build()).unwrap();
+    let output = run(&["stats", "--index", foreign.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let said = stderr(&output);
+    assert!(said.contains("not one made by tantivy-dedup"), "{said}");
+    assert!(said.contains("--from-index"), "{said}");
+    assert!(!said.contains("DedupIndex"), "{said}");
+}

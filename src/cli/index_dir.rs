@@ -10,6 +10,7 @@ use tantivy_dedup::corpus::{self, corpus_settings, CorpusIndex};
 use tantivy_dedup::plugin::{DedupSettings, MatchingSettings};
 use tantivy_dedup::Error;
 
+use crate::cli::messages::in_cli_terms;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
 
 /// The default index folder.
@@ -103,8 +104,18 @@ fn open_with_file(
         );
     }
     if !dir.join("meta.json").is_file() {
+        let empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+        if empty {
+            bail!(
+                "no index in {}: the folder is empty; create one with `tantivy-dedup ingest \
+                 --index {}`",
+                dir.display(),
+                dir.display()
+            );
+        }
         bail!(
-            "{} is not a tantivy index (it has no meta.json): choose an empty or new folder with --index",
+            "{} is not a tantivy index (it has no meta.json): name an index folder with \
+             --index, or an empty or new folder for `tantivy-dedup ingest` to create one in",
             dir.display()
         );
     }
@@ -132,6 +143,9 @@ pub fn open_tantivy(dir: &Path) -> anyhow::Result<Index> {
 
 /// The library error, with what to do about it in the tool's terms.
 fn explain(error: Error, dir: &Path) -> anyhow::Error {
+    if let Some(message) = in_cli_terms(&error, dir) {
+        return anyhow::Error::msg(message);
+    }
     let hint = match &error {
         Error::SettingsMismatch { differences }
             if differences.iter().any(|d| d.field == "verification") =>
@@ -148,8 +162,11 @@ fn explain(error: Error, dir: &Path) -> anyhow::Error {
              options, or use another --index",
             dir.display()
         ),
-        Error::MissingSettings { .. } | Error::Schema { .. } => format!(
-            "{} is a tantivy index but not one made by tantivy-dedup",
+        Error::Schema { .. } => format!(
+            "{} is a tantivy index but not one made by tantivy-dedup (ingest its stored \
+             documents into a new index with `tantivy-dedup ingest --from-index {} --index \
+             NEW_DIR`)",
+            dir.display(),
             dir.display()
         ),
         Error::Io { path, .. } => format!("cannot create the index in {}", path.display()),

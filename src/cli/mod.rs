@@ -29,6 +29,7 @@ pub mod fingerprint;
 pub mod index_dir;
 pub mod ingest;
 pub mod input;
+pub mod messages;
 pub mod opened;
 pub mod options;
 pub mod ordered;
