@@ -1629,3 +1629,50 @@ fn setup_messages_name_commands_not_library_calls() {
     assert!(said.contains("--from-index"), "{said}");
     assert!(!said.contains("DedupIndex"), "{said}");
 }
+
+/// Shards searched together need one rule, and each folder once: the hits must not
+/// depend on the order of the folders, nor count one folder twice.
+#[test]
+fn shards_of_other_rules_or_one_folder_twice_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let near = dir.path().join("near");
+    let far = dir.path().join("far");
+    assert!(ingest_samples(&near, &["--distance", "3"]).status.success());
+    assert!(ingest_samples(&far, &["--distance", "5"]).status.success());
+    let (near, far) = (near.to_str().unwrap(), far.to_str().unwrap());
+    for (a, b) in [(near, far), (far, near)] {
+        let output = run(&["search", "--index", a, "--index", b, "warranty"], b"");
+        assert_eq!(output.status.code(), Some(2));
+        let said = stderr(&output);
+        assert!(
+            said.contains(&format!("{a} was made with --distance")),
+            "{said}"
+        );
+        assert!(said.contains(&format!("{b} with --distance")), "{said}");
+    }
+    let one = run(
+        &[
+            "search",
+            "--index",
+            near,
+            "--index",
+            far,
+            "--distance",
+            "4",
+            "warranty",
+        ],
+        b"",
+    );
+    assert!(one.status.success(), "{}", stderr(&one));
+    let again = format!("{near}/.");
+    let output = run(
+        &["search", "--index", near, "--index", &again, "warranty"],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("given twice"),
+        "{}",
+        stderr(&output)
+    );
+}
