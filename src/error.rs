@@ -48,6 +48,42 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// A settings file ([`MatchingSettings::read`](crate::plugin::MatchingSettings::read))
+    /// was refused before it was read: it is no regular file (a FIFO would wait for a
+    /// writer, `/dev/zero` never ends), or it is larger than
+    /// [`MAX_SETTINGS_FILE_BYTES`](crate::plugin::MAX_SETTINGS_FILE_BYTES). Name the JSON
+    /// file `eval --recommend` wrote, or one written by
+    /// [`MatchingSettings::write`](crate::plugin::MatchingSettings::write).
+    #[error("{} cannot be read as a settings file: {reason}", .path.display())]
+    SettingsFile {
+        /// The file named.
+        path: PathBuf,
+        /// Why it was refused.
+        reason: String,
+    },
+
+    /// A search query is not in tantivy's query syntax (an unclosed parenthesis or phrase,
+    /// a field the index does not have). The message is tantivy's parser's.
+    #[error("invalid query: {reason}")]
+    InvalidQuery {
+        /// The query.
+        query: String,
+        /// What the parser found wrong.
+        reason: String,
+    },
+
+    /// A search query nests parentheses deeper than
+    /// [`MAX_QUERY_NESTING`](crate::corpus::MAX_QUERY_NESTING): refused before tantivy's
+    /// parser, whose recursion would overflow the stack. Write the query flatter (`a OR b
+    /// OR c` needs no parentheses).
+    #[error("invalid query: parentheses nested {depth} deep, more than the {max} allowed")]
+    QueryTooNested {
+        /// The query's deepest nesting.
+        depth: usize,
+        /// The deepest allowed.
+        max: usize,
+    },
+
     /// A serialized table or configuration could not be decoded.
     #[error("cannot decode {what}")]
     Decode {

@@ -5,6 +5,7 @@ mod support;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 use support::cli::{lines, run, run_in, stderr};
@@ -14,6 +15,17 @@ fn ingest(index: &Path, extra: &[&str], stdin: &[u8]) -> std::process::Output {
     let mut args = vec!["ingest", "--index", index, "--report", "-"];
     args.extend_from_slice(extra);
     run(&args, stdin)
+}
+
+/// The sample corpus shipped in the repository, named as an input: a test's standard input
+/// is a pipe, which `ingest` without inputs reads.
+const SAMPLES: &str = "samples/corpus.jsonl";
+
+/// `ingest` of the sample corpus into `index`, with `extra` options.
+fn ingest_samples(index: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = extra.to_vec();
+    args.push(SAMPLES);
+    ingest(index, &args, b"")
 }
 
 fn by_id(report: &[Value]) -> HashMap<String, Value> {
@@ -39,7 +51,7 @@ fn search_json(index: &str, args: &[&str]) -> Value {
 fn the_sample_corpus_twice_adds_nothing_the_second_time() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    let first = ingest(&index, &[], b"");
+    let first = ingest_samples(&index, &[]);
     assert!(first.status.success(), "{}", stderr(&first));
     let report = lines(&first);
     assert_eq!(
@@ -60,7 +72,7 @@ fn the_sample_corpus_twice_adds_nothing_the_second_time() {
     );
     let added = report.iter().filter(|l| l["status"] == "added").count();
 
-    let second = ingest(&index, &[], b"");
+    let second = ingest_samples(&index, &[]);
     assert!(second.status.success());
     let again = lines(&second);
     assert_eq!(again.len(), 65);
@@ -83,7 +95,7 @@ fn the_sample_corpus_twice_adds_nothing_the_second_time() {
 fn flagged_documents_form_the_clusters_and_search_hides_them() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    let output = ingest(&index, &["--policy", "flag"], b"");
+    let output = ingest_samples(&index, &["--policy", "flag"]);
     let report = lines(&output);
     let mut flagged: Vec<(String, String)> = report
         .iter()
@@ -170,7 +182,7 @@ fn search_hides_near_duplicates_and_pages_are_stable() {
     // near-duplicates are in the index, for the search at distance 8 to hide (license
     // versions differ by whole paragraphs: at 3 the default character 3-grams keep them
     // apart).
-    let output = ingest(&index, &["--distance", "0", "--no-verify"], b"");
+    let output = ingest_samples(&index, &["--distance", "0", "--no-verify"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let index = index.to_str().unwrap();
     let page =
@@ -284,7 +296,7 @@ fn every_input_kind_and_bad_record_gets_one_report_line() {
 fn setup_errors_are_messages_with_exit_code_2() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    assert!(ingest(&index, &[], b"").status.success());
+    assert!(ingest_samples(&index, &[]).status.success());
     let index = index.to_str().unwrap();
 
     let mismatch = run(&["ingest", "--index", index, "--features", "shingles"], b"");
@@ -327,7 +339,8 @@ fn setup_errors_are_messages_with_exit_code_2() {
 #[test]
 fn the_default_index_folder_is_in_the_working_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let output = run_in(Some(dir.path()), &["ingest"], b"");
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/samples/corpus.jsonl");
+    let output = run_in(Some(dir.path()), &["ingest", samples], b"");
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(dir.path().join("tantivy-dedup-index/meta.json").is_file());
     let stats = run_in(Some(dir.path()), &["stats"], b"");
@@ -339,8 +352,8 @@ fn two_stage_matching_is_chosen_at_creation_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     let plain = dir.path().join("plain");
     let verified = dir.path().join("verified");
-    let plain_report = lines(&ingest(&plain, &["--no-verify"], b""));
-    let output = ingest(&verified, &["--verify"], b"");
+    let plain_report = lines(&ingest_samples(&plain, &["--no-verify"]));
+    let output = ingest_samples(&verified, &["--verify"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let report = lines(&output);
     assert_eq!(report.len(), 65);
@@ -363,16 +376,16 @@ fn two_stage_matching_is_chosen_at_creation_and_reported() {
     );
 
     // The threshold can change at every run; the signatures cannot be added later.
-    let stricter = ingest(&verified, &["--threshold", "0.95"], b"");
+    let stricter = ingest_samples(&verified, &["--threshold", "0.95"]);
     assert!(stricter.status.success(), "{}", stderr(&stricter));
-    let refused = ingest(&plain, &["--verify"], b"");
+    let refused = ingest_samples(&plain, &["--verify"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(
         stderr(&refused).contains("two-stage matching it was created with"),
         "{}",
         stderr(&refused)
     );
-    let bad = ingest(&verified, &["--threshold", "1.5"], b"");
+    let bad = ingest_samples(&verified, &["--threshold", "1.5"]);
     assert_eq!(bad.status.code(), Some(2));
 }
 
@@ -381,7 +394,7 @@ fn a_threshold_alone_brings_the_bands_its_s_curve_suits() {
     let dir = tempfile::tempdir().unwrap();
     let rows = |name: &str, options: &[&str]| {
         let index = dir.path().join(name);
-        let output = ingest(&index, options, b"");
+        let output = ingest_samples(&index, options);
         assert!(output.status.success(), "{}", stderr(&output));
         let stats = run(
             &["stats", "--index", index.to_str().unwrap(), "--json"],
@@ -446,7 +459,7 @@ fn a_report_that_cannot_be_written_leaves_no_index_behind() {
 fn every_command_takes_the_fingerprint_options_and_checks_them() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    assert!(ingest(&index, &[], b"").status.success());
+    assert!(ingest_samples(&index, &[]).status.success());
     let index = index.to_str().unwrap();
     for command in [
         vec!["stats", "--index", index],
@@ -479,6 +492,7 @@ fn a_run_that_cannot_open_the_index_keeps_the_last_report() {
             report.to_str().unwrap().to_owned(),
             "--features".to_owned(),
             features.to_owned(),
+            SAMPLES.to_owned(),
         ]
     };
     let first: Vec<String> = args("chargrams");
@@ -556,7 +570,7 @@ fn an_existing_tantivy_index_is_ingested_from_its_stored_fields() {
     drop(writer);
     let meta = std::fs::read(source.join("meta.json")).unwrap();
 
-    let from_files = ingest(&dir.path().join("files"), &[], b"");
+    let from_files = ingest_samples(&dir.path().join("files"), &[]);
     let taken = ingest(
         &dir.path().join("taken"),
         &[
@@ -700,7 +714,7 @@ fn a_report_that_would_harm_the_run_is_refused() {
 fn search_past_the_end_is_an_empty_page() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    assert!(ingest(&index, &[], b"").status.success());
+    assert!(ingest_samples(&index, &[]).status.success());
     let index = index.to_str().unwrap();
     for offset in ["10000000000", "9223372036854775807", "18446744073709551615"] {
         for extra in [&["--no-dedup"][..], &[][..]] {
@@ -986,7 +1000,6 @@ fn creation_recovers_its_own_leftovers_and_nothing_else() {
 #[test]
 fn standard_input_is_streamed_and_a_stop_ends_an_idle_pipe() {
     use std::io::Write;
-    use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
@@ -1112,7 +1125,7 @@ fn metadata_files_are_as_readable_as_the_segments() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    assert!(ingest(&index, &["--commit-every", "10"], b"")
+    assert!(ingest_samples(&index, &["--commit-every", "10"])
         .status
         .success());
     let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();
@@ -1136,7 +1149,7 @@ fn metadata_files_are_as_readable_as_the_segments() {
 fn a_damaged_index_file_is_a_clear_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let pristine = dir.path().join("pristine");
-    assert!(ingest(&pristine, &[], b"").status.success());
+    assert!(ingest_samples(&pristine, &[]).status.success());
     let mut internal_errors = 0;
     for tenth in 50..100 {
         let damaged = dir.path().join(format!("damaged-{tenth}"));
@@ -1357,5 +1370,309 @@ fn several_indexes_are_searched_as_one() {
         stderr(&refused).contains("cannot be searched with"),
         "{}",
         stderr(&refused)
+    );
+}
+
+/// `ingest` of standard input as `stdin` gives it, without naming `-`: its report on
+/// standard output.
+fn ingest_unnamed(index: &Path, stdin: Stdio) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+        .args([
+            "ingest",
+            "--index",
+            index.to_str().unwrap(),
+            "--report",
+            "-",
+        ])
+        .stdin(stdin)
+        .output()
+        .unwrap()
+}
+
+/// Without inputs, `ingest` reads standard input when it is not a terminal: records piped
+/// in by another process, nothing from `/dev/null` or a closed one; never the sample corpus.
+#[test]
+fn without_inputs_a_piped_or_empty_standard_input_is_read_never_the_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("mine.jsonl");
+    std::fs::write(
+        &records,
+        "{\"id\":\"mine-1\",\"text\":\"the first of my own records\"}\n\
+         {\"id\":\"mine-2\",\"text\":\"another record, about something else entirely\"}\n",
+    )
+    .unwrap();
+    // `cat mine.jsonl | tantivy-dedup ingest`
+    let mut cat = Command::new("cat")
+        .arg(&records)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let index = dir.path().join("piped");
+    let output = ingest_unnamed(&index, Stdio::from(cat.stdout.take().unwrap()));
+    assert!(cat.wait().unwrap().success());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let ids: Vec<Value> = lines(&output).iter().map(|l| l["id"].clone()).collect();
+    assert_eq!(ids, ["mine-1", "mine-2"], "{}", stderr(&output));
+
+    // `tantivy-dedup ingest < /dev/null`, and with standard input closed (`<&-`).
+    let null = dir.path().join("null");
+    let output = ingest_unnamed(&null, Stdio::null());
+    let closed = dir.path().join("closed");
+    let closed_output = Command::new("sh")
+        .args(["-c", "exec \"$0\" ingest --index \"$1\" --report - <&-"])
+        .arg(env!("CARGO_BIN_EXE_tantivy-dedup"))
+        .arg(&closed)
+        .output()
+        .unwrap();
+    for (index, output) in [(&null, &output), (&closed, &closed_output)] {
+        assert!(output.status.success(), "{}", stderr(output));
+        assert!(lines(output).is_empty(), "no record, not the samples");
+        assert!(stderr(output).contains("0 read"), "{}", stderr(output));
+        assert!(!stderr(output).contains("sample"), "{}", stderr(output));
+        let stats = json(&run(
+            &["stats", "--index", index.to_str().unwrap(), "--json"],
+            b"",
+        ));
+        assert_eq!(stats["num_docs"], 0);
+    }
+}
+
+/// At a terminal (a pseudo-terminal from `script`), `ingest` without inputs ingests the
+/// sample corpus and says so.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_inputs_at_a_terminal_the_samples_are_ingested_and_said_so() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` to make a terminal");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let command = format!(
+        "'{}' ingest --index '{}'",
+        env!("CARGO_BIN_EXE_tantivy-dedup"),
+        index.display()
+    );
+    let output = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{said}");
+    assert!(said.contains("sample corpus"), "{said}");
+    assert!(said.contains("65 read"), "{said}");
+}
+
+/// A report file that is the --settings file, or a hard link to it or to an input, is
+/// refused before anything is written: the file keeps its bytes, no index is made.
+#[test]
+fn a_report_file_that_is_the_settings_file_or_an_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("s.json");
+    let kept = "settings the report must not overwrite";
+    std::fs::write(&settings, kept).unwrap();
+    let linked = dir.path().join("linked.json");
+    std::fs::hard_link(&settings, &linked).unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, "{\"id\":\"a\",\"text\":\"one\"}\n").unwrap();
+    let input_link = dir.path().join("in-link.jsonl");
+    std::fs::hard_link(&input, &input_link).unwrap();
+    let index = dir.path().join("index");
+    let (settings, linked, input, input_link) = (
+        settings.to_str().unwrap(),
+        linked.to_str().unwrap(),
+        input.to_str().unwrap(),
+        input_link.to_str().unwrap(),
+    );
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--report", settings, "--settings", settings, input],
+            "the settings file",
+        ),
+        (
+            &["--report", linked, "--settings", settings, input],
+            "the settings file",
+        ),
+        (&["--report", input_link, input], "is the input"),
+    ];
+    for (args, said) in cases {
+        let mut all = vec!["ingest", "--index", index.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let output = run(&all, b"");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains(said),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(!index.exists(), "{args:?}: no index made");
+    }
+    assert_eq!(std::fs::read_to_string(settings).unwrap(), kept);
+    assert_eq!(
+        std::fs::read_to_string(input).unwrap(),
+        "{\"id\":\"a\",\"text\":\"one\"}\n"
+    );
+}
+
+/// A settings file that is no small regular file (`/dev/zero`, a FIFO) or that names an IDF
+/// source there is not is refused at once, before an index is made.
+#[test]
+fn settings_files_are_checked_whole_before_an_index_is_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings: Value =
+        serde_json::from_str(&tantivy_dedup::plugin::MatchingSettings::default().to_json())
+            .unwrap();
+    settings["fingerprint"]["idf"] = "bogus".into();
+    let bogus = dir.path().join("bogus.json");
+    std::fs::write(&bogus, settings.to_string()).unwrap();
+    settings["fingerprint"]["weighting"] = "tf-idf".into();
+    let weighted = dir.path().join("weighted.json");
+    std::fs::write(&weighted, settings.to_string()).unwrap();
+    let fifo = dir.path().join("fifo");
+    let fifo_made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut cases = vec![
+        (bogus, "fingerprint.idf"),
+        (weighted, "fingerprint.idf"),
+        ("/dev/zero".into(), "not a regular file"),
+    ];
+    if fifo_made {
+        cases.push((fifo, "not a regular file"));
+    }
+    for (file, said) in cases {
+        let index = dir.path().join("index");
+        let started = std::time::Instant::now();
+        let output = ingest(
+            &index,
+            &["--settings", file.to_str().unwrap(), SAMPLES],
+            b"",
+        );
+        assert_eq!(output.status.code(), Some(2), "{}", file.display());
+        assert!(
+            stderr(&output).contains(said),
+            "{}: {}",
+            file.display(),
+            stderr(&output)
+        );
+        assert!(!index.exists(), "{}: no index made", file.display());
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
+}
+
+/// A query tantivy's parser cannot take is an error that says so: one of 10,000 nested
+/// parentheses (which overflowed the parser's stack: exit 134, no message) and one that
+/// does not parse ("invalid query", not a setting).
+#[test]
+fn queries_too_deep_or_malformed_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    assert!(ingest_samples(&index, &[]).status.success());
+    let deep = format!("{}warranty{}", "(".repeat(10_000), ")".repeat(10_000));
+    let output = run(&["search", "--index", index.to_str().unwrap(), &deep], b"");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("parentheses nested 10000 deep"),
+        "{}",
+        stderr(&output)
+    );
+    let nested = format!("{}warranty{}", "(".repeat(20), ")".repeat(20));
+    let output = run(
+        &["search", "--index", index.to_str().unwrap(), &nested],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = run(
+        &["search", "--index", index.to_str().unwrap(), "a AND ("],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("invalid query: "),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!stderr(&output).contains("setting"), "{}", stderr(&output));
+}
+
+/// Messages for people at a command line: an empty folder has no index (and `ingest`
+/// makes one), a tantivy index of another program is taken in with `--from-index`; no
+/// library call is named.
+#[test]
+fn setup_messages_name_commands_not_library_calls() {
+    use tantivy::schema::{Schema, STORED, TEXT};
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let empty = empty.to_str().unwrap();
+    let output = run(&["search", "--index", empty, "x"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let said = stderr(&output);
+    assert!(said.contains("no index in"), "{said}");
+    assert!(
+        said.contains(&format!("tantivy-dedup ingest --index {empty}")),
+        "{said}"
+    );
+    assert!(!said.contains("choose an empty"), "{said}");
+
+    let foreign = dir.path().join("foreign");
+    std::fs::create_dir(&foreign).unwrap();
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", TEXT | STORED);
+    tantivy::Index::create_in_dir(&foreign, schema.build()).unwrap();
+    let output = run(&["stats", "--index", foreign.to_str().unwrap()], b"");
+    assert_eq!(output.status.code(), Some(2));
+    let said = stderr(&output);
+    assert!(said.contains("not one made by tantivy-dedup"), "{said}");
+    assert!(said.contains("--from-index"), "{said}");
+    assert!(!said.contains("DedupIndex"), "{said}");
+}
+
+/// Shards searched together need one rule, and each folder once: the hits must not
+/// depend on the order of the folders, nor count one folder twice.
+#[test]
+fn shards_of_other_rules_or_one_folder_twice_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let near = dir.path().join("near");
+    let far = dir.path().join("far");
+    assert!(ingest_samples(&near, &["--distance", "3"]).status.success());
+    assert!(ingest_samples(&far, &["--distance", "5"]).status.success());
+    let (near, far) = (near.to_str().unwrap(), far.to_str().unwrap());
+    for (a, b) in [(near, far), (far, near)] {
+        let output = run(&["search", "--index", a, "--index", b, "warranty"], b"");
+        assert_eq!(output.status.code(), Some(2));
+        let said = stderr(&output);
+        assert!(
+            said.contains(&format!("{a} was made with --distance")),
+            "{said}"
+        );
+        assert!(said.contains(&format!("{b} with --distance")), "{said}");
+    }
+    let one = run(
+        &[
+            "search",
+            "--index",
+            near,
+            "--index",
+            far,
+            "--distance",
+            "4",
+            "warranty",
+        ],
+        b"",
+    );
+    assert!(one.status.success(), "{}", stderr(&one));
+    let again = format!("{near}/.");
+    let output = run(
+        &["search", "--index", near, "--index", &again, "warranty"],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("given twice"),
+        "{}",
+        stderr(&output)
     );
 }

@@ -10,7 +10,7 @@ use clap::Args;
 use serde::Serialize;
 use tantivy_dedup::SimHasher;
 
-use crate::cli::input::{read_inputs, read_raw_inputs, ReadOptions, Record};
+use crate::cli::input::{read_inputs, read_raw_inputs, ReadOptions, Record, Unnamed};
 use crate::cli::options::{FingerprintOptions, InputOptions};
 use crate::cli::ordered::{map_ordered, Windows};
 
@@ -95,11 +95,12 @@ impl FingerprintCommand {
                 stop.store(true, Ordering::SeqCst);
             }
         };
+        // Without inputs, standard input: at a terminal too, where a person types or pastes
+        // the documents.
         let stdin = [PathBuf::from("-")];
-        let inputs = if self.inputs.is_empty() {
-            &stdin[..]
-        } else {
-            &self.inputs
+        let inputs = match (self.inputs.is_empty(), Unnamed::of_stdin()) {
+            (false, _) => &self.inputs[..],
+            (true, Unnamed::Stdin | Unnamed::Terminal) => &stdin[..],
         };
         // A pool of one thread (RAYON_NUM_THREADS=1, one core) reads as --threads 1 does.
         match pool.filter(|pool| pool.current_num_threads() > 1) {

@@ -10,6 +10,7 @@ use tantivy_dedup::corpus::{self, corpus_settings, CorpusIndex};
 use tantivy_dedup::plugin::{DedupSettings, KeptBits, MatchingSettings, PairScore};
 use tantivy_dedup::Error;
 
+use crate::cli::messages::in_cli_terms;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
 
 /// The default index folder.
@@ -64,10 +65,15 @@ pub fn open_or_create(
     // The --settings file is read once, for the creation and the opening alike.
     let file = verify.settings_file()?;
     if !CorpusIndex::exists(dir) {
-        CorpusIndex::create(dir, || {
-            new_settings(options, distance, verify, file.as_ref())
-        })
-        .map_err(|e| explain(e, dir))?;
+        // Checked whole before anything is created.
+        let settings = new_settings(options, distance, verify, file.as_ref());
+        settings.validate().map_err(|e| {
+            anyhow::Error::new(e).context(format!(
+                "cannot create an index in {} with these settings",
+                dir.display()
+            ))
+        })?;
+        CorpusIndex::create(dir, || settings).map_err(|e| explain(e, dir))?;
     }
     open_with_file(dir, options, distance, verify, file.as_ref())
 }
@@ -106,8 +112,18 @@ fn open_with_file(
         );
     }
     if !dir.join("meta.json").is_file() {
+        let empty = std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none());
+        if empty {
+            bail!(
+                "no index in {}: the folder is empty; create one with `tantivy-dedup ingest \
+                 --index {}`",
+                dir.display(),
+                dir.display()
+            );
+        }
         bail!(
-            "{} is not a tantivy index (it has no meta.json): choose an empty or new folder with --index",
+            "{} is not a tantivy index (it has no meta.json): name an index folder with \
+             --index, or an empty or new folder for `tantivy-dedup ingest` to create one in",
             dir.display()
         );
     }
@@ -135,6 +151,9 @@ pub fn open_tantivy(dir: &Path) -> anyhow::Result<Index> {
 
 /// The library error, with what to do about it in the tool's terms.
 fn explain(error: Error, dir: &Path) -> anyhow::Error {
+    if let Some(message) = in_cli_terms(&error, dir) {
+        return anyhow::Error::msg(message);
+    }
     let hint = match &error {
         Error::SettingsMismatch { differences }
             if differences.iter().any(|d| d.field == "verification") =>
@@ -151,8 +170,11 @@ fn explain(error: Error, dir: &Path) -> anyhow::Error {
              options, or use another --index",
             dir.display()
         ),
-        Error::MissingSettings { .. } | Error::Schema { .. } => format!(
-            "{} is a tantivy index but not one made by tantivy-dedup",
+        Error::Schema { .. } => format!(
+            "{} is a tantivy index but not one made by tantivy-dedup (ingest its stored \
+             documents into a new index with `tantivy-dedup ingest --from-index {} --index \
+             NEW_DIR`)",
+            dir.display(),
             dir.display()
         ),
         Error::Io { path, .. } => format!("cannot create the index in {}", path.display()),

@@ -12,14 +12,15 @@ use rayon::prelude::*;
 use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
 use tantivy_dedup::plugin::{AddAll, AddOutcome, DedupWriter, Policy, PreparedDocument};
 
+use crate::cli::created::Created;
 use crate::cli::index_dir::{open_or_create, IndexArg};
-use crate::cli::input::{read_inputs, read_sample, Record};
+use crate::cli::input::{read_inputs, read_sample, Record, Unnamed, SAMPLE_PLACE};
 use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, Tally};
 #[cfg(feature = "cluster")]
 use crate::cli::shared::{ClusterOptions, SharedCheck};
-use crate::cli::source_index::{read_index, SourceFields};
+use crate::cli::source_index::{SourceFields, SourceIndex};
 use crate::cli::windows::read_in_windows;
 
 /// What to do with a near-duplicate.
@@ -52,13 +53,17 @@ enum PolicyArg {
 #[derive(Args, Debug)]
 pub struct IngestCommand {
     /// JSON-lines files (.jsonl: "id", "text" or "body", "title", "url", "tags"), text files,
-    /// HTML files, folders of these, or - for standard input. None: the sample corpus. A
+    /// HTML files, folders of these, or - for standard input. None: standard input, unless
+    /// it is a terminal: then the sample corpus shipped with the tool (said so). A
     /// record without an id is FILE:LINE (a file: its path), one of standard input "-:"
     /// and its text's digest in hex.
     inputs: Vec<PathBuf>,
     /// Read the documents of an existing tantivy index instead (its stored fields: see
     /// --id-field, --text-field, --title-field, --url-field), to build a deduplicated index
-    /// from it; the source is only read.
+    /// from it; the source is only read. Each stored document is one record: one that
+    /// cannot be read (named by segment and document), is over --max-record-mb, has no id
+    /// in --id-field or repeats an earlier one's id is an error line, and the others are
+    /// read. The records of replaced versions (dedup_replaced) come along.
     #[arg(long, value_name = "DIR", conflicts_with = "inputs")]
     from_index: Option<PathBuf>,
     #[command(flatten)]
@@ -122,8 +127,33 @@ impl IngestCommand {
         let sources: Vec<PathBuf> = (self.inputs.iter().cloned())
             .chain(self.from_index.clone())
             .collect();
-        Report::check_apart(self.report.as_deref(), &sources, &self.index.index)?;
+        Report::check_apart(
+            self.report.as_deref(),
+            &sources,
+            self.verify.settings_path(),
+            &self.index.index,
+        )?;
         Report::check(self.report.as_deref())?;
+        // The source too: a field missing from it is refused before the index is created.
+        let source = (self.from_index.as_deref())
+            .map(|dir| SourceIndex::open(dir, &self.source_fields))
+            .transpose()?;
+        let created = Created::before(&self.index.index);
+        let result = self.ingest(source.as_ref(), start);
+        if let (Err(_), Some(created)) = (&result, created) {
+            if let Err(e) = created.undo() {
+                note!(
+                    "cannot remove the index this failed run created in {}: {e}",
+                    self.index.index.display()
+                );
+            }
+        }
+        result
+    }
+
+    /// The run once its arguments are checked: the index opened or created, the records
+    /// read from `source` or the inputs. Every handle on the index is closed on return.
+    fn ingest(&self, source: Option<&SourceIndex>, start: Instant) -> anyhow::Result<bool> {
         let index = open_or_create(
             &self.index.index,
             &self.options,
@@ -164,6 +194,9 @@ impl IngestCommand {
             writer: &writer,
             shared: shared.as_ref(),
             fields: &index.fields,
+            replaced_field: (index.dedup.index().schema())
+                .get_field(tantivy_dedup::plugin::REPLACED_FIELD)
+                .ok(),
             report: &mut report,
             progress: Progress::new("ingesting"),
             tally: Tally::default(),
@@ -173,20 +206,28 @@ impl IngestCommand {
             interrupted: &interrupted,
             failure: Ok(()),
         };
-        let read = |emit: &mut dyn FnMut(Record)| -> anyhow::Result<()> {
-            if let Some(source) = &self.from_index {
-                read_index(source, &self.source_fields, emit)?;
-            } else if self.inputs.is_empty() {
-                read_sample(emit);
+        let read = |emit: &mut dyn FnMut(Record)| {
+            let options = self.input.read_options(Some(Arc::clone(&stop)));
+            if let Some(source) = source {
+                source.read(&options, emit);
             } else {
-                let options = self.input.read_options(Some(Arc::clone(&stop)));
-                read_inputs(&self.inputs, &options, emit);
+                match (self.inputs.is_empty(), Unnamed::of_stdin()) {
+                    (false, _) => read_inputs(&self.inputs, &options, emit),
+                    (true, Unnamed::Stdin) => read_inputs(&[PathBuf::from("-")], &options, emit),
+                    (true, Unnamed::Terminal) => {
+                        note!(
+                            "no input named and standard input is a terminal: ingesting the \
+                             sample corpus ({SAMPLE_PLACE}); name files, or pipe records in, to \
+                             ingest your own"
+                        );
+                        read_sample(emit);
+                    }
+                }
             }
-            Ok(())
         };
         read_in_windows(DedupWriter::default_window(), &stop, read, |records| {
             ingestion.ingest(records)
-        })?;
+        });
         let Ingestion {
             progress,
             tally,
@@ -220,6 +261,9 @@ struct Ingestion<'a> {
     /// The shared index of `--cluster`, which decides each document first.
     shared: Option<&'a SharedCheck>,
     fields: &'a CorpusFields,
+    /// The index's field of replaced records, where records read with some (from a source
+    /// index) are kept.
+    replaced_field: Option<tantivy::schema::Field>,
     report: &'a mut Report,
     progress: Progress,
     tally: Tally,
@@ -282,7 +326,13 @@ impl Ingestion<'_> {
                         url: doc.url,
                         tags: doc.tags,
                     };
-                    documents.push(self.fields.document(&record));
+                    let mut document = self.fields.document(&record);
+                    if let Some(field) = self.replaced_field {
+                        for replaced in &doc.replaced {
+                            document.add_text(field, replaced);
+                        }
+                    }
+                    documents.push(document);
                     Item::Added {
                         id: record.id,
                         place: doc.place,

@@ -23,11 +23,13 @@ pub fn print(text: &str) -> anyhow::Result<()> {
 }
 
 pub mod clusters;
+pub mod created;
 pub mod eval;
 pub mod fingerprint;
 pub mod index_dir;
 pub mod ingest;
 pub mod input;
+pub mod messages;
 pub mod opened;
 pub mod options;
 pub mod ordered;
@@ -36,6 +38,7 @@ pub mod progress;
 #[cfg(feature = "cluster")]
 pub mod repair;
 pub mod report;
+pub mod same_file;
 pub mod search;
 #[cfg(feature = "cluster")]
 pub mod shared;

@@ -313,6 +313,11 @@ impl VerifyOptions {
             || self.preset.is_some()
     }
 
+    /// The file given with --settings, if any.
+    pub fn settings_path(&self) -> Option<&std::path::Path> {
+        self.settings.as_deref()
+    }
+
     /// The settings file given with --settings, read and checked.
     pub fn settings_file(&self) -> anyhow::Result<Option<MatchingSettings>> {
         let Some(path) = &self.settings else {

@@ -7,6 +7,12 @@ use std::sync::Mutex;
 /// The message and place of the last panic, kept by the hook for [`caught`] to report.
 static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
+/// The message and place of the last panic, taken: for a caller that caught the panic
+/// itself and goes on.
+pub fn take_last_panic() -> Option<String> {
+    LAST_PANIC.lock().ok().and_then(|mut last| last.take())
+}
+
 /// Runs `command`; a panic in it (in any of its threads) becomes an error naming it. With
 /// `RUST_BACKTRACE` set, the panic is also printed as Rust prints it, for a bug report.
 pub fn caught(command: impl FnOnce() -> anyhow::Result<bool>) -> anyhow::Result<bool> {

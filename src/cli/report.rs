@@ -8,6 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use tantivy_dedup::corpus::ReportLine;
 
+use crate::cli::same_file::{resolved, same_file};
+
 /// Where report lines go: held back until [`flush`](Report::flush), which follows each
 /// commit, so that a line saying "added" means the document is committed.
 pub struct Report {
@@ -36,21 +38,39 @@ impl Report {
         Ok(())
     }
 
-    /// Refuses a report file that would harm the run: one that is an input, or lies inside
-    /// an input folder (it would be emptied before it is read, or read as a document), or
-    /// lies inside the index folder (tantivy would find a file it does not know there, and
-    /// the report would be lost with the index). `sources` are the inputs and the
-    /// `--from-index` folder.
+    /// Refuses a report file that would harm the run: one that is an input or the
+    /// `--settings` file (by its path, links resolved, or as a hard link to it), or lies
+    /// inside an input folder (it would be emptied before it is read, or read as a
+    /// document), or lies inside the index folder (tantivy would find a file it does not
+    /// know there, and the report would be lost with the index). `sources` are the inputs
+    /// and the `--from-index` folder.
     pub fn check_apart(
         path: Option<&Path>,
         sources: &[PathBuf],
+        settings: Option<&Path>,
         index: &Path,
     ) -> anyhow::Result<()> {
         let Some(path) = path.filter(|path| path.as_os_str() != "-") else {
             return Ok(());
         };
         let report = resolved(path);
+        if let Some(settings) = settings {
+            if report == resolved(settings) || same_file(path, settings) {
+                anyhow::bail!(
+                    "the report file {} is the settings file {}: name another report file",
+                    path.display(),
+                    settings.display()
+                );
+            }
+        }
         for source in sources.iter().filter(|source| source.as_os_str() != "-") {
+            if same_file(path, source) {
+                anyhow::bail!(
+                    "the report file {} is the input {}: name a report file outside the inputs",
+                    path.display(),
+                    source.display()
+                );
+            }
             let source = resolved(source);
             if report.starts_with(&source) {
                 anyhow::bail!(
@@ -154,18 +174,5 @@ impl Tally {
             seconds,
             self.read as f64 / seconds.max(1e-9)
         )
-    }
-}
-
-/// `path` made absolute with its links resolved, as far as it exists: the resolved parent
-/// of a path that does not exist yet, with its last component.
-fn resolved(path: &Path) -> PathBuf {
-    if let Ok(real) = path.canonicalize() {
-        return real;
-    }
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match (absolute.parent(), absolute.file_name()) {
-        (Some(parent), Some(name)) => resolved(parent).join(name),
-        _ => absolute,
     }
 }

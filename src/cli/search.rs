@@ -18,6 +18,7 @@ use crate::cli::index_dir::{CliIndex, DEFAULT_INDEX};
 use crate::cli::opened::OpenedIndex;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
 use crate::cli::print;
+use crate::cli::same_file::same_file;
 
 /// Search the index; a hit within --distance bits of a better hit is hidden under it.
 ///
@@ -29,8 +30,8 @@ use crate::cli::print;
 /// "hidden_details":[{"id":..,"distance":..,"jaccard":..}]}],"hidden_total":N}
 /// ("jaccard" with verification: the signatures' agreement).
 ///
-/// Several --index folders (shards of one corpus, made with the same settings) are
-/// searched as one index: one ranking, near-duplicates hidden across them; each hit and
+/// Several --index folders (shards of one corpus, made with the same settings, distance
+/// and two-stage matching; each folder once) are searched as one index: one ranking, near-duplicates hidden across them; each hit and
 /// hidden hit then says which (the folder's position, from 0: "index" in the JSON).
 #[derive(Args, Debug)]
 pub struct SearchCommand {
@@ -67,6 +68,7 @@ pub struct SearchCommand {
 impl SearchCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
+        self.check_folders_apart()?;
         let opened = (self.indexes.iter())
             .map(|dir| {
                 OpenedIndex::open(dir, &self.options, self.distance, &VerifyOptions::default())
@@ -87,6 +89,7 @@ impl SearchCommand {
                     Error::SettingsMismatch { differences }
                 );
             }
+            self.check_same_rule(index, &self.indexes[0], &other.index, dir)?;
         }
         let query = (index.parse_query(&self.query))
             .with_context(|| format!("cannot parse the query {:?}", self.query))?;
@@ -133,6 +136,59 @@ impl SearchCommand {
             }
         }
         Ok(true)
+    }
+
+    /// Refuses a folder given twice (by any path to it): its hits would be counted twice.
+    fn check_folders_apart(&self) -> anyhow::Result<()> {
+        for (at, dir) in self.indexes.iter().enumerate() {
+            if let Some(earlier) =
+                (self.indexes[..at].iter()).find(|earlier| same_file(earlier, dir))
+            {
+                bail!(
+                    "the index folder {} is given twice (also as {}): name each shard once",
+                    dir.display(),
+                    earlier.display()
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses shards whose matching rules differ (the distance, the two-stage matching):
+    /// the search would take the first folder's, and its hits would depend on the order of
+    /// the folders. `--distance` given sets one distance for all.
+    fn check_same_rule(
+        &self,
+        first: &CliIndex,
+        first_dir: &std::path::Path,
+        other: &CliIndex,
+        dir: &std::path::Path,
+    ) -> anyhow::Result<()> {
+        let (a, b) = (first.dedup.settings(), other.dedup.settings());
+        if a.get_distance() != b.get_distance() {
+            bail!(
+                "{} was made with --distance {} and {} with --distance {}: shards searched \
+                 together need one rule (give --distance to search them all with one)",
+                first_dir.display(),
+                a.get_distance(),
+                dir.display(),
+                b.get_distance()
+            );
+        }
+        if a.get_verification() != b.get_verification() {
+            let shown = |settings: &tantivy_dedup::plugin::DedupSettings| {
+                serde_json::to_string(&settings.get_verification()).unwrap_or_default()
+            };
+            bail!(
+                "{} and {} were made with other two-stage matching ({} and {}): shards \
+                 searched together need one rule",
+                first_dir.display(),
+                dir.display(),
+                shown(a),
+                shown(b)
+            );
+        }
+        Ok(())
     }
 
     fn request(&self, limit: usize, offset: usize) -> PageRequest {

@@ -2,15 +2,19 @@
 //! alive document's stored fields mapped onto the tool's (id, text, title, url, tags). The
 //! source is opened for reading only and left as it is.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, Value};
-use tantivy::{DocAddress, Searcher};
+use tantivy::store::StoreReader;
+use tantivy::{DocId, Searcher};
+use tantivy_dedup::plugin::REPLACED_FIELD;
 
 use crate::cli::index_dir::open_tantivy;
-use crate::cli::input::{Document, Record};
+use crate::cli::input::{size_for_people, Document, ReadOptions, Record, RecordError};
+use crate::cli::panics::take_last_panic;
 
 /// Where the tool's fields are in a source index's schema.
 #[derive(Args, Debug, Default)]
@@ -78,30 +82,100 @@ impl SourceFields {
     }
 }
 
-/// Calls `emit` with every alive document of the index in `dir`, in index order (segment,
-/// then document); the place of a record is `DIR:N`, its number in that order.
-///
-/// # Errors
-/// When the index cannot be opened or read, or a named field is missing or not stored.
-pub fn read_index(
-    dir: &Path,
-    fields: &SourceFields,
-    emit: &mut dyn FnMut(Record),
-) -> anyhow::Result<()> {
-    let index = open_tantivy(dir)?;
-    let fields = fields.resolve(&index.schema())?;
-    let searcher = index
-        .reader()
-        .context("cannot read the source index")?
-        .searcher();
-    let mut n = 0u64;
-    for_each_stored(&searcher, |stored| {
-        n += 1;
-        let place = format!("{}:{n}", dir.display());
-        let stored = stored.with_context(|| format!("cannot read the stored document {place}"))?;
-        let texts: Vec<String> = fields
-            .text
-            .iter()
+/// A source index opened and its fields resolved, before anything else is done: a missing
+/// or unstored field is refused before the run creates its index.
+pub struct SourceIndex {
+    dir: PathBuf,
+    searcher: Searcher,
+    fields: Resolved,
+    /// The source's [`REPLACED_FIELD`], stored, when it is an index of this tool: the
+    /// records of what each document replaced, copied so that a replace job run again on
+    /// the new index does not bring older versions back.
+    replaced: Option<Field>,
+}
+
+impl SourceIndex {
+    /// Opens the index in `dir` for reading and resolves `fields` in its schema.
+    ///
+    /// # Errors
+    /// When the index cannot be opened, or a named field is missing or not stored.
+    pub fn open(dir: &Path, fields: &SourceFields) -> anyhow::Result<SourceIndex> {
+        let index = open_tantivy(dir)?;
+        let schema = index.schema();
+        let resolved = fields.resolve(&schema)?;
+        let replaced = (schema.get_field(REPLACED_FIELD).ok())
+            .filter(|&field| schema.get_field_entry(field).is_stored());
+        let searcher = index
+            .reader()
+            .context("cannot read the source index")?
+            .searcher();
+        Ok(SourceIndex {
+            dir: dir.to_path_buf(),
+            searcher,
+            fields: resolved,
+            replaced,
+        })
+    }
+
+    /// Calls `emit` with every alive document, in index order (segment, then document);
+    /// the place of a record is `DIR:N`, its number in that order. Reading ends early when
+    /// `options` says the run is stopping.
+    ///
+    /// Each document ends as one record: an error record (and the reading goes on) for a
+    /// stored document that cannot be read (named by segment and document), one larger
+    /// than [`ReadOptions::max_record_bytes`] (not decoded), one without an id in the
+    /// `--id-field`, or one repeating the id of an earlier document (which is kept).
+    pub fn read(&self, options: &ReadOptions, emit: &mut dyn FnMut(Record)) {
+        let mut first_of: HashMap<String, u64> = HashMap::new();
+        let mut n = 0u64;
+        for segment in self.searcher.segment_readers() {
+            let segment_id = segment.segment_id().short_uuid_string();
+            // One block in memory at a time: a document store's blocks are as large as
+            // its largest document.
+            let store = guarded(|| segment.get_store_reader(1).map_err(|e| e.to_string()));
+            for doc in segment.doc_ids_alive() {
+                if options.stopped() {
+                    return;
+                }
+                n += 1;
+                let place = format!("{}:{n}", self.dir.display());
+                let at = format!("segment {segment_id}, document {doc}");
+                let record = match &store {
+                    Ok(store) => self.record(store, doc, &at, n, options, &mut first_of),
+                    Err(e) => Err(format!("cannot read the stored document ({at}): {e}")),
+                };
+                emit(record.map_err(|reason| RecordError {
+                    place: place.clone(),
+                    reason,
+                }));
+            }
+        }
+    }
+
+    /// The record of the document `doc` of `store`, the `n`th read; `at` names it for
+    /// errors.
+    fn record(
+        &self,
+        store: &StoreReader,
+        doc: DocId,
+        at: &str,
+        n: u64,
+        options: &ReadOptions,
+        first_of: &mut HashMap<String, u64>,
+    ) -> Result<Document, String> {
+        let place = format!("{}:{n}", self.dir.display());
+        let unreadable = |e: String| format!("cannot read the stored document ({at}): {e}");
+        let size = guarded(|| store.get_document_bytes(doc).map(|bytes| bytes.len()))
+            .map_err(unreadable)?;
+        if size > options.max_record_bytes {
+            return Err(format!(
+                "the stored document ({at}) is {size} bytes, over the limit of {} \
+                 (--max-record-mb): not read",
+                size_for_people(options.max_record_bytes)
+            ));
+        }
+        let stored: TantivyDocument = guarded(|| store.get(doc)).map_err(unreadable)?;
+        let texts: Vec<String> = (self.fields.text.iter())
             .flat_map(|&field| stored.get_all(field).filter_map(|v| text_of(&v)))
             .collect();
         let first = |field: Option<Field>| {
@@ -109,17 +183,53 @@ pub fn read_index(
                 .and_then(|f| stored.get_first(f))
                 .and_then(|v| text_of(&v))
         };
-        emit(Ok(Document {
-            id: first(fields.id).unwrap_or_else(|| place.clone()),
+        let id = match self.fields.id {
+            None => place.clone(),
+            Some(field) => match first(Some(field)) {
+                Some(id) if !id.is_empty() => id,
+                _ => {
+                    return Err(format!(
+                        "no id: the stored field {:?} is empty or missing ({at})",
+                        self.searcher.schema().get_field_name(field)
+                    ))
+                }
+            },
+        };
+        if let Some(earlier) = first_of.get(&id) {
+            return Err(format!(
+                "the id {id:?} is the id of {}:{earlier} too, which is kept ({at})",
+                self.dir.display()
+            ));
+        }
+        first_of.insert(id.clone(), n);
+        let replaced = match self.replaced {
+            Some(field) => (stored.get_all(field))
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(Document {
+            id,
             place,
             text: texts.join("\n"),
-            title: first(fields.title),
-            url: first(fields.url),
+            title: first(self.fields.title),
+            url: first(self.fields.url),
             tags: Vec::new(),
             from_stdin: false,
-        }));
-        Ok(())
-    })
+            replaced,
+        })
+    }
+}
+
+/// `read`'s result, with a panic in it (tantivy's, on a damaged block) as an error.
+fn guarded<T, E: std::fmt::Display>(read: impl FnOnce() -> Result<T, E>) -> Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
+        Ok(result) => result.map_err(|e| e.to_string()),
+        Err(_) => Err(format!(
+            "tantivy failed reading it: {}",
+            take_last_panic().unwrap_or_else(|| "no message".to_owned())
+        )),
+    }
 }
 
 /// Calls `visit` with every alive document's stored fields (or the error reading them), in
@@ -127,13 +237,14 @@ pub fn read_index(
 ///
 /// # Errors
 /// The first error `visit` returns.
+#[cfg(feature = "cluster")]
 pub fn for_each_stored(
     searcher: &Searcher,
     mut visit: impl FnMut(tantivy::Result<TantivyDocument>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     for (ord, segment) in searcher.segment_readers().iter().enumerate() {
         for doc in segment.doc_ids_alive() {
-            visit(searcher.doc(DocAddress::new(ord as u32, doc)))?;
+            visit(searcher.doc(tantivy::DocAddress::new(ord as u32, doc)))?;
         }
     }
     Ok(())

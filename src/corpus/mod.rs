@@ -25,9 +25,11 @@
 mod fields;
 mod folder;
 mod page;
+mod query;
 mod report;
 
 pub use fields::{corpus_schema, corpus_settings, CorpusFields, CorpusRecord};
 pub use folder::{open_tantivy, CorpusIndex};
 pub use page::{HiddenDetail, Page, PageHit, PageRequest};
+pub use query::{check_nesting, nesting, MAX_QUERY_NESTING};
 pub use report::ReportLine;

@@ -7,6 +7,7 @@ use tantivy::schema::{TantivyDocument, Value};
 use tantivy::{DocAddress, Searcher};
 
 use super::folder::CorpusIndex;
+use super::query::check_nesting;
 use crate::error::{Error, Result};
 use crate::plugin::{DedupCollector, DedupHit, DedupTopDocs, ShardedTopDocs};
 
@@ -82,8 +83,9 @@ impl CorpusIndex {
     /// search` does.
     ///
     /// # Errors
-    /// [`Error::InvalidSetting`] (`query`) for a query that does not parse, or a limit of
-    /// 0; [`Error::Tantivy`] when the index cannot be read.
+    /// [`Error::InvalidQuery`] or [`Error::QueryTooNested`] for a query that does not
+    /// parse, as [`parse_query`](Self::parse_query) says; [`Error::InvalidSetting`] for a
+    /// limit of 0; [`Error::Tantivy`] when the index cannot be read.
     pub fn search(&self, searcher: &Searcher, query: &str, request: PageRequest) -> Result<Page> {
         let query = self.parse_query(query)?;
         let page = self.page_collector(request).search(searcher, &*query)?;
@@ -93,18 +95,19 @@ impl CorpusIndex {
     /// `query` in tantivy's query syntax, over `title` and `body`.
     ///
     /// # Errors
-    /// [`Error::InvalidSetting`] (`query`) when it does not parse.
+    /// [`Error::QueryTooNested`] for parentheses nested deeper than
+    /// [`MAX_QUERY_NESTING`](super::MAX_QUERY_NESTING) (checked before tantivy's parser,
+    /// whose recursion they would overflow); [`Error::InvalidQuery`] when it does not parse.
     pub fn parse_query(&self, query: &str) -> Result<Box<dyn Query>> {
+        check_nesting(query)?;
         let parser = QueryParser::for_index(
             self.dedup.index(),
             vec![self.fields.title, self.fields.body],
         );
-        parser
-            .parse_query(query)
-            .map_err(|e| Error::InvalidSetting {
-                name: "query",
-                reason: format!("cannot parse {query:?}: {e}"),
-            })
+        parser.parse_query(query).map_err(|e| Error::InvalidQuery {
+            query: query.to_owned(),
+            reason: e.to_string(),
+        })
     }
 
     /// The collector of a [`search`](Self::search): the index's, cut to `request`.

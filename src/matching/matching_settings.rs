@@ -2,6 +2,7 @@
 //! fingerprint config, the distance, the two-stage matching), apart from an index's fields,
 //! as a file a user keeps, `eval` recommends and `ingest --settings` reads.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,10 @@ use super::{check_distance, Verification};
 use crate::error::{Error, Result};
 use crate::fingerprint::FingerprintConfig;
 use crate::lookup::DEFAULT_MAX_DISTANCE;
+
+/// The largest settings file [`MatchingSettings::read`] reads: 1 MiB (one written by `eval
+/// --recommend` is under 2 KiB).
+pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
 
 /// The matching half of an index's settings
 /// ([`DedupSettings`](crate::plugin::DedupSettings)): the fingerprint config, the distance
@@ -163,14 +168,40 @@ impl MatchingSettings {
     }
 
     /// Settings read from the file at `path`, checked as [`from_json`](Self::from_json) does.
+    /// Only a regular file of at most [`MAX_SETTINGS_FILE_BYTES`] is read: a FIFO (which
+    /// would wait for a writer), a device such as `/dev/zero` (which never ends) or a folder
+    /// is refused without reading it.
     ///
     /// # Errors
-    /// [`Error::Io`] when the file cannot be read, else those of `from_json`.
+    /// [`Error::Io`] when the file cannot be read, [`Error::SettingsFile`] when it is no
+    /// regular file or too large, else those of `from_json`.
     pub fn read(path: &Path) -> Result<MatchingSettings> {
-        let json = std::fs::read(path).map_err(|source| Error::Io {
+        let io = |source| Error::Io {
             path: path.to_owned(),
             source,
-        })?;
+        };
+        let refused = |reason: String| Error::SettingsFile {
+            path: path.to_owned(),
+            reason,
+        };
+        // Looked at before it is opened: opening a FIFO waits for its writer.
+        let metadata = std::fs::metadata(path).map_err(io)?;
+        if !metadata.is_file() {
+            return Err(refused(
+                "it is not a regular file (a folder, FIFO, socket or device)".to_owned(),
+            ));
+        }
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut json = Vec::new();
+        file.take(MAX_SETTINGS_FILE_BYTES + 1)
+            .read_to_end(&mut json)
+            .map_err(io)?;
+        if json.len() as u64 > MAX_SETTINGS_FILE_BYTES {
+            return Err(refused(format!(
+                "it is larger than {MAX_SETTINGS_FILE_BYTES} bytes; settings files are a few \
+                 hundred"
+            )));
+        }
         MatchingSettings::from_json(&json)
     }
 
@@ -195,6 +226,35 @@ impl MatchingSettings {
 mod tests {
     use super::*;
     use crate::matching::CandidateStage;
+
+    #[test]
+    fn only_small_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let refused = |path: &Path| match MatchingSettings::read(path) {
+            Err(Error::SettingsFile { reason, .. }) => reason,
+            other => panic!("{}: expected a refusal, got {other:?}", path.display()),
+        };
+        assert!(refused(dir.path()).contains("not a regular file"));
+        #[cfg(unix)]
+        {
+            assert!(refused(Path::new("/dev/zero")).contains("not a regular file"));
+            let fifo = dir.path().join("fifo");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|status| status.success()) {
+                // Refused at once, not waiting for a writer.
+                assert!(refused(&fifo).contains("not a regular file"));
+            }
+        }
+        let large = dir.path().join("large.json");
+        std::fs::write(&large, vec![b' '; (MAX_SETTINGS_FILE_BYTES + 1) as usize]).unwrap();
+        assert!(refused(&large).contains("larger than"));
+        let good = dir.path().join("good.json");
+        MatchingSettings::default().write(&good).unwrap();
+        assert_eq!(
+            MatchingSettings::read(&good).unwrap(),
+            MatchingSettings::default()
+        );
+    }
 
     #[test]
     fn a_file_round_trips() {

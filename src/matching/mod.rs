@@ -35,7 +35,7 @@ mod verification;
 pub(crate) use candidates::find_candidates;
 pub use judgement::{Judgement, Reason};
 pub(crate) use matcher::{Matcher, Separation};
-pub use matching_settings::{MatchingSettings, Measured};
+pub use matching_settings::{MatchingSettings, Measured, MAX_SETTINGS_FILE_BYTES};
 pub use preset::{Preset, REWRITES_BAND_ROWS, REWRITES_THRESHOLD};
 pub use rule::{
     check_distance, CandidateStage, MatchRule, PairScore, VerifyRule, DEFAULT_BAND_ROWS,

@@ -91,5 +91,6 @@ pub use crate::fingerprint::{KeptBits, ShingleHashing};
 pub use crate::matching::{
     CandidateStage, MatchRule, MatchingSettings, Measured, PairScore, Preset, Verification,
     VerifyRule, DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES,
-    DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD, MIN_BYTE_HASHES, SETTINGS_VERSION,
+    DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD, MAX_SETTINGS_FILE_BYTES, MIN_BYTE_HASHES,
+    SETTINGS_VERSION,
 };

@@ -20,7 +20,7 @@ use crate::plugin::columns::{
     CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, REPLACED_FIELD, SCOPE_FIELD,
     SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
-use crate::text::{IdfSource, IdfTable, TOKENIZER_NAME};
+use crate::text::{IdfSource, IdfTable, JIEBA_IDF_IDENTITY, TOKENIZER_NAME};
 
 /// Deduplication settings of an index, written into its directory at creation and checked on
 /// every open (see [`DedupIndex`](super::DedupIndex)).
@@ -281,7 +281,31 @@ impl DedupSettings {
         if let Some(verification) = &self.verification {
             verification.validate()?;
         }
-        Ok(())
+        self.check_idf_source()
+    }
+
+    /// Checks that the IDF source the fingerprint config names is one there is: jieba's
+    /// built-in table without an [`idf_table`](Self::idf_table), else that table. (Any name
+    /// deserializes: a settings file naming another would make an index whose fingerprints
+    /// cannot be computed.)
+    fn check_idf_source(&self) -> Result<()> {
+        let named = self.fingerprint.get_idf();
+        let given = self.idf_table.as_ref().map(|table| table.identity());
+        if given.unwrap_or(JIEBA_IDF_IDENTITY) == named {
+            return Ok(());
+        }
+        Err(Error::InvalidSetting {
+            name: "fingerprint.idf",
+            reason: match given {
+                None => format!(
+                    "{named:?} names no IDF source there is: without an IDF table of its own, \
+                     the source is jieba's built-in table, {JIEBA_IDF_IDENTITY:?}"
+                ),
+                Some(given) => {
+                    format!("{named:?} is not the IDF table of these settings, {given:?}")
+                }
+            },
+        })
     }
 
     /// Each setting in which `self` differs from `other`, except those of the
@@ -386,6 +410,24 @@ pub fn text_field_options() -> TextOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_idf_source_that_is_not_there_is_refused() {
+        let named = |idf: &str| {
+            let config = FingerprintConfig::default().idf(idf);
+            DedupSettings::new(["body"]).fingerprint(config).validate()
+        };
+        assert!(named(JIEBA_IDF_IDENTITY).is_ok());
+        match named("bogus") {
+            Err(Error::InvalidSetting { name, reason }) => {
+                assert_eq!(name, "fingerprint.idf");
+                assert!(reason.contains("\"bogus\""), "{reason}");
+            }
+            other => panic!("expected an invalid idf, got {other:?}"),
+        }
+        let with_table = DedupSettings::new(["body"]).idf_table(IdfTable::jieba());
+        assert!(with_table.validate().is_ok());
+    }
     use crate::fingerprint::{KeptBits, ShingleHashing};
     use crate::matching::{PairScore, Verification};
     use crate::text::Weighting;

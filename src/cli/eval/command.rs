@@ -9,6 +9,7 @@ use tantivy_dedup::eval::{default_grid, evaluate, recommend, EvalOptions, Goal, 
 use tantivy_dedup::text::FeatureKind;
 
 use super::markdown::markdown;
+use super::outputs::{output, stems};
 use super::plot::plot;
 use super::set_files::read_set;
 use crate::cli::options::FingerprintOptions;
@@ -36,7 +37,10 @@ pub enum Grid {
 /// Writes OUT/SET.json (everything), OUT/SET.md (tables) and OUT/SET.svg (distance
 /// distributions of near-duplicate and distinct pairs, best k marked), and prints the
 /// Markdown. With --recommend or --target-precision, also OUT/SET.settings.json: the
-/// settings that best meet the goal on the set, for `ingest --settings`. Bad lines are
+/// settings that best meet the goal on the set, for `ingest --settings`. SET is the set's
+/// name with characters other than letters, digits, `-`, `_` and `.` made `_`: two sets
+/// that would write the same files, or a file over a set's own, are refused before anything
+/// is written. Bad lines are
 /// reported as FILE:LINE and left out (exit code 1).
 #[derive(Args, Debug)]
 pub struct EvalCommand {
@@ -121,10 +125,13 @@ impl EvalCommand {
             },
             ..EvalOptions::default()
         };
+        // Before anything is written: every set's files named, apart from each other and
+        // from the sets' own files.
+        let stems = stems(&self.sets, &self.out)?;
         std::fs::create_dir_all(&self.out)
             .with_context(|| format!("cannot create {}", self.out.display()))?;
         let mut clean = true;
-        for dir in &self.sets {
+        for (dir, stem) in self.sets.iter().zip(stems) {
             let (set, errors) = read_set(dir)?;
             clean &= errors == 0;
             note!(
@@ -142,14 +149,13 @@ impl EvalCommand {
                 set.name(),
                 started.elapsed().as_secs_f64()
             );
-            let stem = self.out.join(sanitize(&report.set));
-            let json = stem.with_extension("json");
+            let json = output(&stem, "json");
             std::fs::write(&json, serde_json::to_string_pretty(&report)?)
                 .with_context(|| format!("cannot write {}", json.display()))?;
             let text = markdown(&report, &base);
-            let md = stem.with_extension("md");
+            let md = output(&stem, "md");
             std::fs::write(&md, &text).with_context(|| format!("cannot write {}", md.display()))?;
-            let svg = stem.with_extension("svg");
+            let svg = output(&stem, "svg");
             plot(&report, &svg).with_context(|| format!("cannot write {}", svg.display()))?;
             print(&format!("{text}\n"))?;
             if let Some(goal) = self.goal() {
@@ -159,7 +165,7 @@ impl EvalCommand {
                         report.set
                     );
                 };
-                let path = stem.with_extension("settings.json");
+                let path = output(&stem, "settings.json");
                 chosen.settings.write(&path)?;
                 let s = &chosen.scores;
                 note!(
@@ -185,24 +191,5 @@ impl EvalCommand {
             (None, true) => Some(Goal::BestF1),
             (None, false) => None,
         }
-    }
-}
-
-/// A set name as a file name: path separators and other oddities replaced.
-fn sanitize(name: &str) -> String {
-    let cleaned: String = name
-        .chars()
-        .map(|c| {
-            if c.is_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if cleaned.is_empty() || cleaned.starts_with('.') {
-        format!("set{cleaned}")
-    } else {
-        cleaned
     }
 }

@@ -50,20 +50,7 @@ fn default_unlisted() -> Unlisted {
 /// When `docs.jsonl` or `set.json` cannot be read or `set.json` is malformed: without them
 /// nothing can be counted. A missing `pairs.jsonl` is an empty list (labels by group).
 pub fn read_set(dir: &Path) -> anyhow::Result<(EvalSet, usize)> {
-    let set_file = dir.join("set.json");
-    let header: SetLine = match std::fs::read_to_string(&set_file) {
-        Ok(text) => serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a set description", set_file.display()))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => SetLine {
-            name: None,
-            unlisted: default_unlisted(),
-        },
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", set_file.display())),
-    };
-    let name = header.name.unwrap_or_else(|| {
-        dir.file_name()
-            .map_or_else(|| "set".to_owned(), |n| n.to_string_lossy().into_owned())
-    });
+    let (name, header) = read_header(dir)?;
     let mut builder = EvalSetBuilder::new(name, header.unlisted);
     let mut errors = 0;
     let docs = dir.join("docs.jsonl");
@@ -125,4 +112,34 @@ fn for_each_line(
         }
     }
     Ok(())
+}
+
+/// The files of a set that `eval` reads, in its directory.
+pub const SET_FILES: [&str; 3] = ["set.json", "docs.jsonl", "pairs.jsonl"];
+
+/// The name of the set in `dir`: its `set.json`'s `name`, else the directory's name.
+///
+/// # Errors
+/// When `set.json` exists and cannot be read or is malformed.
+pub fn set_name(dir: &Path) -> anyhow::Result<String> {
+    Ok(read_header(dir)?.0)
+}
+
+/// The set's name and its `set.json` (the defaults when there is none).
+fn read_header(dir: &Path) -> anyhow::Result<(String, SetLine)> {
+    let set_file = dir.join("set.json");
+    let header: SetLine = match std::fs::read_to_string(&set_file) {
+        Ok(text) => serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a set description", set_file.display()))?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => SetLine {
+            name: None,
+            unlisted: default_unlisted(),
+        },
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", set_file.display())),
+    };
+    let name = header.name.clone().unwrap_or_else(|| {
+        dir.file_name()
+            .map_or_else(|| "set".to_owned(), |n| n.to_string_lossy().into_owned())
+    });
+    Ok((name, header))
 }

@@ -145,6 +145,7 @@ pub(super) fn json_line(bytes: &[u8], here: &str, lossy: bool) -> Result<Documen
         url: record.url,
         tags: record.tags,
         from_stdin: false,
+        replaced: Vec::new(),
     })
 }
 

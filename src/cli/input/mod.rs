@@ -11,6 +11,7 @@ mod encoding;
 mod json_lines;
 mod raw;
 mod stream;
+mod unnamed;
 mod walk;
 
 use std::collections::HashSet;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 
 pub use json_lines::read_json_lines;
 pub use raw::RawRecord;
+pub use unnamed::Unnamed;
 
 /// One document to fingerprint or index.
 #[derive(Debug)]
@@ -41,6 +43,9 @@ pub struct Document {
     pub tags: Vec<String>,
     /// Read from standard input (`-`).
     pub from_stdin: bool,
+    /// The records of the documents it replaced (`dedup_replaced`), read from a source
+    /// index made by this tool; none from other inputs.
+    pub replaced: Vec<String>,
 }
 
 /// A record that could not be read.
@@ -67,7 +72,8 @@ fn outline(record: Record) -> Result<(String, String), String> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum StreamFormat {
     /// JSON lines when the first non-blank byte is `{`, else one plain-text document (which
-    /// is an error when one of its later lines is a JSON record).
+    /// is an error when one of its later lines is a JSON record); no record when the stream
+    /// has no byte at all.
     #[default]
     Auto,
     /// JSON lines, every line a record or an error line.
@@ -170,6 +176,11 @@ pub fn read_sample(emit: &mut dyn FnMut(Record)) {
         &ReadOptions::default(),
         emit,
     );
+}
+
+/// A size for people: "16 MiB", "512 KiB", "100 bytes".
+pub fn size_for_people(bytes: usize) -> String {
+    bounded::size(bytes)
 }
 
 fn error(place: &str, reason: String) -> RecordError {

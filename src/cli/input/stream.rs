@@ -91,6 +91,10 @@ fn read_utf8(
             }
         }
     };
+    if first.is_none() && blank.is_empty() && options.stream_format == StreamFormat::Auto {
+        // Not one byte (`/dev/null`, a closed standard input, an empty pipe): no record.
+        return;
+    }
     let format = match options.stream_format {
         StreamFormat::Auto if first == Some(b'{') => StreamFormat::JsonLines,
         StreamFormat::Auto | StreamFormat::Text => StreamFormat::Text,
@@ -182,6 +186,14 @@ mod tests {
         );
         assert!(got[0].as_ref().unwrap_err().starts_with("-:1: malformed"));
         assert_eq!(got[1], Ok(("a".into(), "x".into())));
+    }
+
+    #[test]
+    fn a_stream_without_a_byte_has_no_record() {
+        assert!(read(b"", StreamFormat::Auto).is_empty());
+        assert!(read(b"", StreamFormat::JsonLines).is_empty());
+        // Some bytes, all blank: a document without text, which the reader reports.
+        assert_eq!(read(b"\n", StreamFormat::Auto).len(), 1);
     }
 
     #[test]

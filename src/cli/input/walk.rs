@@ -244,6 +244,7 @@ pub(super) fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
         url: None,
         tags: Vec::new(),
         from_stdin: false,
+        replaced: Vec::new(),
     })
 }
 
@@ -269,6 +270,7 @@ pub(super) fn html_page(bytes: &[u8], place: &str, lossy: bool) -> Record {
         url: None,
         tags: Vec::new(),
         from_stdin: false,
+        replaced: Vec::new(),
     })
 }
 
