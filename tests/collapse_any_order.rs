@@ -102,7 +102,9 @@ fn owned(groups: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
 fn newest_and_oldest_first_with_near_duplicates_collapsed() {
     let index = index();
     let searcher = index.index().reader().unwrap().searcher();
-    let collector = index.collector(10).include_flagged();
+    // The best-ranked member of each group shows (`originals_first(false)`).
+    let collector = index.collector(10).include_flagged().originals_first(false);
+    let originals_first = index.collector(10).include_flagged();
     for (order, expected) in [
         (
             Order::Desc,
@@ -121,6 +123,18 @@ fn newest_and_oldest_first_with_near_duplicates_collapsed() {
             ]),
         ),
     ] {
+        // By default the originals lead their groups, at the groups' places.
+        let led = originals_first
+            .clone()
+            .order_by_fast_field("published", order)
+            .search(&searcher, &AllQuery)
+            .unwrap();
+        let originals = owned(&[
+            ("budget", &["budget-copy"]),
+            ("museum", &["museum-copy"]),
+            ("harvest", &[]),
+        ]);
+        assert_eq!(groups(&searcher, &led), originals, "{order:?}");
         let by_date = collector.clone().order_by_fast_field("published", order);
         let page = by_date.search(&searcher, &AllQuery).unwrap();
         assert_eq!(groups(&searcher, &page), expected, "{order:?}");
@@ -183,12 +197,13 @@ fn a_ranking_of_the_applications_own_is_deduped_by_the_index_rule() {
     let page = collector
         .dedupe(&searcher, ranked.iter().map(|(_, address)| (1.0, *address)))
         .unwrap();
+    // Each group at the place of its best-ranked member, led by its original.
     assert_eq!(
         groups(&searcher, &page),
         owned(&[
             ("harvest", &[]),
-            ("museum-copy", &["museum"]),
-            ("budget-copy", &["budget"]),
+            ("museum", &["museum-copy"]),
+            ("budget", &["budget-copy"]),
         ])
     );
     assert!(page.hits.iter().all(|hit| hit.score == 1.0));

@@ -837,13 +837,23 @@ fn skipped_flagged_and_deleted_documents_are_neither_shown_nor_hidden() {
         .unwrap();
     assert_eq!(top.addresses(), [DocAddress::new(0, 0)]);
     assert_eq!(top.hidden_total, 2);
-    // `include_flagged` undoes `skip_flagged` (as on a `DedupIndex` collector).
+    // `include_flagged` undoes `skip_flagged` (as on a `DedupIndex` collector), and the
+    // group is led by its best-ranked original, the flagged copy hidden under it.
     let included = DedupCollector::new("fingerprint", 10)
         .skip_flagged("flag")
-        .include_flagged()
-        .search(&searcher, &AllQuery)
-        .unwrap();
-    assert_eq!(included, top);
+        .include_flagged();
+    let led = included.search(&searcher, &AllQuery).unwrap();
+    assert_eq!(led.addresses(), [DocAddress::new(0, 2)]);
+    assert_eq!(
+        led.hits[0].hidden_addresses(),
+        [DocAddress::new(0, 0), DocAddress::new(0, 3)]
+    );
+    let distances: Vec<u32> = led.hits[0].hidden.iter().map(|h| h.distance).collect();
+    assert_eq!(distances, [1, 1], "against the original that leads");
+    assert_eq!(searcher.search(&AllQuery, &included).unwrap(), led);
+    // Asked for the best-ranked member, as without flags.
+    let best_first = included.originals_first(false);
+    assert_eq!(best_first.search(&searcher, &AllQuery).unwrap(), top);
 }
 
 /// A cache filled before a merge serves the merged index exactly, and keeps no columns of

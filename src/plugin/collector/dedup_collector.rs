@@ -105,6 +105,12 @@ const SORT_VALUES_BLOCK: usize = 64;
 pub struct DedupCollector {
     fingerprint_field: String,
     flag_field: Option<String>,
+    /// The flag field of flagged documents taken in ([`include_flagged`]), when their
+    /// groups are led by their originals.
+    ///
+    /// [`include_flagged`]: DedupCollector::include_flagged
+    kept_flag_field: Option<String>,
+    originals_first: bool,
     cache: Option<ColumnCache>,
     limit: usize,
     offset: usize,
@@ -138,6 +144,8 @@ impl DedupCollector {
         DedupCollector {
             fingerprint_field: fingerprint_field.into(),
             flag_field: None,
+            kept_flag_field: None,
+            originals_first: true,
             cache: None,
             limit,
             offset: 0,
@@ -241,16 +249,28 @@ impl DedupCollector {
     #[must_use]
     pub fn skip_flagged(mut self, flag_field: impl Into<String>) -> DedupCollector {
         self.flag_field = Some(flag_field.into());
+        self.kept_flag_field = None;
         self
     }
 
     /// Undoes [`skip_flagged`](Self::skip_flagged): flagged documents take part like any
-    /// other hit, hidden under a better-ranked near-duplicate (their original, when it
-    /// matches the query and ranks above them) or shown. Elasticsearch's `collapse` and
-    /// Solr's `{!collapse}` show a group's best-ranked member the same way.
+    /// other hit, hidden under a near-duplicate that ranks above them or shown. A group
+    /// whose best-ranked member is a flagged copy is led on the page by its best-ranked
+    /// original (a member not flagged) when the page reports one among its hidden hits, the
+    /// copy hidden under it, at the group's place in the page; see
+    /// [`originals_first`](Self::originals_first).
     #[must_use]
     pub fn include_flagged(mut self) -> DedupCollector {
-        self.flag_field = None;
+        self.kept_flag_field = self.flag_field.take();
+        self
+    }
+
+    /// With [`include_flagged`](Self::include_flagged): whether an original leads its
+    /// group whatever the ranking (default), or the group's best-ranked member does, as
+    /// Elasticsearch's `collapse` and Solr's `{!collapse}` show it.
+    #[must_use]
+    pub fn originals_first(mut self, yes: bool) -> DedupCollector {
+        self.originals_first = yes;
         self
     }
 
@@ -477,6 +497,7 @@ impl DedupCollector {
                 address,
                 fingerprint: segment.fingerprint(address.doc_id),
                 scope: segment.scope(address.doc_id),
+                flagged: segment.flagged(address.doc_id),
             });
         }
         let read = |address: DocAddress, values: &mut Vec<u32>| {
@@ -503,6 +524,7 @@ impl DedupCollector {
             limit: self.limit,
             matcher: self.matcher(),
             sort: self.sort.as_ref().map(|(_, order)| (*order, None)),
+            originals_first: self.originals_first && self.kept_flag_field.is_some(),
         }
     }
 
@@ -565,6 +587,14 @@ impl DedupCollector {
             hasher.update(&[0]);
             hasher.update(flag.as_bytes());
         }
+        if let Some(flag) = self
+            .kept_flag_field
+            .as_ref()
+            .filter(|_| self.originals_first)
+        {
+            hasher.update(&[5]);
+            hasher.update(flag.as_bytes());
+        }
         if let Some((signature, verification)) = &self.verification {
             hasher.update(&[1]);
             hasher.update(signature.as_bytes());
@@ -590,6 +620,10 @@ impl DedupCollector {
         let names = ColumnNames {
             fingerprint: &self.fingerprint_field,
             flag: self.flag_field.as_deref(),
+            kept_flags: self
+                .kept_flag_field
+                .as_deref()
+                .filter(|_| self.originals_first),
             signature: self
                 .verification
                 .as_ref()

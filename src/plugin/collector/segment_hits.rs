@@ -47,6 +47,9 @@ pub(crate) struct RankedHit {
     pub(crate) fingerprint: Option<Fingerprint>,
     /// Its scope: only hits of one scope hide each other.
     pub(crate) scope: Option<u64>,
+    /// Whether it was flagged as a near-duplicate at index time (only known when the
+    /// collector reads the flags and takes flagged hits in).
+    pub(crate) flagged: bool,
 }
 
 /// How a segment's hits are ranked: by score, or by the sort column's values in an order.

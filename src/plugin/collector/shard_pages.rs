@@ -48,6 +48,10 @@ pub struct ShardHit {
     pub scope: Option<u64>,
     /// Its signature, when the collector verifies and the hit has one.
     pub signature: Option<Vec<u32>>,
+    /// Whether it was flagged at index time, when the collector takes flagged hits in and
+    /// leads their groups by their originals.
+    #[serde(default)]
+    pub flagged: bool,
 }
 
 /// What a coordinator's merge of shard pages ([`DedupCollector::merge_shard_pages`]) gives.
@@ -130,6 +134,7 @@ impl DedupCollector {
                     fingerprint: columns.fingerprint(doc),
                     scope: columns.scope(doc),
                     signature,
+                    flagged: columns.flagged(doc),
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -201,6 +206,7 @@ impl DedupCollector {
             address,
             fingerprint: hit.fingerprint,
             scope: hit.scope,
+            flagged: hit.flagged,
         });
         let read = |address: DocAddress, values: &mut Vec<u32>| {
             let signature = by_address

@@ -14,6 +14,7 @@ use super::rank_key::{owned_value, RankKey, KEY_BITS};
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
 use super::segment_hits::{RankedHit, SegmentHits};
 use crate::error::Result;
+use crate::fingerprint::Fingerprint;
 use crate::matching::Matcher;
 
 /// Which page to cut from the walk, and the rule that hides a hit.
@@ -25,6 +26,9 @@ pub(crate) struct Page {
     /// With hits ranked by a fast field: its order, and the type of its values (which
     /// [`merge`] finds in the segments' columns when it is `None`).
     pub(crate) sort: Option<(Order, Option<ColumnType>)>,
+    /// Whether a group whose best-ranked member was flagged at index time is led by its
+    /// best-ranked unflagged member on the page (its original) instead.
+    pub(crate) originals_first: bool,
 }
 
 /// Appends the signature of the hit at an address to a buffer; false (the buffer as it
@@ -72,6 +76,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
             address,
             fingerprint: columns.fingerprint(address.doc_id),
             scope: columns.scope(address.doc_id),
+            flagged: columns.flagged(address.doc_id),
         }
     });
     let read = |address: DocAddress, values: &mut Vec<u32>| match columns_of(address.segment_ord) {
@@ -218,6 +223,93 @@ impl Entry {
     }
 }
 
+/// A hit of a page's group, as [`lead_by_original`] needs it.
+struct Member {
+    address: DocAddress,
+    score: tantivy::Score,
+    sort_value: Option<tantivy::schema::OwnedValue>,
+    fingerprint: Option<Fingerprint>,
+    flagged: bool,
+}
+
+impl Member {
+    fn of(hit: &RankedHit, page: &Page) -> Member {
+        Member {
+            address: hit.address,
+            score: hit.score,
+            sort_value: page
+                .sort
+                .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?)),
+            fingerprint: hit.fingerprint,
+            flagged: hit.flagged,
+        }
+    }
+}
+
+/// A shown hit of the page and the members reported hidden under it, in ranking order.
+struct Group {
+    leader: Member,
+    members: Vec<Member>,
+}
+
+/// Makes the best-ranked unflagged member of `group` the shown hit of `hit` when its
+/// leader was flagged at index time: an original leads its group whatever the ranking, its
+/// copy hidden under it. The group keeps its place in the page and its members; distances
+/// and similarities are reported against the new leader.
+///
+/// # Errors
+/// What `read` returns.
+fn lead_by_original(
+    hit: &mut DedupHit,
+    group: &Group,
+    matcher: &Matcher,
+    read: &ReadSignature,
+) -> Result<()> {
+    if !group.leader.flagged {
+        return Ok(());
+    }
+    let Some(at) = group.members.iter().position(|member| !member.flagged) else {
+        return Ok(());
+    };
+    let original = &group.members[at];
+    let Some(leader_bits) = original.fingerprint.map(Fingerprint::bits) else {
+        return Ok(());
+    };
+    let mut leader_signature = Vec::new();
+    let signed = matcher.verifies() && read(original.address, &mut leader_signature)?;
+    let mut values = Vec::new();
+    let mut hidden = Vec::with_capacity(group.members.len());
+    let others = std::iter::once(&group.leader).chain(
+        group
+            .members
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != at)
+            .map(|(_, m)| m),
+    );
+    for member in others {
+        let Some(bits) = member.fingerprint.map(Fingerprint::bits) else {
+            continue;
+        };
+        values.clear();
+        let jaccard = (signed && read(member.address, &mut values)?)
+            .then(|| matcher.jaccard(&leader_signature, &values));
+        hidden.push(HiddenHit {
+            address: member.address,
+            distance: (leader_bits ^ bits).count_ones(),
+            jaccard,
+        });
+    }
+    *hit = DedupHit {
+        score: original.score,
+        sort_value: original.sort_value.clone(),
+        address: original.address,
+        fingerprint: original.fingerprint,
+        hidden,
+    };
+    Ok(())
+}
+
 /// A shown hit as the walk compares later hits with it.
 struct Shown {
     bits: u64,
@@ -301,6 +393,10 @@ pub(crate) fn walk(
     let mut hits: Vec<DedupHit> = Vec::with_capacity(page.limit.min(PAGE_RESERVED));
     let mut has_more = false;
     let mut signatures = Signatures::default();
+    // What the page's groups are made of, parallel to `hits`: each leader's and its
+    // reported members' flags, fingerprints, scores and sort values, to lead a group by an
+    // original (`Page::originals_first`).
+    let mut groups: Vec<Group> = Vec::new();
     for hit in ranked {
         let mut signature = LazySignature::Unread(hit.address);
         if let Some(fingerprint) = hit.fingerprint {
@@ -346,6 +442,8 @@ pub(crate) fn walk(
                         distance,
                         jaccard,
                     });
+                    let index = other.ordinal - page.offset;
+                    groups[index].members.push(Member::of(&hit, &page));
                 }
                 continue;
             }
@@ -366,6 +464,10 @@ pub(crate) fn walk(
             let sort_value = page
                 .sort
                 .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?));
+            groups.push(Group {
+                leader: Member::of(&hit, &page),
+                members: Vec::new(),
+            });
             hits.push(DedupHit {
                 score: hit.score,
                 sort_value,
@@ -375,6 +477,11 @@ pub(crate) fn walk(
             });
         }
         shown_count += 1;
+    }
+    if page.originals_first {
+        for (hit, group) in hits.iter_mut().zip(&groups) {
+            lead_by_original(hit, group, &matcher, read)?;
+        }
     }
     let hidden_total = hits.iter().map(|hit| hit.hidden.len()).sum();
     Ok(DedupTopDocs {
@@ -400,6 +507,7 @@ mod tests {
             score,
             address: DocAddress::new(0, doc),
             fingerprint: fingerprint.map(Fingerprint),
+            flagged: false,
         }
     }
 
@@ -409,6 +517,7 @@ mod tests {
             limit,
             matcher: Matcher::new(3, None),
             sort: None,
+            originals_first: true,
         }
     }
 

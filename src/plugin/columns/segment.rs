@@ -24,7 +24,10 @@ pub(crate) struct SegmentColumns(Arc<Columns>);
 #[derive(Default)]
 struct Columns {
     fingerprint: Option<Column<u64>>,
+    /// The flags of documents to skip.
     flag: Option<Column<u64>>,
+    /// The flags of documents taken in, to lead their groups by their originals.
+    kept_flags: Option<Column<u64>>,
     /// The signatures and the number of values each holds.
     signature: Option<(SignatureColumn, usize)>,
     /// The scope hashes, when the collector has scopes.
@@ -37,7 +40,11 @@ struct Columns {
 /// Which columns to open: field names, and the signature's number of values.
 pub(crate) struct ColumnNames<'a> {
     pub(crate) fingerprint: &'a str,
+    /// The flag field, when flagged documents are skipped.
     pub(crate) flag: Option<&'a str>,
+    /// The flag field, when flagged documents are taken in and their groups led by their
+    /// originals.
+    pub(crate) kept_flags: Option<&'a str>,
     pub(crate) signature: Option<(&'a str, usize)>,
     /// Whether every document with a fingerprint must have a signature (an index's own
     /// collector, whose writer stores both).
@@ -58,6 +65,10 @@ impl SegmentColumns {
     pub(crate) fn open(reader: &SegmentReader, names: &ColumnNames) -> Result<Self> {
         let fast_fields = reader.fast_fields();
         let flag = match names.flag {
+            Some(name) => fast_fields.column_opt::<u64>(name)?,
+            None => None,
+        };
+        let kept_flags = match names.kept_flags {
             Some(name) => fast_fields.column_opt::<u64>(name)?,
             None => None,
         };
@@ -92,6 +103,7 @@ impl SegmentColumns {
         Ok(SegmentColumns(Arc::new(Columns {
             fingerprint,
             flag,
+            kept_flags,
             signature,
             scope,
             sort,
@@ -114,10 +126,17 @@ impl SegmentColumns {
         self.0.flag.is_some()
     }
 
-    /// True when `doc` has a non-zero flag.
+    /// True when `doc` has a non-zero flag in the column of flags to skip.
     #[inline]
     pub(crate) fn is_flagged(&self, doc: DocId) -> bool {
         is_flagged(self.0.flag.as_ref(), doc)
+    }
+
+    /// True when `doc`, taken in, was flagged at index time (read only when its group is to
+    /// be led by its original).
+    #[inline]
+    pub(crate) fn flagged(&self, doc: DocId) -> bool {
+        is_flagged(self.0.kept_flags.as_ref(), doc)
     }
 
     /// The fingerprint of `doc`, if it has one.
