@@ -336,6 +336,15 @@ fn the_recommended_settings_are_a_file_ingest_takes() {
     let file: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(file["measured"]["sample"], "tiny");
     assert_eq!(file["measured"]["goal"], "best F1");
+    // Measured end to end too (ingest, then clusters), as the report says.
+    for name in ["end_to_end_precision", "end_to_end_recall", "end_to_end_f1"] {
+        let value = file["measured"][name].as_f64().unwrap_or(-1.0);
+        assert!((0.0..=1.0).contains(&value), "{name}: {}", file["measured"]);
+    }
+    assert!(stderr(&output).contains("end to end (ingest, then clusters)"));
+    let markdown = std::fs::read_to_string(out.join("tiny.md")).unwrap();
+    assert!(markdown.contains("## Presets end to end"), "{markdown}");
+    assert!(markdown.contains("| news |") && markdown.contains("| rewrites |"));
     // What it measured is a point of the report: the best F1 there is.
     let report: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("tiny.json")).unwrap()).unwrap();

@@ -30,6 +30,7 @@
 //! ```
 
 mod counts;
+mod end_to_end;
 mod grid;
 mod pairs;
 mod recommend;
@@ -39,9 +40,10 @@ mod set;
 mod verify;
 
 pub use counts::{DistanceCounts, Point, Scores, NO_FINGERPRINT};
+pub use end_to_end::end_to_end;
 pub use grid::{default_grid, GridConfig};
 pub use pairs::{count_pairs, near_pairs, NearPair, PairCounts};
-pub use recommend::{recommend, Goal, Recommendation, NEAR_BEST};
+pub use recommend::{recommend, recommend_end_to_end, Goal, Recommendation, NEAR_BEST};
 pub use report::{CategoryResult, ConfigResult, EvalReport, VerifyResult};
 pub use run::{evaluate, EvalOptions};
 pub use set::{Category, EvalSet, EvalSetBuilder, ListedPair, Unlisted};

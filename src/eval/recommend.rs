@@ -1,12 +1,15 @@
 //! [`recommend`]: the plugin settings that best meet a goal on a labeled sample, chosen
 //! among those an evaluation measured, as a settings file `ingest --settings` reads.
 
-use std::cmp::Ordering;
 use std::fmt;
 
 use super::counts::Scores;
+use super::end_to_end::end_to_end;
 use super::report::{EvalReport, VerifyResult};
 use super::run::EvalOptions;
+use super::set::EvalSet;
+use crate::error::Result;
+use crate::fingerprint::KeptBits;
 use crate::lookup::MAX_TABLE_DISTANCE;
 use crate::matching::{CandidateStage, MatchingSettings, Measured, PairScore, Verification};
 
@@ -53,8 +56,11 @@ impl Goal {
 pub struct Recommendation {
     /// The settings, their [`Measured`] filled in.
     pub settings: MatchingSettings,
-    /// What they scored on the sample.
+    /// What they scored on the sample, pair by pair.
     pub scores: Scores,
+    /// What they scored end to end ([`end_to_end`]): the groups an ingest and `clusters`
+    /// make, when measured.
+    pub end_to_end: Option<Scores>,
     /// The matcher in the report's words: `plugin-bands`, `plugin` or `simhash`, the
     /// config, and the distances, rows and threshold.
     pub summary: String,
@@ -71,12 +77,72 @@ pub struct Recommendation {
 ///
 /// `None` when no setting finds a near-duplicate pair, or none reaches the precision asked.
 pub fn recommend(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Option<Recommendation> {
+    let chosen = near_best(report, options, goal).into_iter().next()?;
+    Some(with_measured(chosen, report, goal))
+}
+
+/// Settings measured end to end before one is recommended by
+/// [`recommend_end_to_end`]: the cheapest near the best pairwise score first.
+pub const END_TO_END_CANDIDATES: usize = 6;
+
+/// The settings that meet `goal` on `set` end to end: of the settings [`recommend`] would
+/// choose among (within [`NEAR_BEST`] of the best pairwise score), the first
+/// [`END_TO_END_CANDIDATES`] in its order are ingested and grouped ([`end_to_end`]), and
+/// the one with the best end-to-end score wins (the cheaper on a tie). Pairs the labels do
+/// not list join or split groups, so the pairwise best can be worse end to end.
+///
+/// # Errors
+/// As [`end_to_end`].
+pub fn recommend_end_to_end(
+    set: &EvalSet,
+    report: &EvalReport,
+    options: &EvalOptions,
+    goal: Goal,
+) -> Result<Option<Recommendation>> {
+    let mut best: Option<(Recommendation, (f64, f64))> = None;
+    for mut candidate in near_best(report, options, goal)
+        .into_iter()
+        .take(END_TO_END_CANDIDATES)
+    {
+        let scores = end_to_end(set, &candidate.settings)?;
+        candidate.end_to_end = Some(scores);
+        let Some(key) = goal.key(&scores) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|(_, incumbent)| key > *incumbent) {
+            best = Some((candidate, key));
+        }
+    }
+    Ok(best.map(|(chosen, _)| with_measured(chosen, report, goal)))
+}
+
+/// `chosen` with its scores written into its settings' [`Measured`].
+fn with_measured(mut chosen: Recommendation, report: &EvalReport, goal: Goal) -> Recommendation {
+    let end_to_end = chosen.end_to_end;
+    chosen.settings = chosen.settings.measured(Measured {
+        sample: report.set.clone(),
+        goal: goal.to_string(),
+        precision: chosen.scores.precision,
+        recall: chosen.scores.recall,
+        f1: chosen.scores.f1,
+        end_to_end_precision: end_to_end.map(|s| s.precision),
+        end_to_end_recall: end_to_end.map(|s| s.recall),
+        end_to_end_f1: end_to_end.map(|s| s.f1),
+    });
+    chosen
+}
+
+/// The settings within [`NEAR_BEST`] of the best score for `goal`, in the order
+/// [`recommend`] prefers them: the fewest candidate pairs to verify first, then the higher
+/// score; the plugin's settings before fingerprints alone, falling thresholds, on ties.
+fn near_best(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Vec<Recommendation> {
     // Each setting measured, with its cost: the candidate pairs it verifies.
     let mut measured: Vec<(Recommendation, usize)> = Vec::new();
     let mut measure = |settings, scores, summary, cost| {
         let recommendation = Recommendation {
             settings,
             scores,
+            end_to_end: None,
             summary,
         };
         measured.push((recommendation, cost));
@@ -126,41 +192,30 @@ pub fn recommend(report: &EvalReport, options: &EvalOptions, goal: Goal) -> Opti
             measure(settings, point.scores, summary, 0);
         }
     }
-    let best = measured
+    let Some(best) = measured
         .iter()
         .filter_map(|(r, _)| goal.key(&r.scores))
         .map(|(score, _)| score)
-        .max_by(f64::total_cmp)?;
-    // The first of the cheapest near the best: the candidates were listed plugin first,
-    // then by falling threshold.
-    let mut chosen: Option<(Recommendation, usize)> = None;
-    for (candidate, cost) in measured {
-        let Some(key) = goal
-            .key(&candidate.scores)
-            .filter(|k| k.0 >= best - NEAR_BEST)
-        else {
-            continue;
-        };
-        let better = chosen.as_ref().is_none_or(|(incumbent, incumbent_cost)| {
-            let incumbent_key = goal.key(&incumbent.scores).expect("kept for its key");
-            let higher =
-                |a: (f64, f64), b: (f64, f64)| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1));
-            cost.cmp(incumbent_cost).then(higher(key, incumbent_key)) == Ordering::Less
-        });
-        if better {
-            chosen = Some((candidate, cost));
-        }
-    }
-    chosen.map(|(mut c, _)| {
-        c.settings = c.settings.measured(Measured {
-            sample: report.set.clone(),
-            goal: goal.to_string(),
-            precision: c.scores.precision,
-            recall: c.scores.recall,
-            f1: c.scores.f1,
-        });
-        c
-    })
+        .max_by(f64::total_cmp)
+    else {
+        return Vec::new();
+    };
+    // The cheapest near the best first; on equal cost and score, the order listed (plugin
+    // first, then by falling threshold): a stable sort keeps it.
+    let mut near: Vec<(Recommendation, usize, (f64, f64))> = measured
+        .into_iter()
+        .filter_map(|(candidate, cost)| {
+            let key = goal
+                .key(&candidate.scores)
+                .filter(|k| k.0 >= best - NEAR_BEST)?;
+            Some((candidate, cost, key))
+        })
+        .collect();
+    let higher = |a: (f64, f64), b: (f64, f64)| b.0.total_cmp(&a.0).then(b.1.total_cmp(&a.1));
+    near.sort_by(|a, b| a.1.cmp(&b.1).then(higher(a.2, b.2)));
+    near.into_iter()
+        .map(|(candidate, _, _)| candidate)
+        .collect()
 }
 
 /// The verification a `plugin`, `plugin-bands` or `plugin-containment` row measured, at the
@@ -170,11 +225,12 @@ fn verification_of(row: &VerifyResult, options: &EvalOptions) -> Verification {
         Some(rows) => CandidateStage::Bands { rows },
         None => CandidateStage::Scan,
     };
-    let score = match row.method.as_str() {
-        "plugin-containment" => PairScore::Containment,
-        _ => PairScore::Jaccard,
+    let (score, bits) = match row.method.as_str() {
+        "plugin-containment" => (PairScore::Containment, KeptBits::High),
+        _ => (PairScore::Jaccard, KeptBits::default()),
     };
     Verification::default()
+        .kept_bits(bits)
         .shingles(options.shingles)
         .hashes(options.minhash_k)
         .candidates(candidates)

@@ -61,6 +61,15 @@ pub struct Measured {
     pub recall: f64,
     /// The harmonic mean of the two.
     pub f1: f64,
+    /// Precision end to end: of the pairs in the groups an ingest and `clusters` make.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_to_end_precision: Option<f64>,
+    /// Recall end to end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_to_end_recall: Option<f64>,
+    /// F1 end to end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_to_end_f1: Option<f64>,
 }
 
 impl Default for MatchingSettings {
@@ -272,6 +281,9 @@ mod tests {
                 precision: 0.99,
                 recall: 0.98,
                 f1: 0.985,
+                end_to_end_precision: Some(0.97),
+                end_to_end_recall: Some(0.96),
+                end_to_end_f1: Some(0.965),
             });
         let read = MatchingSettings::from_json(tuned.to_json().as_bytes()).unwrap();
         assert_eq!(read, tuned);

@@ -5,7 +5,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use tantivy_dedup::eval::{default_grid, evaluate, recommend, EvalOptions, Goal, GridConfig};
+use tantivy_dedup::eval::{
+    default_grid, end_to_end, evaluate, recommend_end_to_end, EvalOptions, EvalSet, Goal,
+    GridConfig,
+};
+use tantivy_dedup::matching::{MatchingSettings, Preset};
 use tantivy_dedup::text::FeatureKind;
 
 use super::markdown::markdown;
@@ -36,8 +40,11 @@ pub enum Grid {
 ///
 /// Writes OUT/SET.json (everything), OUT/SET.md (tables) and OUT/SET.svg (distance
 /// distributions of near-duplicate and distinct pairs, best k marked), and prints the
-/// Markdown. With --recommend or --target-precision, also OUT/SET.settings.json: the
-/// settings that best meet the goal on the set, for `ingest --settings`. SET is the set's
+/// Markdown, and the presets' scores end to end (each ingested, then grouped as `clusters`
+/// groups). With --recommend or --target-precision, also OUT/SET.settings.json: the
+/// settings that best meet the goal on the set, for `ingest --settings`: of the settings
+/// within 0.005 of the best pairwise score, the cheapest few are measured end to end and the
+/// best end to end is written, with both figures. SET is the set's
 /// name with characters other than letters, digits, `-`, `_` and `.` made `_`: two sets
 /// that would write the same files, or a file over a set's own, are refused before anything
 /// is written. Bad lines are
@@ -72,7 +79,7 @@ pub struct EvalCommand {
     signature_features: FeatureKind,
     /// Values per band of the plugin-bands rows, 1 to 128, comma-separated for a row each:
     /// fewer rows find pairs of lower similarity among more candidates [default: the
-    /// plugin's, 4].
+    /// plugin's, 9].
     #[arg(long, value_name = "R", value_delimiter = ',', value_parser = clap::value_parser!(u64).range(1..=128))]
     band_rows: Vec<u64>,
     /// The threshold the two-stage tables are also given at, 0 to 1 [default: the plugin's].
@@ -152,14 +159,17 @@ impl EvalCommand {
             let json = output(&stem, "json");
             std::fs::write(&json, serde_json::to_string_pretty(&report)?)
                 .with_context(|| format!("cannot write {}", json.display()))?;
-            let text = markdown(&report, &base);
+            let mut text = markdown(&report, &base);
+            text.push_str(&presets_end_to_end(&set)?);
             let md = output(&stem, "md");
             std::fs::write(&md, &text).with_context(|| format!("cannot write {}", md.display()))?;
             let svg = output(&stem, "svg");
             plot(&report, &svg).with_context(|| format!("cannot write {}", svg.display()))?;
             print(&format!("{text}\n"))?;
             if let Some(goal) = self.goal() {
-                let Some(chosen) = recommend(&report, &options, goal) else {
+                let chosen = recommend_end_to_end(&set, &report, &options, goal)
+                    .with_context(|| format!("cannot measure {} end to end", dir.display()))?;
+                let Some(chosen) = chosen else {
                     anyhow::bail!(
                         "{}: no setting measured reaches the goal ({goal}): try other --loose-k, --band-rows or --grid",
                         report.set
@@ -168,13 +178,17 @@ impl EvalCommand {
                 let path = output(&stem, "settings.json");
                 chosen.settings.write(&path)?;
                 let s = &chosen.scores;
+                let e = chosen.end_to_end.expect("measured end to end");
                 note!(
-                    "{}: recommended ({goal}): {}; precision {:.3}, recall {:.3}, F1 {:.3}; written to {}",
+                    "{}: recommended ({goal}): {}; pair by pair precision {:.3}, recall {:.3}, F1 {:.3}; end to end (ingest, then clusters) precision {:.3}, recall {:.3}, F1 {:.3}; written to {}",
                     report.set,
                     chosen.summary,
                     s.precision,
                     s.recall,
                     s.f1,
+                    e.precision,
+                    e.recall,
+                    e.f1,
                     path.display()
                 );
             }
@@ -192,4 +206,24 @@ impl EvalCommand {
             (None, false) => None,
         }
     }
+}
+
+/// The Markdown section of the presets' scores end to end on `set`: what `ingest --preset`
+/// then `clusters` give.
+fn presets_end_to_end(set: &EvalSet) -> anyhow::Result<String> {
+    let mut text = String::from(
+        "\n## Presets end to end\n\nThe set ingested in order with each preset (flagging), \
+         then grouped as `clusters` groups it: every pair of a group is called near.\n\n\
+         | preset | precision | recall | F1 |\n|---|---:|---:|---:|\n",
+    );
+    for (name, preset) in [("news", Preset::News), ("rewrites", Preset::Rewrites)] {
+        let settings = MatchingSettings::default().preset(preset);
+        let s = end_to_end(set, &settings)
+            .with_context(|| format!("cannot measure the {name} preset end to end"))?;
+        text.push_str(&format!(
+            "| {name} | {:.3} | {:.3} | {:.3} |\n",
+            s.precision, s.recall, s.f1
+        ));
+    }
+    Ok(text)
 }

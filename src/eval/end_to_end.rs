@@ -1,0 +1,158 @@
+//! [`end_to_end`]: what a user gets from a set of matching settings on a labeled set: the
+//! documents ingested in order under [`Policy::Flag`] and grouped as `clusters` groups them
+//! ([`DedupIndex::duplicate_groups`]), every pair of one group called near. Pairwise scores
+//! judge each labeled pair alone; pairs the labels do not list (two edits of one original,
+//! two answers to one question) join or split groups, which only this measures.
+
+use std::collections::HashMap;
+
+use tantivy::schema::{Schema, Value, FAST, STORED, STRING};
+use tantivy::{doc, Index, TantivyDocument};
+
+use super::counts::Scores;
+use super::set::{EvalSet, Unlisted};
+use crate::error::Result;
+use crate::matching::MatchingSettings;
+use crate::plugin::{text_field_options, DedupIndex, DedupSettings, Policy};
+
+/// The writer's memory for an end-to-end run, in bytes.
+const MEMORY: usize = 100_000_000;
+
+/// Precision, recall and F1 of the groups that ingesting `set`'s documents in order with
+/// `settings` (flagging near-duplicates), then grouping the index, make: a pair in one
+/// group is called near; labels as [`evaluate`](super::evaluate) reads them (listed pairs
+/// by their label, the others by the set's [`Unlisted`] rule).
+///
+/// # Errors
+/// [`Error::InvalidSetting`](crate::Error::InvalidSetting) for settings out of range;
+/// [`Error::Tantivy`](crate::Error::Tantivy) when the in-memory index fails.
+pub fn end_to_end(set: &EvalSet, settings: &MatchingSettings) -> Result<Scores> {
+    let dedup = DedupSettings::new(["body"])
+        .key_field("id")
+        .flagging(true)
+        .with_matching(settings);
+    let mut schema = Schema::builder();
+    let body = schema.add_text_field("body", text_field_options());
+    let id = schema.add_text_field("id", STRING | STORED | FAST);
+    dedup.add_fields(&mut schema)?;
+    let index = DedupIndex::create(Index::create_in_ram(schema.build()), dedup)?;
+    let writer = index.writer(Policy::Flag, MEMORY)?;
+    let documents = (set.ids().iter().zip(set.texts()))
+        .map(|(key, text)| doc!(id => key.as_str(), body => text.as_str()));
+    for outcome in writer.add_all(documents) {
+        outcome?;
+    }
+    writer.commit()?;
+    let searcher = writer.searcher();
+    let position: HashMap<&str, u32> = (set.ids().iter().enumerate())
+        .map(|(i, key)| (key.as_str(), i as u32))
+        .collect();
+    let index_of = |address| -> Result<u32> {
+        let stored: TantivyDocument = searcher.doc(address)?;
+        let key = stored.get_first(id).and_then(|v| Value::as_str(&v));
+        Ok(key
+            .and_then(|key| position.get(key).copied())
+            .expect("every document is the set's"))
+    };
+    let listed: HashMap<(u32, u32), Option<bool>> = (set.listed().iter())
+        .map(|pair| ((pair.a, pair.b), pair.label))
+        .collect();
+    let label = |a: u32, b: u32| {
+        let (a, b) = (a.min(b), a.max(b));
+        match listed.get(&(a, b)) {
+            Some(&label) => label,
+            None => set.unlisted_label(a as usize, b as usize),
+        }
+    };
+    let (mut true_positives, mut false_positives) = (0u64, 0u64);
+    for group in index.duplicate_groups(&searcher, settings.get_distance())? {
+        let members = std::iter::once(group.leader)
+            .chain(group.members)
+            .map(index_of)
+            .collect::<Result<Vec<u32>>>()?;
+        for (i, &a) in members.iter().enumerate() {
+            for &b in &members[i + 1..] {
+                match label(a, b) {
+                    Some(true) => true_positives += 1,
+                    Some(false) => false_positives += 1,
+                    None => {}
+                }
+            }
+        }
+    }
+    let positives = positive_pairs(set);
+    Ok(Scores::new(
+        true_positives,
+        false_positives,
+        positives.saturating_sub(true_positives),
+    ))
+}
+
+/// The near-duplicate pairs of `set`: its listed positive pairs, and under
+/// [`Unlisted::Group`] the unlisted pairs of one group.
+fn positive_pairs(set: &EvalSet) -> u64 {
+    let listed = set
+        .listed()
+        .iter()
+        .filter(|p| p.label == Some(true))
+        .count() as u64;
+    if set.unlisted() != Unlisted::Group {
+        return listed;
+    }
+    let mut sizes: HashMap<u32, u64> = HashMap::new();
+    for &group in set.groups() {
+        *sizes.entry(group).or_default() += 1;
+    }
+    let within: u64 = sizes.values().map(|&n| n * n.saturating_sub(1) / 2).sum();
+    let groups = set.groups();
+    let listed_within = (set.listed().iter())
+        .filter(|p| groups[p.a as usize] == groups[p.b as usize])
+        .count() as u64;
+    listed + within - listed_within
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::EvalSetBuilder;
+    use crate::matching::Preset;
+
+    #[test]
+    fn groups_are_scored_by_every_pair_they_make() {
+        // An original, a repost and a correction (one group), and two reports of one frame
+        // with other figures, labeled distinct.
+        let report = "The city council met on Tuesday evening to discuss the new budget for \
+            public transport, and agreed to add two bus lines and to repair the old tram \
+            tracks along the river before the spring.";
+        let mut set = EvalSetBuilder::new("tiny", Unlisted::Group);
+        set.doc("a", report, Some("a"), vec![]).unwrap();
+        set.doc("a-repost", report, Some("a"), vec![]).unwrap();
+        set.doc("a-fix", format!("{report} Corrected."), Some("a"), vec![])
+            .unwrap();
+        let frame = |n: u32| {
+            format!(
+                "Construction spending rose {n}.{n} billion dlrs in month {n} to an annual \
+                 rate of {} billion dlrs, the Commerce Department said.",
+                n * 37
+            )
+        };
+        set.doc("f1", frame(1), None, vec![]).unwrap();
+        set.doc("f2", frame(2), None, vec![]).unwrap();
+        let set = set.build();
+        let news = MatchingSettings::default().preset(Preset::News);
+        let scores = end_to_end(&set, &news).unwrap();
+        assert_eq!(
+            (
+                scores.true_positives,
+                scores.false_positives,
+                scores.false_negatives
+            ),
+            (3, 0, 0),
+            "{scores:?}"
+        );
+        // Fingerprints alone at 64 bits call everything one group: 10 pairs, 7 distinct.
+        let all = MatchingSettings::default().distance(64).verification(None);
+        let scores = end_to_end(&set, &all).unwrap();
+        assert_eq!((scores.true_positives, scores.false_positives), (3, 7));
+    }
+}
