@@ -7,6 +7,7 @@
 //! every later search of it.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rustc_hash::FxHashMap;
@@ -30,12 +31,50 @@ const CAPACITY: usize = 1024;
 pub struct ColumnCache {
     // FxHash: a lookup per segment and search, on keys no outsider chooses.
     columns: Arc<Mutex<FxHashMap<(SegmentId, u64), SegmentColumns>>>,
+    /// The hits per segment, as a multiple of the page's need, with which the last searches
+    /// ended their pages in one pass: where the next search starts (see
+    /// [`CapacityHint`]).
+    capacity: Arc<CapacityHint>,
+}
+
+/// What the searches of an index learned of how many hits a segment must give for the
+/// merged walk to end a page in one pass, in 1/16 of the page's need a segment: an index
+/// full of near-duplicates hides many hits, and a search that starts too low collects every
+/// segment twice. Only the cost depends on it, never a page.
+#[derive(Default)]
+pub(crate) struct CapacityHint(AtomicUsize);
+
+impl CapacityHint {
+    /// The hits a segment gives first: `default`, or more when searches needed more.
+    pub(crate) fn start(&self, needed: usize, default: usize) -> usize {
+        let sixteenths = self.0.load(Ordering::Relaxed);
+        default.max(needed.saturating_mul(sixteenths) / 16)
+    }
+
+    /// Learns from a search that began with `first` hits a segment and ended its page with
+    /// `last`: a search that needed more starts the next ones there; one that ended in one
+    /// pass brings them a sixteenth of the way back down.
+    pub(crate) fn learn(&self, needed: usize, first: usize, last: usize) {
+        let needed = needed.max(1);
+        let sixteenths = |hits: usize| hits.saturating_mul(16) / needed;
+        let next = if last > first {
+            sixteenths(last)
+        } else {
+            self.0.load(Ordering::Relaxed) * 15 / 16
+        };
+        self.0.store(next, Ordering::Relaxed);
+    }
 }
 
 impl ColumnCache {
     /// An empty cache.
     pub fn new() -> ColumnCache {
         ColumnCache::default()
+    }
+
+    /// What the searches through this cache learned of the hits a segment must give.
+    pub(crate) fn capacity(&self) -> &CapacityHint {
+        &self.capacity
     }
 
     /// The columns of `segment` for the fields identified by `fields`, opened with `open`
@@ -85,5 +124,32 @@ impl std::fmt::Debug for ColumnCache {
         f.debug_struct("ColumnCache")
             .field("segments", &self.lock().len())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod capacity_tests {
+    use super::CapacityHint;
+
+    #[test]
+    fn a_search_that_needed_more_raises_the_start_and_one_pass_brings_it_down() {
+        let hint = CapacityHint::default();
+        assert_eq!(hint.start(11, 6), 6, "nothing learned: the default");
+        // Began with 6 a segment, ended with 96: the next starts there (to a sixteenth of
+        // the need).
+        hint.learn(11, 6, 96);
+        assert!(
+            (95..=96).contains(&hint.start(11, 6)),
+            "{}",
+            hint.start(11, 6)
+        );
+        // Ended in one pass: down a sixteenth, never under the default.
+        hint.learn(11, 96, 96);
+        let next = hint.start(11, 6);
+        assert!((85..95).contains(&next), "{next}");
+        for _ in 0..200 {
+            hint.learn(11, 6, 6);
+        }
+        assert_eq!(hint.start(11, 6), 6);
     }
 }

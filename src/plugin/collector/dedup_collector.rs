@@ -393,11 +393,13 @@ impl DedupCollector {
             })
             .collect();
         let columns = self.open_all_columns(searchers)?;
-        let mut capacity = self
-            .need()
-            .needed
+        let needed = self.need().needed;
+        let default = needed
             .saturating_mul(SHARE_FACTOR)
             .div_ceil(readers.len().max(1));
+        let hint = self.cache.as_ref().map(ColumnCache::capacity);
+        let first = hint.map_or(default, |hint| hint.start(needed, default));
+        let mut capacity = first;
         let mut segments: Vec<SegmentHits> = Vec::with_capacity(readers.len());
         loop {
             for (ord, (&(weight, reader), columns)) in readers.iter().zip(&columns).enumerate() {
@@ -418,6 +420,9 @@ impl DedupCollector {
             let complete = segments.iter().all(SegmentHits::is_complete);
             let page = merge(&segments, self.page())?;
             if page.has_more || complete {
+                if let Some(hint) = hint {
+                    hint.learn(needed, first, capacity);
+                }
                 return Ok(page);
             }
             capacity = capacity.saturating_mul(RETRY_FACTOR);
