@@ -223,6 +223,19 @@ pub enum Error {
         max: usize,
     },
 
+    /// A line of an ingest report (`tantivy-dedup ingest --report`) that a review cannot
+    /// read: not a JSON object with `id` and `status`. Give the report file as `ingest`
+    /// wrote it, one JSON object a line.
+    #[error("{}:{line}: not a line of an ingest report: {reason}", .path.display())]
+    Report {
+        /// The report file.
+        path: PathBuf,
+        /// The line's number, from 1.
+        line: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// An evaluation set would count pairs wrongly: a repeated document id, a pair naming an
     /// unknown document or one document twice, a pair listed twice, a rate outside `[0, 1]`.
     #[error("invalid evaluation set: {reason}")]

@@ -30,6 +30,9 @@
 //!   distance *k*, ROC AUC, a grid of configs, and SimHash candidates verified with MinHash.
 //! - `shared` (cargo feature `cluster`): `shared::SharedRegistry`, a near-duplicate space
 //!   shared by writers on several machines in Redis Cluster.
+//! - `review` (cargo feature `review`, on by default): `review::Review`, every near-duplicate
+//!   decision of an index or an ingest report side by side with a word-level diff, as HTML
+//!   pages or JSON, and `DedupIndex::explain`, one pair's verdict with its diff.
 //! - `html` (cargo feature `html`, on by default): `html::extract`, the title and main text
 //!   of an HTML page without its menus, sidebars and footers, to fingerprint crawled pages.
 //!
@@ -119,6 +122,8 @@ pub mod html;
 pub mod lookup;
 pub mod matching;
 pub mod plugin;
+#[cfg(feature = "review")]
+pub mod review;
 #[cfg(feature = "cluster")]
 pub mod shared;
 pub mod text;

@@ -26,6 +26,7 @@ enum Command {
     Stats(cli::stats::StatsCommand),
     Fingerprint(cli::fingerprint::FingerprintCommand),
     Eval(cli::eval::EvalCommand),
+    Review(cli::review::ReviewCommand),
     #[cfg(feature = "cluster")]
     Repair(cli::repair::RepairCommand),
 }
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         Command::Stats(command) => command.run(),
         Command::Fingerprint(command) => command.run(),
         Command::Eval(command) => command.run(),
+        Command::Review(command) => command.run(),
         #[cfg(feature = "cluster")]
         Command::Repair(command) => command.run(),
     });

@@ -11,6 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
 use tantivy::{IndexReader, ReloadPolicy};
 use tantivy_dedup::corpus::{self, corpus_settings, CorpusRecord, PageRequest, ReportLine};
 use tantivy_dedup::plugin::Policy;
+use tantivy_dedup::review;
 
 use crate::settings::MatchingSettings;
 use crate::{error, DedupError};
@@ -281,6 +282,20 @@ fn policy_of(name: &str) -> PyResult<Policy> {
 }
 
 impl CorpusIndex {
+    /// The review of the index, or of the ingest report `report` read with it.
+    fn review_of(
+        &self,
+        searcher: tantivy::Searcher,
+        report: Option<&Path>,
+        inputs: &[PathBuf],
+    ) -> PyResult<review::Review<'_>> {
+        match report {
+            Some(report) => review::Review::of_report(&self.index, searcher, report, inputs),
+            None => review::Review::of_index(&self.index, searcher, "the index"),
+        }
+        .map_err(error)
+    }
+
     fn of(index: corpus::CorpusIndex) -> PyResult<Self> {
         let reader = (index.dedup.index().reader_builder())
             .reload_policy(ReloadPolicy::Manual)
@@ -495,6 +510,60 @@ impl CorpusIndex {
             .allow_threads(|| self.index.search(&searcher, query, request))
             .map_err(error)?;
         Ok(serde_json::to_string(&page).expect("a page serializes"))
+    }
+
+    /// Writes the review pages of the index's decisions (or of the ingest report `report`,
+    /// with the JSON-lines `inputs` for rejected texts) at `out` and beside it: the paths
+    /// written, the number of decisions, and `FILE#ANCHOR` of the decision about `id`.
+    #[pyo3(signature = (out, report=None, inputs=Vec::new(), id=None))]
+    fn review(
+        &self,
+        py: Python<'_>,
+        out: PathBuf,
+        report: Option<PathBuf>,
+        inputs: Vec<PathBuf>,
+        id: Option<String>,
+    ) -> PyResult<(Vec<String>, usize, Option<String>)> {
+        let searcher = self.reader.searcher();
+        py.allow_threads(|| {
+            let review = self.review_of(searcher, report.as_deref(), &inputs)?;
+            let files = review.write_html(&out).map_err(error)?;
+            let at = match id {
+                Some(id) => {
+                    let rank = review.rank_of(&id).map_err(error)?.ok_or_else(|| {
+                        PyValueError::new_err(format!("no decision names the record {id:?}"))
+                    })?;
+                    let decision = (review.decision_at(rank, &out).map_err(error)?)
+                        .expect("the rank is a decision's");
+                    let page = review::page_path(&out, (rank - 1) / review::DECISIONS_PER_PAGE);
+                    Some(format!("{}#{}", page.display(), decision.anchor))
+                }
+                None => None,
+            };
+            let files = files
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect();
+            Ok((files, review.len(), at))
+        })
+    }
+
+    /// The review's decisions as JSON lines, as `tantivy-dedup review --json` prints them.
+    #[pyo3(signature = (report=None, inputs=Vec::new()))]
+    fn review_json(
+        &self,
+        py: Python<'_>,
+        report: Option<PathBuf>,
+        inputs: Vec<PathBuf>,
+    ) -> PyResult<Vec<String>> {
+        let searcher = self.reader.searcher();
+        py.allow_threads(|| {
+            let review = self.review_of(searcher, report.as_deref(), &inputs)?;
+            let out = Path::new("review.html");
+            (review.decisions(out))
+                .map(|decision| Ok(decision.map_err(error)?.to_json(review.rule()).to_string()))
+                .collect()
+        })
     }
 
     /// Every group of near-duplicates, by id, leader first.

@@ -475,6 +475,32 @@ class CorpusIndex:
         none)."""
         return self._native.clusters()
 
+    def review(
+        self,
+        out="review.html",
+        report=None,
+        inputs=(),
+        id: Optional[str] = None,
+        json_lines: bool = False,
+    ):
+        """The near-duplicate decisions for people to check, least similar first, as
+        ``tantivy-dedup review`` writes them: the index's groups (flagged or not) and
+        replaced records, or with ``report`` (a file ``ingest --report`` wrote) that
+        ingest's decisions, the texts of rejected records read from ``inputs`` (the
+        ingest's JSON-lines files).
+
+        Writes self-contained HTML pages (1,000 decisions a file, ``out`` then
+        ``review-2.html``, ... beside it) and returns ``{"files": [paths], "decisions": N,
+        "at": "FILE#ANCHOR" of the decision about ``id``, or None}``; ``ValueError`` when
+        no decision names ``id``. With ``json_lines=True`` writes nothing and returns the
+        decisions as dicts, as ``review --json`` prints them."""
+        report = None if report is None else os.fspath(report)
+        inputs = [os.fspath(path) for path in inputs]
+        if json_lines:
+            return [json.loads(line) for line in self._native.review_json(report, inputs)]
+        files, decisions, at = self._native.review(os.fspath(out), report, inputs, id)
+        return {"files": files, "decisions": decisions, "at": at}
+
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Bitwise Hamming distances between uint64 fingerprints (broadcasting)."""

@@ -1,6 +1,6 @@
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Iterable, Mapping, Optional, Union, overload
+from typing import Any, Iterable, Literal, Mapping, Optional, Union, overload
 
 import numpy as np
 
@@ -108,6 +108,25 @@ class CorpusIndex:
         self, query: str, limit: int = 10, offset: int = 0, skip_flagged: bool = False
     ) -> dict: ...
     def clusters(self) -> list[list[str]]: ...
+    @overload
+    def review(
+        self,
+        out: Union[str, PathLike] = "review.html",
+        report: Optional[Union[str, PathLike]] = None,
+        inputs: Iterable[Union[str, PathLike]] = (),
+        id: Optional[str] = None,
+        json_lines: Literal[False] = False,
+    ) -> dict: ...
+    @overload
+    def review(
+        self,
+        out: Union[str, PathLike] = "review.html",
+        report: Optional[Union[str, PathLike]] = None,
+        inputs: Iterable[Union[str, PathLike]] = (),
+        id: Optional[str] = None,
+        *,
+        json_lines: Literal[True],
+    ) -> list[dict]: ...
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray: ...
 def pairs_sharing_keys(

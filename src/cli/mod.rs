@@ -38,6 +38,7 @@ pub mod progress;
 #[cfg(feature = "cluster")]
 pub mod repair;
 pub mod report;
+pub mod review;
 pub mod same_file;
 pub mod search;
 #[cfg(feature = "cluster")]

@@ -18,7 +18,8 @@
 //! * [`DedupIndex`]: creates or opens an index's settings (a typed
 //!   [`SettingsMismatch`](crate::Error::SettingsMismatch) when they differ) and registers
 //!   the tokenizer; [`near_duplicates_of`](DedupIndex::near_duplicates_of) and
-//!   [`duplicate_groups`](DedupIndex::duplicate_groups), batch work by the writer's rule.
+//!   [`duplicate_groups`](DedupIndex::duplicate_groups), batch work by the writer's rule;
+//!   [`judge_stored`](DedupIndex::judge_stored), the rule's verdict on two stored documents.
 //! * The index-time path (`writer/`): [`DedupWriter`], [`Policy`], [`AddOutcome`].
 //! * The query-time path (`collector/`): [`DedupCollector`], [`DedupTopDocs`].
 //! * The fields (`columns/`): [`DedupFields`] and the field names, every plugin field read
@@ -68,6 +69,7 @@ mod read_only;
 mod reindex;
 mod settings;
 mod settings_file;
+mod stored_judgement;
 mod writer;
 
 pub use batch::{DuplicateGroup, NearDuplicate};

@@ -1,0 +1,129 @@
+//! `tantivy-dedup review`: the near-duplicate decisions of an index or of an ingest report,
+//! as self-contained HTML pages (or JSON lines) to check them by eye.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Args;
+use tantivy_dedup::review::{page_path, Review, DECISIONS_PER_PAGE};
+
+use crate::cli::index_dir::IndexArg;
+use crate::cli::opened::OpenedIndex;
+use crate::cli::options::{FingerprintOptions, VerifyOptions};
+
+/// Write a page to review the near-duplicate decisions, the least similar first.
+///
+/// Each decision shows the kept document and the other side by side with what differs
+/// marked (words; characters in Chinese), the Hamming distance, the signatures' agreement,
+/// the rule's reason and the rule. From the index: every group as `clusters` finds them
+/// (flagged or not) and the records of replaced documents. With --report: the `duplicate`
+/// lines of that ingest report, read with the index the ingest wrote; a rejected or
+/// replaced record's text is not in the index, and is read from the ingest's JSON-lines
+/// inputs given with --input.
+///
+/// The page is one HTML file with no outside resources, 1,000 decisions a file
+/// (`review.html`, `review-2.html`, ... linked to each other), texts cut at 2,000
+/// characters. Prints the path of each file written. With --json: one JSON line per
+/// decision instead, no page.
+#[derive(Args, Debug)]
+pub struct ReviewCommand {
+    #[command(flatten)]
+    index: IndexArg,
+    /// An ingest report (`ingest --report FILE`): review its decisions instead of the
+    /// index's groups.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// With --report: the ingest's JSON-lines inputs, for the texts of rejected and
+    /// replaced records (repeat the option, or give several files).
+    #[arg(long = "input", value_name = "FILE", num_args = 1.., requires = "report")]
+    inputs: Vec<PathBuf>,
+    /// The first page's path; further pages are written beside it.
+    #[arg(long, value_name = "PATH", default_value = "review.html")]
+    out: PathBuf,
+    /// Print one JSON line per decision instead of writing pages.
+    #[arg(long)]
+    json: bool,
+    /// Print where the decision about this record is (`FILE#ANCHOR`), or with --json its
+    /// line only. An error when no decision names it.
+    #[arg(long, value_name = "ID")]
+    id: Option<String>,
+}
+
+impl ReviewCommand {
+    /// Runs the command.
+    pub fn run(&self) -> anyhow::Result<bool> {
+        let opened = OpenedIndex::open(
+            &self.index.index,
+            &FingerprintOptions::default(),
+            None,
+            &VerifyOptions::default(),
+        )?;
+        let index = &opened.index;
+        let searcher = opened.searcher.clone();
+        let review = match &self.report {
+            Some(report) => Review::of_report(index, searcher, report, &self.inputs)
+                .with_context(|| format!("cannot review the report {}", report.display()))?,
+            None => {
+                let source = format!("index {}", self.index.index.display());
+                Review::of_index(index, searcher, &source).context("cannot read the index")?
+            }
+        };
+        let rank = match &self.id {
+            Some(id) => Some(
+                (review.rank_of(id).context("cannot read the index")?)
+                    .with_context(|| format!("no decision names the record {id:?}"))?,
+            ),
+            None => None,
+        };
+        if self.json {
+            let mut out = std::io::stdout().lock();
+            let mut write = |decision: tantivy_dedup::review::Decision| -> anyhow::Result<()> {
+                serde_json::to_writer(&mut out, &decision.to_json(review.rule()))
+                    .context("cannot write to standard output")?;
+                out.write_all(b"\n")
+                    .context("cannot write to standard output")
+            };
+            match rank {
+                Some(rank) => {
+                    let decision = (review.decision_at(rank, &self.out))
+                        .context("cannot read the index")?
+                        .expect("the rank is a decision's");
+                    write(decision)?;
+                }
+                None => {
+                    for decision in review.decisions(&self.out) {
+                        write(decision.context("cannot read the index")?)?;
+                    }
+                }
+            }
+            out.flush().context("cannot write to standard output")?;
+            return Ok(true);
+        }
+        let written = (review.write_html(&self.out))
+            .with_context(|| format!("cannot write the review to {}", self.out.display()))?;
+        match rank {
+            Some(rank) => {
+                let decision = (review.decision_at(rank, &self.out))
+                    .context("cannot read the index")?
+                    .expect("the rank is a decision's");
+                let page = page_path(&self.out, (rank - 1) / DECISIONS_PER_PAGE);
+                crate::cli::print(&format!("{}#{}\n", page.display(), decision.anchor))?;
+            }
+            None => {
+                let lines: String = (written.iter())
+                    .map(|path| format!("{}\n", path.display()))
+                    .collect();
+                crate::cli::print(&lines)?;
+            }
+        }
+        note!(
+            "{} decisions in {} page{} from {}",
+            review.len(),
+            written.len(),
+            if written.len() == 1 { "" } else { "s" },
+            review.source()
+        );
+        Ok(true)
+    }
+}
