@@ -43,7 +43,9 @@ pub use counts::{DistanceCounts, Point, Scores, NO_FINGERPRINT};
 pub use end_to_end::end_to_end;
 pub use grid::{default_grid, GridConfig};
 pub use pairs::{count_pairs, near_pairs, NearPair, PairCounts};
-pub use recommend::{recommend, recommend_end_to_end, Goal, Recommendation, NEAR_BEST};
+pub use recommend::{
+    recommend, recommend_end_to_end, Goal, Recommendation, END_TO_END_CANDIDATES, NEAR_BEST,
+};
 pub use report::{CategoryResult, ConfigResult, EvalReport, VerifyResult};
 pub use run::{evaluate, EvalOptions};
 pub use set::{Category, EvalSet, EvalSetBuilder, ListedPair, Unlisted};
