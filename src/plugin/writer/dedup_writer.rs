@@ -411,7 +411,10 @@ impl DedupWriter {
     ) -> Result<AddOutcome> {
         let fields = self.index.fields();
         if let Some(key) = prepared.key.as_deref() {
-            state.dependents.forget(key);
+            let record = prepared.version.and_then(|v| fields.record_of(key, v));
+            state
+                .dependents
+                .forget(key, prepared.version, record.as_deref());
         }
         // A key in the index already: the same text is there (a resumed run), or this is a
         // new version of it, which replaces it.
@@ -622,7 +625,7 @@ impl DedupWriter {
             });
         };
         let mut state = self.lock();
-        state.dependents.forget(key);
+        state.dependents.deleted(key);
         let released = self.release_records(&mut state, key, None);
         state.dependents.changed(key);
         let deleted = (state.view.delete_key(key))

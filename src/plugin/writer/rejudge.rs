@@ -6,8 +6,8 @@
 //! * Under [`Policy::Reject`], a rejected record is held, with the keys of the references it
 //!   was judged near, until the commit; a change of one of those keys decides it again (an
 //!   update or an add when it is near nothing now). After the commit only its key and text
-//!   digest are kept, with its references' keys: a later change of one of them reports it
-//!   [`Rejudged::Lost`].
+//!   digest are kept, with its references' keys, for the writer's life (tens of bytes a
+//!   rejected record): a later change of one of them reports it [`Rejudged::Lost`].
 //! * Under [`Policy::Flag`], the copies flagged against a document (found by
 //!   [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD), or held since the commit) are
 //!   written again from their stored fields and decided again: unflagged, or flagged against
@@ -56,19 +56,36 @@ pub enum Rejudged {
 /// What the writer holds to decide records again (see the module's documentation).
 #[derive(Default)]
 pub(super) struct Dependents {
-    /// Rejected records, with the keys of the references they were judged near.
-    rejected: Vec<(Vec<String>, PreparedDocument)>,
-    /// Copies flagged since the commit, unflagged, by the key of their original.
-    flagged: HashMap<String, Vec<PreparedDocument>>,
+    /// Rejected records with a key, by key: the keys of the references they were judged
+    /// near, and the record.
+    rejected: HashMap<String, (Vec<String>, PreparedDocument)>,
+    /// Rejected records without a key, likewise.
+    rejected_keyless: Vec<(Vec<String>, PreparedDocument)>,
+    /// The keys of the records rejected near each reference (`rejected` says which of them
+    /// are still held so).
+    rejected_near: HashMap<String, Vec<String>>,
+    /// Copies flagged since the commit, by key: the key of their original, and the copy
+    /// unflagged.
+    flagged: HashMap<String, (String, PreparedDocument)>,
+    /// The keys of the copies flagged against each original (`flagged` says which of them
+    /// are still held so).
+    flagged_against: HashMap<String, Vec<String>>,
     /// Under Replace: the keyed documents added since the commit, by key.
     added: HashMap<String, PreparedDocument>,
     /// Under Replace: the texts of the records made since the commit, by record.
     texts: HashMap<String, PreparedDocument>,
+    /// The records of `texts` of each key.
+    text_keys: HashMap<String, Vec<String>>,
+    /// Records of `texts` whose key was decided again since with another text: let go when
+    /// their holder changes.
+    superseded: HashSet<String>,
     /// Records rejected before the commit, by the key of a reference they were judged near:
     /// their key and version.
     watches: HashMap<String, Vec<(String, Option<u64>)>>,
     /// Keys of the records of `watches` not added again since.
     watched: HashSet<String>,
+    /// Keys deleted by key since the commit: their records are let go with them.
+    deleted: HashSet<String>,
     /// What is left to do.
     queue: VecDeque<Work>,
     /// The records decided again, not taken yet.
@@ -89,29 +106,94 @@ enum Work {
 }
 
 impl Dependents {
-    /// A record of `key` is decided now: what was held of that key is superseded.
-    pub fn forget(&mut self, key: &str) {
-        self.rejected
-            .retain(|(_, held)| held.key.as_deref() != Some(key));
-        for copies in self.flagged.values_mut() {
-            copies.retain(|held| held.key.as_deref() != Some(key));
+    /// A record of `key` and `version` (whose record of
+    /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) is `record`) is decided now: what
+    /// was held of that key with another text is superseded (held with the same text, it
+    /// stands), and so are the records of its other texts.
+    pub fn forget(&mut self, key: &str, version: Option<u64>, record: Option<&str>) {
+        for other in self.text_keys.get(key).into_iter().flatten() {
+            // Sent again with the text of a record: that record is its latest text again.
+            if Some(other.as_str()) == record {
+                self.superseded.remove(other);
+            } else {
+                self.superseded.insert(other.clone());
+            }
         }
-        self.added.remove(key);
+        if (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.rejected.remove(key);
+        }
+        if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.flagged.remove(key);
+        }
+        if self
+            .added
+            .get(key)
+            .is_some_and(|held| held.version != version)
+        {
+            self.added.remove(key);
+        }
         self.watched.remove(key);
+        self.deleted.remove(key);
+    }
+
+    /// The document of `key` is deleted by key: whatever was held of it goes, and a record
+    /// of it that a document holds is not decided again when its holder changes.
+    pub fn deleted(&mut self, key: &str) {
+        self.watched.remove(key);
+        self.rejected.remove(key);
+        self.flagged.remove(key);
+        self.added.remove(key);
+        self.deleted.insert(key.to_owned());
     }
 
     /// Holds a rejected record, judged near the references of `against`.
     pub fn hold_rejected(&mut self, against: Vec<String>, prepared: PreparedDocument) {
-        if !against.is_empty() {
-            self.rejected.push((against, prepared));
+        if against.is_empty() {
+            return;
+        }
+        match prepared.key.clone() {
+            Some(key) => {
+                for reference in &against {
+                    (self.rejected_near.entry(reference.clone()).or_default()).push(key.clone());
+                }
+                self.rejected.insert(key, (against, prepared));
+            }
+            None => self.rejected_keyless.push((against, prepared)),
         }
     }
 
     /// Holds a copy flagged against the document of `original`, unflagged.
     pub fn hold_flagged(&mut self, original: String, prepared: PreparedDocument) {
-        if prepared.key.is_some() {
-            self.flagged.entry(original).or_default().push(prepared);
+        if let Some(key) = prepared.key.clone() {
+            (self.flagged_against.entry(original.clone()).or_default()).push(key.clone());
+            self.flagged.insert(key, (original, prepared));
         }
+    }
+
+    /// Takes the records held as rejected near `reference`, and the copies held as flagged
+    /// against it.
+    fn take_near(&mut self, reference: &str) -> (Vec<PreparedDocument>, Vec<PreparedDocument>) {
+        let mut rejected = Vec::new();
+        for key in self.rejected_near.remove(reference).unwrap_or_default() {
+            let near = |(against, _): &(Vec<String>, PreparedDocument)| {
+                against.iter().any(|other| other == reference)
+            };
+            if self.rejected.get(&key).is_some_and(near) {
+                rejected.extend(self.rejected.remove(&key).map(|(_, held)| held));
+            }
+        }
+        let (now, later): (Vec<_>, Vec<_>) = (std::mem::take(&mut self.rejected_keyless))
+            .into_iter()
+            .partition(|(against, _)| against.iter().any(|other| other == reference));
+        self.rejected_keyless = later;
+        rejected.extend(now.into_iter().map(|(_, held)| held));
+        let mut flagged = Vec::new();
+        for key in self.flagged_against.remove(reference).unwrap_or_default() {
+            if (self.flagged.get(&key)).is_some_and(|(original, _)| original == reference) {
+                flagged.extend(self.flagged.remove(&key).map(|(_, held)| held));
+            }
+        }
+        (rejected, flagged)
     }
 
     /// Holds a document added under Replace, which a later one may replace.
@@ -126,6 +208,10 @@ impl Dependents {
 
     /// Holds the text of `record`, replaced now.
     pub fn hold_text(&mut self, record: String, prepared: PreparedDocument) {
+        if let Some(key) = prepared.key.clone() {
+            (self.text_keys.entry(key).or_default()).push(record.clone());
+        }
+        self.superseded.remove(&record);
         self.texts.insert(record, prepared);
     }
 
@@ -137,25 +223,29 @@ impl Dependents {
     /// The commit: what is held of the batch is let go; of the rejected records, their keys
     /// and versions are watched.
     pub fn commit(&mut self) {
-        for (against, held) in std::mem::take(&mut self.rejected) {
-            let Some(key) = held.key else { continue };
+        for (key, (against, held)) in std::mem::take(&mut self.rejected) {
             for reference in against {
                 (self.watches.entry(reference).or_default()).push((key.clone(), held.version));
             }
             self.watched.insert(key);
         }
-        self.flagged.clear();
-        self.added.clear();
-        self.texts.clear();
+        self.rollback();
     }
 
     /// A rollback: what was held of the batch is dropped with it.
     pub fn rollback(&mut self) {
         self.rejected.clear();
+        self.rejected_keyless.clear();
+        self.rejected_near.clear();
         self.flagged.clear();
+        self.flagged_against.clear();
         self.added.clear();
         self.texts.clear();
+        self.text_keys.clear();
+        self.superseded.clear();
+        self.deleted.clear();
         self.queue.clear();
+        self.rejudged.clear();
     }
 }
 
@@ -195,7 +285,23 @@ impl DedupWriter {
         let held = state.view.holdings_of(old)?;
         let mut kept = Vec::new();
         let fields = self.index().fields();
+        // Of two records of one key, the first is the newer: a document's own record comes
+        // before the ones it took over.
+        let mut seen = HashSet::new();
         for record in held {
+            let key = fields.key_of_record(&record);
+            if let Some(key) = key {
+                // Its page is gone (deleted since the commit), has a document of its own
+                // (added again since it was replaced), or a newer record: it is let go.
+                if state.dependents.deleted.contains(key)
+                    || state.dependents.superseded.contains(&record)
+                    || !seen.insert(key.to_owned())
+                    || !state.view.versions_of(key)?.is_empty()
+                {
+                    state.dependents.texts.remove(&record);
+                    continue;
+                }
+            }
             match state.dependents.texts.remove(&record) {
                 Some(text) if new.is_some_and(|new| covers(self, new, &text)) => {
                     kept.push(record.clone());
@@ -207,7 +313,7 @@ impl DedupWriter {
                     rewrite: false,
                 }),
                 None => {
-                    if let Some(key) = fields.key_of_record(&record) {
+                    if let Some(key) = key {
                         (state.dependents.rejudged).push(Rejudged::Lost {
                             key: key.to_owned(),
                             after: old.to_owned(),
@@ -251,14 +357,10 @@ impl DedupWriter {
 
     /// Queues what was judged against the document of `key`, which changed.
     fn changed(&self, state: &mut State, key: &str) -> Result<()> {
-        let dependents = &mut state.dependents;
         let mut again = Vec::new();
-        let (now, later): (Vec<_>, Vec<_>) = (std::mem::take(&mut dependents.rejected))
-            .into_iter()
-            .partition(|(against, _)| against.iter().any(|reference| reference == key));
-        dependents.rejected = later;
-        again.extend(now.into_iter().map(|(_, held)| (held, false)));
-        for copy in dependents.flagged.remove(key).unwrap_or_default() {
+        let (rejected, flagged) = state.dependents.take_near(key);
+        again.extend(rejected.into_iter().map(|held| (held, false)));
+        for copy in flagged {
             let current = match copy.key.as_deref() {
                 Some(copy_key) => state.view.versions_of(copy_key)?,
                 None => Vec::new(),
@@ -300,7 +402,8 @@ impl DedupWriter {
     /// deletes, from every thread), in the order they were decided: when a document changes,
     /// a record rejected or flagged against its old text, or replaced by it, is decided again
     /// ([`Rejudged::Decided`]), or reported [`Rejudged::Lost`] when its text is no longer
-    /// held. What is held to do so until the commit is bounded by the pending batch.
+    /// held. What is held to do so until the commit is bounded by the pending batch, and so
+    /// are these: the commit (or a rollback) drops the ones not taken.
     pub fn take_rejudged(&self) -> Vec<Rejudged> {
         std::mem::take(&mut self.lock().dependents.rejudged)
     }

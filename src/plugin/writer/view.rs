@@ -224,7 +224,7 @@ impl WriterView {
         if self.pending.added.contains_key(key) {
             return Ok(self.pending.holdings.get(key).cloned().unwrap_or_default());
         }
-        if self.pending.deleted.contains(key) {
+        if self.pending.deleted.contains(key) || !self.committed.holds_records() {
             return Ok(Vec::new());
         }
         let mut held = Vec::new();
