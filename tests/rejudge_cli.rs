@@ -129,6 +129,27 @@ fn copies_flagged_against_a_page_that_changes_are_unflagged_or_pointed_elsewhere
     // Its text is found with --skip-flagged: one of the copies is no longer flagged.
     let word = a.split(' ').next().unwrap();
     assert_eq!(search(&index, word, &["--skip-flagged"]).len(), 1);
+    // `clusters` groups the two copies, and `j`'s new text alone.
+    let clusters = run(
+        &["clusters", "--index", index.to_str().unwrap(), "--json"],
+        b"",
+    );
+    assert!(clusters.status.success(), "{}", stderr(&clusters));
+    let clusters: Value = serde_json::from_slice(&clusters.stdout).unwrap();
+    let mut groups: Vec<Vec<String>> = clusters["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|group| {
+            let mut ids: Vec<String> = (group["ids"].as_array().unwrap().iter())
+                .map(|id| id.as_str().unwrap().to_owned())
+                .collect();
+            ids.sort();
+            ids
+        })
+        .collect();
+    groups.sort();
+    assert_eq!(groups, [["c1", "c2"]]);
     let again = ingest(&index, "flag", "1000", &[("c2", &a), ("j", &n)]);
     assert!(
         again.iter().all(|line| line["status"] == "exists"),
