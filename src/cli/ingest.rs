@@ -45,6 +45,10 @@ enum PolicyArg {
 ///
 /// With --report FILE, one JSON line per input record, written once its batch is committed:
 /// {"id":..,"status":"added"|"updated"|"duplicate"|"exists"|"error","duplicate_of":..,"distance":..}
+/// When a record changes a document (an update), the records judged against its old text
+/// are decided again: a line for each follows, with "rejudged_after" (the changed id) and
+/// its status now, or "lost" when its text is in no document and no near-duplicate of it
+/// is (fetch it again); a record's last line is its outcome.
 /// (and "similarity", the signatures' Jaccard estimate, for a duplicate of an index with
 /// two-stage matching, the default; not of one created with --no-verify; "action":
 /// "rejected"|"flagged"|"replaced"; and under --policy replace "replaced": every id it
@@ -360,6 +364,7 @@ impl Ingestion<'_> {
             if self.stopped() {
                 return false;
             }
+            let mut rejudged = Vec::new();
             let line = match item {
                 Item::Line(line) => line,
                 Item::Added { id, place } => {
@@ -388,6 +393,10 @@ impl Ingestion<'_> {
                             return false;
                         }
                     }
+                    // Records judged against a document this one changed, decided again.
+                    rejudged = (writer.take_rejudged().iter())
+                        .map(ReportLine::of_rejudged)
+                        .collect();
                     match outcome {
                         Ok(outcome) => ReportLine::of_outcome(id, &outcome),
                         // This record's fault, not the writer's: an error line, and on.
@@ -403,7 +412,7 @@ impl Ingestion<'_> {
                     }
                 }
             };
-            self.push(line);
+            self.push_with(line, rejudged);
         }
         !self.stopped()
     }
@@ -429,12 +438,29 @@ impl Ingestion<'_> {
 
     /// Reports one record's line, and commits when `commit_every` records are pending.
     fn push(&mut self, line: ReportLine) {
+        self.push_with(line, Vec::new());
+    }
+
+    /// Reports one record's line and the lines of the records decided again because of it,
+    /// and commits when `commit_every` records are pending.
+    fn push_with(&mut self, line: ReportLine, rejudged: Vec<ReportLine>) {
         if line.is_error() {
             self.progress
                 .println(&format!("error: {}", line.describe()));
         }
         self.tally.count(&line);
         self.report.push(line);
+        for line in rejudged {
+            if line.status == "lost" {
+                self.progress.println(&format!(
+                    "lost: {} (kept out because of {}, which changed): fetch it again",
+                    line.id,
+                    line.rejudged_after.as_deref().unwrap_or_default()
+                ));
+            }
+            self.tally.count_rejudged(&line);
+            self.report.push(line);
+        }
         self.progress.inc();
         self.pending += 1;
         if self.pending >= self.commit_every {

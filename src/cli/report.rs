@@ -145,6 +145,10 @@ pub struct Tally {
     pub exists: u64,
     /// Records that were errors.
     pub errors: u64,
+    /// Records decided again because a document they were judged against changed.
+    pub rejudged: u64,
+    /// Of those, records whose text is kept nowhere (`lost`).
+    pub lost: u64,
 }
 
 impl Tally {
@@ -160,11 +164,27 @@ impl Tally {
         }
     }
 
+    /// Counts the line of a record decided again (not a record read).
+    pub fn count_rejudged(&mut self, line: &ReportLine) {
+        self.rejudged += 1;
+        if line.status == "lost" {
+            self.lost += 1;
+        }
+    }
+
     /// One line for people: counts, time and rate.
     pub fn summary(&self, elapsed: Duration) -> String {
         let seconds = elapsed.as_secs_f64();
+        let rejudged = if self.rejudged > 0 {
+            format!(
+                ", {} decided again ({} lost: fetch them again)",
+                self.rejudged, self.lost
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{} read, {} added, {} updated, {} duplicates, {} already indexed, {} errors; {:.1} s ({:.0} documents/s)",
+            "{} read, {} added, {} updated, {} duplicates, {} already indexed, {} errors{rejudged}; {:.1} s ({:.0} documents/s)",
             self.read,
             self.added,
             self.updated,

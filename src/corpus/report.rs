@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::plugin::AddOutcome;
+use crate::plugin::{AddOutcome, Rejudged};
 
 /// One line of the report: what became of one input record.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,6 +38,12 @@ pub struct ReportLine {
     /// writer's shard); for `exists`, the writer whose shard holds the document.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shared: Option<serde_json::Value>,
+    /// For a record decided again because a document it had been judged against changed
+    /// (a line after the one of that document's change; the record's last line is its
+    /// outcome): that document's id. Its status is what it is now, or `lost` when its text
+    /// is in no document and no near-duplicate of it is: fetch it again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejudged_after: Option<String>,
 }
 
 impl ReportLine {
@@ -79,6 +85,43 @@ impl ReportLine {
             fingerprint: fingerprint.map(|f| f.to_string()),
             error: None,
             shared: None,
+            rejudged_after: None,
+        }
+    }
+
+    /// The line of a record decided again because a document it had been judged against
+    /// changed (see [`DedupWriter::take_rejudged`](crate::plugin::DedupWriter::take_rejudged)):
+    /// its new outcome's line, or a `lost` one; `rejudged_after` names the document. A
+    /// record without a key (none under `ingest`) is named by its fingerprint.
+    pub fn of_rejudged(rejudged: &Rejudged) -> ReportLine {
+        match rejudged {
+            Rejudged::Decided {
+                key,
+                after,
+                outcome,
+            } => {
+                let fingerprint = match outcome {
+                    AddOutcome::Added { fingerprint, .. }
+                    | AddOutcome::Updated { fingerprint, .. } => *fingerprint,
+                    AddOutcome::Rejected { fingerprint, .. }
+                    | AddOutcome::Flagged { fingerprint, .. }
+                    | AddOutcome::Replaced { fingerprint, .. } => Some(*fingerprint),
+                    AddOutcome::Exists { .. } => None,
+                };
+                let id = key
+                    .clone()
+                    .unwrap_or_else(|| fingerprint.map_or_else(String::new, |f| f.to_string()));
+                ReportLine {
+                    rejudged_after: Some(after.clone()),
+                    ..ReportLine::of_outcome(id, outcome)
+                }
+            }
+            Rejudged::Lost { key, after } => ReportLine {
+                status: "lost",
+                error: None,
+                rejudged_after: Some(after.clone()),
+                ..ReportLine::error(key.clone(), String::new())
+            },
         }
     }
 
@@ -95,6 +138,7 @@ impl ReportLine {
             fingerprint: None,
             error: Some(reason),
             shared: None,
+            rejudged_after: None,
         }
     }
 
@@ -120,6 +164,7 @@ impl ReportLine {
             fingerprint: fingerprint.map(|f| f.to_string()),
             error: None,
             shared: None,
+            rejudged_after: None,
         };
         match decision {
             SharedDecision::Admitted { .. } => None,

@@ -86,7 +86,9 @@ pub use read_only::ReadOnlyTolerantDirectory;
 pub use reindex::{reindex, reindex_with, ReindexOptions, ReindexReport, ReindexedDuplicate};
 pub use settings::{text_field_options, DedupSettings};
 pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
-pub use writer::{AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy, PreparedDocument};
+pub use writer::{
+    AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy, PreparedDocument, Rejudged,
+};
 
 // The verification's settings, where the settings that take them are.
 pub use crate::fingerprint::{KeptBits, ShingleHashing};

@@ -301,6 +301,11 @@ impl DedupFields {
         (record.len() <= MAX_TOKEN_LEN).then_some(record)
     }
 
+    /// The key a [`REPLACED_FIELD`] value records (see [`record_of`](Self::record_of)).
+    pub(crate) fn key_of_record<'r>(&self, record: &'r str) -> Option<&'r str> {
+        record.get(16..).filter(|key| !key.is_empty())
+    }
+
     /// The [`REPLACED_FIELD`] values `document` holds already (a copy's, in a reindex).
     pub(crate) fn records_in(&self, document: &TantivyDocument) -> Vec<String> {
         let Some(field) = self.replaced else {
@@ -310,6 +315,24 @@ impl DedupFields {
             .get_all(field)
             .filter_map(|value| value.as_str().map(str::to_owned))
             .collect()
+    }
+
+    /// A stored document without the marks a decision gave it ([`FLAG_FIELD`],
+    /// [`DUPLICATE_OF_FIELD`], [`REPLACED_FIELD`]): what the writer decides again when a
+    /// document it was judged against changes.
+    pub(crate) fn unmarked(&self, document: &TantivyDocument) -> TantivyDocument {
+        let marks = [
+            self.flag.map(|(flag, _)| flag),
+            self.flag.map(|(_, of)| of),
+            self.replaced,
+        ];
+        let mut unmarked = TantivyDocument::new();
+        for (field, value) in document.field_values() {
+            if !marks.contains(&Some(field)) {
+                unmarked.add_field_value(field, value);
+            }
+        }
+        unmarked
     }
 
     /// Adds `records` to a document's [`REPLACED_FIELD`], when the index has it.

@@ -9,6 +9,7 @@ use tantivy::query::Query;
 use tantivy::schema::TantivyDocument;
 use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, SegmentMeta, Term};
 
+use super::rejudge::Dependents;
 use super::view::{Judged, WriterView};
 use super::{AddOutcome, Check, Policy};
 use crate::error::{Error, Result};
@@ -82,11 +83,14 @@ pub struct DedupWriter {
     pub(super) shared: Option<crate::shared::SharedRegistry>,
 }
 
-struct State {
-    writer: IndexWriter,
-    view: WriterView,
+pub(super) struct State {
+    pub(super) writer: IndexWriter,
+    pub(super) view: WriterView,
     /// The references an add judged near-duplicates (a buffer reused by every add).
     judged: Vec<Judged>,
+    /// What the writer holds to decide records again when a document they were judged
+    /// against changes.
+    pub(super) dependents: Dependents,
     /// A delete by query happened since the last commit: which documents it deletes is known
     /// only once committed, so the view is read again then.
     stale: bool,
@@ -105,14 +109,14 @@ enum Lookup<'k> {
 /// the plugin's fields set), ready for [`DedupWriter::add_prepared`]: the part of an add
 /// that needs no lock, done on any thread, and its values at hand before the add decides
 /// (to decide it elsewhere first, as `ingest --cluster` does in a shared space).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct PreparedDocument {
     document: TantivyDocument,
-    fingerprint: Option<Fingerprint>,
-    signature: Option<Signature>,
-    version: Option<u64>,
-    key: Option<String>,
-    scope: Option<u64>,
+    pub(super) fingerprint: Option<Fingerprint>,
+    pub(super) signature: Option<Signature>,
+    pub(super) version: Option<u64>,
+    pub(super) key: Option<String>,
+    pub(super) scope: Option<u64>,
     records: Vec<String>,
 }
 
@@ -180,6 +184,7 @@ impl DedupWriter {
                 writer,
                 view,
                 judged: Vec::new(),
+                dependents: Dependents::default(),
                 stale: false,
             }),
             #[cfg(feature = "cluster")]
@@ -197,6 +202,11 @@ impl DedupWriter {
         let state = self.state.get_mut().unwrap_or_else(PoisonError::into_inner);
         state.view.retable(&self.matcher)?;
         Ok(self)
+    }
+
+    /// The rule near-duplicates are judged by.
+    pub(super) fn matcher(&self) -> &Matcher {
+        &self.matcher
     }
 
     /// The index written to.
@@ -378,9 +388,66 @@ impl DedupWriter {
         })
     }
 
-    /// The part of an add that needs the index: the lookup and the policy, under the lock.
+    /// The part of an add that needs the index: the lookup and the policy, under the lock,
+    /// then the records judged against a document it changed decided again.
     /// Its outcome depends on what was added before, never on when `prepared` was made.
     pub(super) fn decide(&self, prepared: PreparedDocument) -> Result<AddOutcome> {
+        let mut state = self.lock();
+        let outcome = self.decide_in(&mut state, prepared);
+        // Whatever the outcome, the work it left is done before the lock is let go.
+        let settled = self.settle(&mut state);
+        let outcome = outcome?;
+        settled?;
+        Ok(outcome)
+    }
+
+    /// The lookup and the policy for one document; the changes it makes are queued in the
+    /// state's dependents for [`settle`](Self::settle).
+    pub(super) fn decide_in(
+        &self,
+        state: &mut State,
+        prepared: PreparedDocument,
+    ) -> Result<AddOutcome> {
+        let fields = self.index.fields();
+        if let Some(key) = prepared.key.as_deref() {
+            let record = prepared.version.and_then(|v| fields.record_of(key, v));
+            state
+                .dependents
+                .forget(key, prepared.version, record.as_deref());
+        }
+        // A key in the index already: the same text is there (a resumed run), or this is a
+        // new version of it, which replaces it.
+        let found = (
+            prepared.fingerprint,
+            prepared.signature.as_ref(),
+            prepared.scope,
+        );
+        let update = {
+            let State { view, judged, .. } = &mut *state;
+            match self.look_up(
+                view,
+                judged,
+                prepared.key.as_deref(),
+                prepared.version,
+                found,
+            )? {
+                Lookup::Exists(key) => {
+                    return Ok(AddOutcome::Exists {
+                        key: key.to_owned(),
+                    })
+                }
+                Lookup::Judged { update } => update.map(str::to_owned),
+            }
+        };
+        let nearest = state.judged.first().copied();
+        let reference =
+            prepared.fingerprint.is_some() && (nearest.is_none() || self.policy == Policy::Replace);
+        // What is held to decide it again, as it is before this decision marks it.
+        let held = match (self.policy, nearest, prepared.fingerprint) {
+            (Policy::Replace, _, _) if prepared.key.is_some() => Some(prepared.clone()),
+            (Policy::Flag, Some(_), Some(_)) => Some(prepared.clone()),
+            _ => None,
+        };
         let PreparedDocument {
             mut document,
             fingerprint,
@@ -390,48 +457,86 @@ impl DedupWriter {
             scope,
             mut records,
         } = prepared;
-        let fields = self.index.fields();
-        let mut state = self.lock();
+        if let (Policy::Reject, Some(_), Some(fingerprint)) = (self.policy, nearest, fingerprint) {
+            // A rejected new version leaves the indexed one as it is.
+            let State {
+                view,
+                judged,
+                dependents,
+                ..
+            } = &mut *state;
+            let duplicate_of = view.describe(nearest.expect("matched"))?;
+            let mut against = Vec::new();
+            for &found in judged.iter() {
+                if let Some(reference) = view.describe(found)?.key {
+                    against.push(reference);
+                }
+            }
+            let rejected = PreparedDocument {
+                document,
+                fingerprint: Some(fingerprint),
+                signature,
+                version,
+                key,
+                scope,
+                records,
+            };
+            dependents.hold_rejected(against, rejected);
+            return Ok(AddOutcome::Rejected {
+                fingerprint,
+                duplicate_of,
+            });
+        }
+        let key_field = fields.key;
+        // The version being replaced goes: its records that this document still covers
+        // stay with it, the others are decided again.
+        if let Some(old) = update.as_deref() {
+            let new = fingerprint
+                .filter(|_| reference)
+                .map(|fingerprint| (fingerprint, signature.as_ref(), scope));
+            let kept = self.release_records(state, old, new)?;
+            fields.add_records(&mut document, &kept);
+            records.extend(kept);
+        }
         let State {
             writer,
             view,
             judged,
+            dependents,
             ..
         } = &mut *state;
-        // A key in the index already: the same text is there (a resumed run), or this is a
-        // new version of it, which replaces it.
-        let found = (fingerprint, signature.as_ref(), scope);
-        let update = match self.look_up(view, judged, key.as_deref(), version, found)? {
-            Lookup::Exists(key) => {
-                return Ok(AddOutcome::Exists {
-                    key: key.to_owned(),
-                })
-            }
-            Lookup::Judged { update } => update,
-        };
-        let key_field = fields.key;
         // Deletes the version being replaced, as a part of this add: tantivy commits the
         // delete and the add together or neither.
-        let replace_old_version =
-            |writer: &mut IndexWriter, view: &mut WriterView| match (update, key_field) {
+        let replace_old_version = |writer: &mut IndexWriter,
+                                   view: &mut WriterView,
+                                   dependents: &mut Dependents| {
+            match (update.as_deref(), key_field) {
                 (Some(old), Some(field)) => {
                     writer.delete_term(Term::from_field_text(field, old));
+                    dependents.changed(old);
                     view.delete_key(old)
                 }
                 _ => Ok(()),
-            };
+            }
+        };
+        if let (Some(key), Some(held)) = (key.as_deref(), &held) {
+            if self.policy == Policy::Replace {
+                dependents.hold_added(key.to_owned(), held.clone());
+            }
+        }
         // Numbered under the lock, so that the numbers follow the order of the decisions.
         fields.set_sequence(&mut document, self.index.take_sequence()?);
+        let update = update.as_deref();
         let Some(fingerprint) = fingerprint else {
-            replace_old_version(writer, view)?;
+            replace_old_version(writer, view, dependents)?;
             fields.set_flag(&mut document, None);
             view.note_added_key(key.as_deref(), version);
             view.note_records(key.as_deref(), records);
             let opstamp = writer.add_document(document)?;
             return Ok(added(update, None, opstamp));
         };
-        let Some(&nearest) = judged.first() else {
-            replace_old_version(writer, view)?;
+        let Some(nearest) = nearest else {
+            replace_old_version(writer, view, dependents)?;
             fields.set_flag(&mut document, None);
             view.insert((fingerprint, signature, scope), (key.as_deref(), version));
             view.note_records(key.as_deref(), records);
@@ -439,18 +544,17 @@ impl DedupWriter {
             return Ok(added(update, Some(fingerprint), opstamp));
         };
         match self.policy {
-            // A rejected new version leaves the indexed one as it is.
-            Policy::Reject => Ok(AddOutcome::Rejected {
-                fingerprint,
-                duplicate_of: view.describe(nearest)?,
-            }),
+            Policy::Reject => unreachable!("decided above"),
             Policy::Flag => {
                 let duplicate_of = view.describe(nearest)?;
                 let of = duplicate_of
                     .key
                     .clone()
                     .unwrap_or_else(|| duplicate_of.fingerprint.to_string());
-                replace_old_version(writer, view)?;
+                replace_old_version(writer, view, dependents)?;
+                if let (Some(original), Some(held)) = (&duplicate_of.key, held) {
+                    dependents.hold_flagged(original.clone(), held);
+                }
                 fields.set_flag(&mut document, Some((duplicate_of.distance, &of)));
                 view.note_added_key(key.as_deref(), version);
                 view.note_records(key.as_deref(), records);
@@ -470,7 +574,18 @@ impl DedupWriter {
                     let duplicate = view.describe(found)?;
                     // A reference without a key cannot be deleted by key: it stays.
                     if let Some(old_key) = &duplicate.key {
-                        taken_over.push(view.records_of(&duplicate)?);
+                        let (own, held) = view.records_of(&duplicate)?;
+                        // Its text, held until the commit in case this document changes.
+                        let text = match duplicate.address {
+                            Some(address) => {
+                                Some(self.prepare(fields.unmarked(&view.doc_at(address)?))?)
+                            }
+                            None => dependents.take_added(old_key),
+                        };
+                        if let (Some(record), Some(text)) = (&own, text) {
+                            dependents.hold_text(record.clone(), text);
+                        }
+                        taken_over.push((own, held));
                         writer.delete_term(Term::from_field_text(key_field, old_key));
                         view.delete_key(old_key)?;
                     }
@@ -479,7 +594,7 @@ impl DedupWriter {
                 let carried = records.len();
                 take_over(&mut records, taken_over);
                 fields.add_records(&mut document, &records[carried..]);
-                replace_old_version(writer, view)?;
+                replace_old_version(writer, view, dependents)?;
                 fields.set_flag(&mut document, None);
                 view.insert((fingerprint, signature, scope), (key.as_deref(), version));
                 view.note_records(key.as_deref(), records);
@@ -507,9 +622,15 @@ impl DedupWriter {
             });
         };
         let mut state = self.lock();
-        let State { writer, view, .. } = &mut *state;
-        view.delete_key(key)?;
-        Ok(writer.delete_term(Term::from_field_text(field, key)))
+        state.dependents.deleted(key);
+        let released = self.release_records(&mut state, key, None);
+        state.dependents.changed(key);
+        let deleted = (state.view.delete_key(key))
+            .map(|()| state.writer.delete_term(Term::from_field_text(field, key)));
+        let settled = released.and_then(|_| self.settle(&mut state));
+        let opstamp = deleted?;
+        settled?;
+        Ok(opstamp)
     }
 
     /// Deletes every document matching `query`. Which documents those are is known once
@@ -534,6 +655,7 @@ impl DedupWriter {
         let opstamp = state.writer.commit()?;
         self.reader.reload()?;
         state.view.commit(self.reader.searcher());
+        state.dependents.commit();
         if state.stale {
             state.view.rebuild(&self.matcher)?;
             state.stale = false;
@@ -549,6 +671,7 @@ impl DedupWriter {
     pub fn rollback(&self) -> Result<Opstamp> {
         let mut state = self.lock();
         let opstamp = state.writer.rollback()?;
+        state.dependents.rollback();
         state.view.rebuild(&self.matcher)?;
         state.stale = false;
         Ok(opstamp)
@@ -579,7 +702,7 @@ impl DedupWriter {
         Ok(())
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
         // A panic under the lock leaves the view possibly behind the index writer; the
         // worst outcome is a missed near-duplicate, never a lost document, so go on.
         self.state.lock().unwrap_or_else(|e| e.into_inner())

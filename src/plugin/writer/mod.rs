@@ -11,6 +11,8 @@
 //!   commit.
 //! * `slots`: the references' signatures, in memory or read from the index on demand, and
 //!   the committed references found again in the writer's searcher.
+//! * `rejudge`: [`Rejudged`], the records judged against a document that changed, decided
+//!   again ([`DedupWriter::take_rejudged`]).
 //! * `outcome`: [`Policy`], [`AddOutcome`], [`Check`] (a dry run's answer) and [`Duplicate`].
 //! * `shared` (cargo feature `cluster`): [`DedupWriter::shared`], a writer whose documents
 //!   are decided in a near-duplicate space shared with other writers first.
@@ -18,6 +20,7 @@
 mod dedup_writer;
 mod outcome;
 mod parallel;
+mod rejudge;
 #[cfg(feature = "cluster")]
 mod shared;
 mod slots;
@@ -26,3 +29,4 @@ mod view;
 pub use dedup_writer::{DedupWriter, PreparedDocument};
 pub use outcome::{AddOutcome, Check, Duplicate, Policy};
 pub use parallel::AddAll;
+pub use rejudge::Rejudged;

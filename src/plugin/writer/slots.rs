@@ -97,6 +97,20 @@ impl Committed {
         }
     }
 
+    /// The alive documents flagged as near-duplicates of the document of `key` (their
+    /// [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD) is `key`), in address order.
+    pub fn flagged_against(&self, key: &str) -> Result<Vec<DocAddress>> {
+        match self.index.fields().flag {
+            Some((_, of)) => self.with_term(Term::from_field_text(of, key)),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The stored fields of the document at `address`.
+    pub fn doc_at(&self, address: DocAddress) -> Result<TantivyDocument> {
+        Ok(self.searcher.doc(address)?)
+    }
+
     fn with_term(&self, term: Term) -> Result<Vec<DocAddress>> {
         let query = TermQuery::new(term, IndexRecordOption::Basic);
         let mut found: Vec<DocAddress> = self

@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tantivy::Searcher;
+use tantivy::{Searcher, TantivyDocument};
 
 use super::slots::{Committed, SlotSignatures};
 use super::Duplicate;
@@ -216,6 +216,50 @@ impl WriterView {
         let fields = self.committed.index().fields();
         let own = version.and_then(|version| fields.record_of(key, version));
         Ok((own, held))
+    }
+
+    /// The records of [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) the document of
+    /// `key` the writer sees alive holds (none when it has none, or is deleted).
+    pub fn holdings_of(&self, key: &str) -> Result<Vec<String>> {
+        if self.pending.added.contains_key(key) {
+            return Ok(self.pending.holdings.get(key).cloned().unwrap_or_default());
+        }
+        if self.pending.deleted.contains(key) || !self.committed.holds_records() {
+            return Ok(Vec::new());
+        }
+        let mut held = Vec::new();
+        for address in self.committed.with_key(key)? {
+            held.extend(self.committed.records_at(address)?);
+        }
+        Ok(held)
+    }
+
+    /// The stored fields of the committed documents flagged as near-duplicates of the
+    /// document of `key`, with their keys, leaving out those whose key was added or deleted
+    /// since the last commit (the writer knows those as they are now) and those without a
+    /// key (which cannot be written again alone).
+    pub fn flagged_against(&self, key: &str) -> Result<Vec<(String, TantivyDocument)>> {
+        let mut found = Vec::new();
+        for address in self.committed.flagged_against(key)? {
+            let Some(copy) = self.committed.key_at(address)? else {
+                continue;
+            };
+            if !self.touched(&copy) {
+                found.push((copy, self.committed.doc_at(address)?));
+            }
+        }
+        Ok(found)
+    }
+
+    /// The stored fields of the committed document at `address`.
+    pub fn doc_at(&self, address: tantivy::DocAddress) -> Result<TantivyDocument> {
+        self.committed.doc_at(address)
+    }
+
+    /// Whether a document of `key` was added or deleted since the last commit: the
+    /// committed documents of that key no longer say what the writer sees.
+    pub fn touched(&self, key: &str) -> bool {
+        self.pending.added.contains_key(key) || self.pending.deleted.contains(key)
     }
 
     /// Records the [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) values of a document

@@ -1,0 +1,410 @@
+//! Records judged again: when a document changes (a new version of its key, or a delete by
+//! key), the records the writer judged against its old text are decided again, so that no
+//! input text silently ends up nowhere. The writer's equivalent of a database's dependency
+//! tracking for derived rows.
+//!
+//! * Under [`Policy::Reject`], a rejected record is held, with the keys of the references it
+//!   was judged near, until the commit; a change of one of those keys decides it again (an
+//!   update or an add when it is near nothing now). After the commit only its key and text
+//!   digest are kept, with its references' keys, for the writer's life (tens of bytes a
+//!   rejected record): a later change of one of them reports it [`Rejudged::Lost`].
+//! * Under [`Policy::Flag`], the copies flagged against a document (found by
+//!   [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD), or held since the commit) are
+//!   written again from their stored fields and decided again: unflagged, or flagged against
+//!   another document.
+//! * Under [`Policy::Replace`], the texts of the documents replaced since the commit are held
+//!   until it; when their holder changes, those its new text still covers stay its records,
+//!   the others are decided again. A record whose text is no longer known (replaced before
+//!   the commit) is reported [`Rejudged::Lost`] and dropped, so that its text, added again,
+//!   is judged again rather than taken for indexed.
+//!
+//! What is held until the commit is a copy of documents of the pending batch: bounded by it.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use super::dedup_writer::{DedupWriter, PreparedDocument, State};
+use super::{AddOutcome, Policy};
+use crate::error::Result;
+use crate::fingerprint::{Fingerprint, Signature};
+
+/// A record decided again because a document it had been judged against changed (see
+/// [`DedupWriter::take_rejudged`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Rejudged {
+    /// Decided again: its new outcome (an [`AddOutcome::Updated`] or
+    /// [`AddOutcome::Added`] for a record kept out before and near nothing now, an
+    /// [`AddOutcome::Added`] for a copy unflagged, ...).
+    Decided {
+        /// The record's key, when it has one.
+        key: Option<String>,
+        /// The key of the document whose change decided it again.
+        after: String,
+        /// What the writer did with it now.
+        outcome: AddOutcome,
+    },
+    /// Its text is in no document, and no near-duplicate of it is: it was kept out (rejected,
+    /// or replaced) because of a document that changed, at a time the writer no longer holds
+    /// its text (before the last commit). Fetch it again and add it.
+    Lost {
+        /// The record's key.
+        key: String,
+        /// The key of the document whose change left it out.
+        after: String,
+    },
+}
+
+/// What the writer holds to decide records again (see the module's documentation).
+#[derive(Default)]
+pub(super) struct Dependents {
+    /// Rejected records with a key, by key: the keys of the references they were judged
+    /// near, and the record.
+    rejected: HashMap<String, (Vec<String>, PreparedDocument)>,
+    /// Rejected records without a key, likewise.
+    rejected_keyless: Vec<(Vec<String>, PreparedDocument)>,
+    /// The keys of the records rejected near each reference (`rejected` says which of them
+    /// are still held so).
+    rejected_near: HashMap<String, Vec<String>>,
+    /// Copies flagged since the commit, by key: the key of their original, and the copy
+    /// unflagged.
+    flagged: HashMap<String, (String, PreparedDocument)>,
+    /// The keys of the copies flagged against each original (`flagged` says which of them
+    /// are still held so).
+    flagged_against: HashMap<String, Vec<String>>,
+    /// Under Replace: the keyed documents added since the commit, by key.
+    added: HashMap<String, PreparedDocument>,
+    /// Under Replace: the texts of the records made since the commit, by record.
+    texts: HashMap<String, PreparedDocument>,
+    /// The records of `texts` of each key.
+    text_keys: HashMap<String, Vec<String>>,
+    /// Records of `texts` whose key was decided again since with another text: let go when
+    /// their holder changes.
+    superseded: HashSet<String>,
+    /// Records rejected before the commit, by the key of a reference they were judged near:
+    /// their key and version.
+    watches: HashMap<String, Vec<(String, Option<u64>)>>,
+    /// Keys of the records of `watches` not added again since.
+    watched: HashSet<String>,
+    /// Keys deleted by key since the commit: their records are let go with them.
+    deleted: HashSet<String>,
+    /// What is left to do.
+    queue: VecDeque<Work>,
+    /// The records decided again, not taken yet.
+    pub rejudged: Vec<Rejudged>,
+}
+
+/// A step of the work a change leaves.
+enum Work {
+    /// The document of this key changed: decide again what was judged against it.
+    Changed(String),
+    /// Decide this record again, because `after` changed; `rewrite` deletes its indexed
+    /// version first (a flagged copy written again).
+    Decide {
+        prepared: PreparedDocument,
+        after: String,
+        rewrite: bool,
+    },
+}
+
+impl Dependents {
+    /// A record of `key` and `version` (whose record of
+    /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) is `record`) is decided now: what
+    /// was held of that key with another text is superseded (held with the same text, it
+    /// stands), and so are the records of its other texts.
+    pub fn forget(&mut self, key: &str, version: Option<u64>, record: Option<&str>) {
+        for other in self.text_keys.get(key).into_iter().flatten() {
+            // Sent again with the text of a record: that record is its latest text again.
+            if Some(other.as_str()) == record {
+                self.superseded.remove(other);
+            } else {
+                self.superseded.insert(other.clone());
+            }
+        }
+        if (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.rejected.remove(key);
+        }
+        if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.flagged.remove(key);
+        }
+        if self
+            .added
+            .get(key)
+            .is_some_and(|held| held.version != version)
+        {
+            self.added.remove(key);
+        }
+        self.watched.remove(key);
+        self.deleted.remove(key);
+    }
+
+    /// The document of `key` is deleted by key: whatever was held of it goes, and a record
+    /// of it that a document holds is not decided again when its holder changes.
+    pub fn deleted(&mut self, key: &str) {
+        self.watched.remove(key);
+        self.rejected.remove(key);
+        self.flagged.remove(key);
+        self.added.remove(key);
+        self.deleted.insert(key.to_owned());
+    }
+
+    /// Holds a rejected record, judged near the references of `against`.
+    pub fn hold_rejected(&mut self, against: Vec<String>, prepared: PreparedDocument) {
+        if against.is_empty() {
+            return;
+        }
+        match prepared.key.clone() {
+            Some(key) => {
+                for reference in &against {
+                    (self.rejected_near.entry(reference.clone()).or_default()).push(key.clone());
+                }
+                self.rejected.insert(key, (against, prepared));
+            }
+            None => self.rejected_keyless.push((against, prepared)),
+        }
+    }
+
+    /// Holds a copy flagged against the document of `original`, unflagged.
+    pub fn hold_flagged(&mut self, original: String, prepared: PreparedDocument) {
+        if let Some(key) = prepared.key.clone() {
+            (self.flagged_against.entry(original.clone()).or_default()).push(key.clone());
+            self.flagged.insert(key, (original, prepared));
+        }
+    }
+
+    /// Takes the records held as rejected near `reference`, and the copies held as flagged
+    /// against it.
+    fn take_near(&mut self, reference: &str) -> (Vec<PreparedDocument>, Vec<PreparedDocument>) {
+        let mut rejected = Vec::new();
+        for key in self.rejected_near.remove(reference).unwrap_or_default() {
+            let near = |(against, _): &(Vec<String>, PreparedDocument)| {
+                against.iter().any(|other| other == reference)
+            };
+            if self.rejected.get(&key).is_some_and(near) {
+                rejected.extend(self.rejected.remove(&key).map(|(_, held)| held));
+            }
+        }
+        let (now, later): (Vec<_>, Vec<_>) = (std::mem::take(&mut self.rejected_keyless))
+            .into_iter()
+            .partition(|(against, _)| against.iter().any(|other| other == reference));
+        self.rejected_keyless = later;
+        rejected.extend(now.into_iter().map(|(_, held)| held));
+        let mut flagged = Vec::new();
+        for key in self.flagged_against.remove(reference).unwrap_or_default() {
+            if (self.flagged.get(&key)).is_some_and(|(original, _)| original == reference) {
+                flagged.extend(self.flagged.remove(&key).map(|(_, held)| held));
+            }
+        }
+        (rejected, flagged)
+    }
+
+    /// Holds a document added under Replace, which a later one may replace.
+    pub fn hold_added(&mut self, key: String, prepared: PreparedDocument) {
+        self.added.insert(key, prepared);
+    }
+
+    /// The document of `key` held by [`hold_added`](Self::hold_added), taken.
+    pub fn take_added(&mut self, key: &str) -> Option<PreparedDocument> {
+        self.added.remove(key)
+    }
+
+    /// Holds the text of `record`, replaced now.
+    pub fn hold_text(&mut self, record: String, prepared: PreparedDocument) {
+        if let Some(key) = prepared.key.clone() {
+            (self.text_keys.entry(key).or_default()).push(record.clone());
+        }
+        self.superseded.remove(&record);
+        self.texts.insert(record, prepared);
+    }
+
+    /// The document of `key` changed.
+    pub fn changed(&mut self, key: &str) {
+        self.queue.push_back(Work::Changed(key.to_owned()));
+    }
+
+    /// The commit: what is held of the batch is let go; of the rejected records, their keys
+    /// and versions are watched.
+    pub fn commit(&mut self) {
+        for (key, (against, held)) in std::mem::take(&mut self.rejected) {
+            for reference in against {
+                (self.watches.entry(reference).or_default()).push((key.clone(), held.version));
+            }
+            self.watched.insert(key);
+        }
+        self.rollback();
+    }
+
+    /// A rollback: what was held of the batch is dropped with it.
+    pub fn rollback(&mut self) {
+        self.rejected.clear();
+        self.rejected_keyless.clear();
+        self.rejected_near.clear();
+        self.flagged.clear();
+        self.flagged_against.clear();
+        self.added.clear();
+        self.texts.clear();
+        self.text_keys.clear();
+        self.superseded.clear();
+        self.deleted.clear();
+        self.queue.clear();
+        self.rejudged.clear();
+    }
+}
+
+/// Whether two documents' values make them near-duplicates by `writer`'s rule.
+fn covers(
+    writer: &DedupWriter,
+    (fingerprint, signature, scope): (Fingerprint, Option<&Signature>, Option<u64>),
+    other: &PreparedDocument,
+) -> bool {
+    let Some(theirs) = other.fingerprint else {
+        return false;
+    };
+    if writer.index().settings().get_scope_field().is_some() && scope != other.scope {
+        return false;
+    }
+    let distance = (fingerprint.bits() ^ theirs.bits()).count_ones();
+    (writer.matcher())
+        .judge(
+            distance,
+            signature.map(Signature::values),
+            other.signature.as_ref().map(Signature::values),
+        )
+        .is_some()
+}
+
+impl DedupWriter {
+    /// The records the document of `old` holds, now that it goes: those whose text the writer
+    /// holds and `new` (the values of the document taking its key's place, when it is a
+    /// reference) covers are returned, to be its records; the others with a text are decided
+    /// again, and those without one reported lost.
+    pub(super) fn release_records(
+        &self,
+        state: &mut State,
+        old: &str,
+        new: Option<(Fingerprint, Option<&Signature>, Option<u64>)>,
+    ) -> Result<Vec<String>> {
+        let held = state.view.holdings_of(old)?;
+        let mut kept = Vec::new();
+        let fields = self.index().fields();
+        // Of two records of one key, the first is the newer: a document's own record comes
+        // before the ones it took over.
+        let mut seen = HashSet::new();
+        for record in held {
+            let key = fields.key_of_record(&record);
+            if let Some(key) = key {
+                // Its page is gone (deleted since the commit), has a document of its own
+                // (added again since it was replaced), or a newer record: it is let go.
+                if state.dependents.deleted.contains(key)
+                    || state.dependents.superseded.contains(&record)
+                    || !seen.insert(key.to_owned())
+                    || !state.view.versions_of(key)?.is_empty()
+                {
+                    state.dependents.texts.remove(&record);
+                    continue;
+                }
+            }
+            match state.dependents.texts.remove(&record) {
+                Some(text) if new.is_some_and(|new| covers(self, new, &text)) => {
+                    kept.push(record.clone());
+                    state.dependents.texts.insert(record, text);
+                }
+                Some(text) => state.dependents.queue.push_back(Work::Decide {
+                    prepared: text,
+                    after: old.to_owned(),
+                    rewrite: false,
+                }),
+                None => {
+                    if let Some(key) = key {
+                        (state.dependents.rejudged).push(Rejudged::Lost {
+                            key: key.to_owned(),
+                            after: old.to_owned(),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(kept)
+    }
+
+    /// Does the work changes left: decides again what was judged against a changed
+    /// document, and what that changes in turn.
+    pub(super) fn settle(&self, state: &mut State) -> Result<()> {
+        while let Some(work) = state.dependents.queue.pop_front() {
+            match work {
+                Work::Changed(key) => self.changed(state, &key)?,
+                Work::Decide {
+                    prepared,
+                    after,
+                    rewrite,
+                } => {
+                    let key = prepared.key.clone();
+                    if let (true, Some(key), Some(field)) =
+                        (rewrite, key.as_deref(), self.index().fields().key)
+                    {
+                        (state.writer).delete_term(tantivy::Term::from_field_text(field, key));
+                        state.view.delete_key(key)?;
+                    }
+                    let outcome = self.decide_in(state, prepared)?;
+                    (state.dependents.rejudged).push(Rejudged::Decided {
+                        key,
+                        after,
+                        outcome,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues what was judged against the document of `key`, which changed.
+    fn changed(&self, state: &mut State, key: &str) -> Result<()> {
+        let mut again = Vec::new();
+        let (rejected, flagged) = state.dependents.take_near(key);
+        again.extend(rejected.into_iter().map(|held| (held, false)));
+        for copy in flagged {
+            let current = match copy.key.as_deref() {
+                Some(copy_key) => state.view.versions_of(copy_key)?,
+                None => Vec::new(),
+            };
+            // Written again since (and so held again, or decided otherwise): not this one.
+            if current == [copy.version] {
+                again.push((copy, true));
+            }
+        }
+        if self.policy() == Policy::Flag {
+            for (_, stored) in state.view.flagged_against(key)? {
+                let unmarked = self.index().fields().unmarked(&stored);
+                again.push((self.prepare(unmarked)?, true));
+            }
+        }
+        for (rejected, version) in state.dependents.watches.remove(key).unwrap_or_default() {
+            if !state.dependents.watched.contains(&rejected)
+                || state.view.versions_of(&rejected)?.contains(&version)
+            {
+                continue;
+            }
+            state.dependents.watched.remove(&rejected);
+            (state.dependents.rejudged).push(Rejudged::Lost {
+                key: rejected,
+                after: key.to_owned(),
+            });
+        }
+        for (prepared, rewrite) in again {
+            state.dependents.queue.push_back(Work::Decide {
+                prepared,
+                after: key.to_owned(),
+                rewrite,
+            });
+        }
+        Ok(())
+    }
+
+    /// Takes the records decided again since the last call (by this writer's adds and
+    /// deletes, from every thread), in the order they were decided: when a document changes,
+    /// a record rejected or flagged against its old text, or replaced by it, is decided again
+    /// ([`Rejudged::Decided`]), or reported [`Rejudged::Lost`] when its text is no longer
+    /// held. What is held to do so until the commit is bounded by the pending batch, and so
+    /// are these: the commit (or a rollback) drops the ones not taken.
+    pub fn take_rejudged(&self) -> Vec<Rejudged> {
+        std::mem::take(&mut self.lock().dependents.rejudged)
+    }
+}
