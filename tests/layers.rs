@@ -1,7 +1,8 @@
 //! The crate's layers import one way only: text → fingerprint → lookup → matching → shared →
-//! {eval, plugin} → corpus. A module may name itself, `error`, and the layers below it; eval and the
-//! plugin sit side by side and name neither each other nor anything above them. Inside the
-//! plugin, the writer's path and the collector's path do not name each other.
+//! plugin → {eval, corpus} → review. A module may name itself, `error`, and the layers below
+//! it; eval (which measures settings end to end through the plugin's writer) and the corpus
+//! sit side by side and name neither each other nor anything above them. Inside the plugin,
+//! the writer's path and the collector's path do not name each other.
 //!
 //! Read from the source: every `crate::` path outside comments, in `use` lines and in code.
 
@@ -10,17 +11,18 @@ use std::path::{Path, PathBuf};
 
 /// The layer of each top-level module, lowest first; modules of one layer may not name
 /// each other. `error` is everyone's.
-const LAYERS: [(&str, u32); 10] = [
+const LAYERS: [(&str, u32); 11] = [
     ("text", 0),
     ("html", 0),
     ("fingerprint", 1),
     ("lookup", 2),
     ("matching", 3),
     ("shared", 4),
-    ("eval", 5),
     ("plugin", 5),
+    ("eval", 6),
     ("corpus", 6),
-    ("cli", 7),
+    ("review", 7),
+    ("cli", 8),
 ];
 
 /// What the crate root re-exports, by the module it comes from.

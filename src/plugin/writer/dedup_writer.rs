@@ -646,6 +646,36 @@ impl DedupWriter {
         Ok(opstamp)
     }
 
+    /// Deletes every document holding `term`, as [`IndexWriter::delete_term`]: by key
+    /// ([`delete_key`](Self::delete_key)) when `term` is of the key field, so that the
+    /// writer forgets them at once and decides again what was judged against them; else as
+    /// [`delete_query`](Self::delete_query) of a term query.
+    ///
+    /// # Errors
+    /// As `delete_key` or `delete_query`.
+    pub fn delete_term(&self, term: Term) -> Result<Opstamp> {
+        if Some(term.field()) == self.index.fields().key {
+            if let Some(key) = term.value().as_str() {
+                return self.delete_key(key);
+            }
+        }
+        let query = tantivy::query::TermQuery::new(term, tantivy::schema::IndexRecordOption::Basic);
+        self.delete_query(Box::new(query))
+    }
+
+    /// Deletes every document of the index, as [`IndexWriter::delete_all_documents`]; the
+    /// next [`commit`](Self::commit) (or [`rollback`](Self::rollback)) reads the writer's
+    /// view again.
+    ///
+    /// # Errors
+    /// As `IndexWriter::delete_all_documents`.
+    pub fn delete_all_documents(&self) -> Result<Opstamp> {
+        let mut state = self.lock();
+        let opstamp = state.writer.delete_all_documents()?;
+        state.stale = true;
+        Ok(opstamp)
+    }
+
     /// Commits every document added and deleted so far; the writer's view keeps them.
     ///
     /// # Errors
