@@ -1,7 +1,7 @@
 //! [`SharedRegistry`]: register, number, then decide by number.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use redis::cluster::cluster_pipe;
 use redis::{Commands, RedisResult};
@@ -183,8 +183,8 @@ impl SharedRegistry {
         let record_key = self.record_key(id);
         // 1. The record (claimed: one writer decides an id), then the candidate keys.
         loop {
-            // Registered now: the lease runs from the claim.
-            let fields = record::fields(&self.node, fingerprint, signature, now_ms());
+            // Registered now: the lease runs from the claim, by the Redis server's clock.
+            let fields = record::fields(&self.node, fingerprint, signature);
             let Some(record) = self.claim(&record_key, &fields)? else {
                 break;
             };
@@ -418,10 +418,7 @@ impl SharedRegistry {
     ) -> Result<Option<Record>> {
         let mut script = redis::cmd("EVAL");
         script.arg(CLAIM).arg(1).arg(record_key);
-        script
-            .arg(&self.node)
-            .arg(now_ms())
-            .arg(self.lease.as_millis() as u64);
+        script.arg(&self.node).arg(self.lease.as_millis() as u64);
         for (field, value) in fields {
             script.arg(*field).arg(value);
         }
@@ -454,25 +451,30 @@ impl SharedRegistry {
         let mut admitted: Option<(u64, Nearest)> = None;
         while !candidates.is_empty() {
             let ids: Vec<String> = candidates.iter().cloned().collect();
-            let hashes: Vec<Hash> = self.store.run("cannot read candidates", |c| {
+            // Each record with its node's time: a lease is judged by the clock that stamped
+            // it, never a writer's.
+            let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot read candidates", |c| {
                 let mut pipe = cluster_pipe();
                 for other in &ids {
-                    pipe.hgetall(self.record_key(other));
+                    pipe.cmd("EVAL")
+                        .arg(READ_AGED)
+                        .arg(1)
+                        .arg(self.record_key(other));
                 }
                 pipe.query(c)
             })?;
-            let now = now_ms();
-            if hashes.len() != ids.len() {
+            if replies.len() != ids.len() {
                 return Err(short_reply("candidates' records"));
             }
-            for (other, hash) in ids.into_iter().zip(hashes) {
+            for (other, reply) in ids.into_iter().zip(replies) {
+                let (hash, age) = aged_hash(reply);
                 // An empty hash: a record removed. Anything else must read as a record: one
                 // this build cannot read (an older build's) would be judged wrongly.
                 let record = match hash.is_empty() {
                     true => None,
                     false => Some(record::read(&self.record_key(&other), &hash)?),
                 };
-                match self.judge(seq, fingerprint, signature, record, now) {
+                match self.judge(seq, fingerprint, signature, record, age) {
                     Verdict::Wait => continue,
                     Verdict::Admitted {
                         seq: their_seq,
@@ -504,20 +506,21 @@ impl SharedRegistry {
         Ok(admitted.map(|(_, nearest)| nearest))
     }
 
-    /// What a candidate's record means for a document numbered `seq`.
+    /// What a candidate's record means for a document numbered `seq`, read `age`
+    /// milliseconds after it was registered (by its Redis node's clock).
     fn judge(
         &self,
         seq: u64,
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
         record: Option<Record>,
-        now: u64,
+        age: u64,
     ) -> Verdict {
         // A record removed: numbered after us if at all, once it is written again.
         let Some(record) = record else {
             return Verdict::Irrelevant;
         };
-        let expired = now.saturating_sub(record.at) > self.lease.as_millis() as u64;
+        let expired = age > self.lease.as_millis() as u64;
         let Some(their_seq) = record.seq else {
             // Registered, not numbered yet: numbered after us if it has not been by now,
             // unless its writer is between the counter and the record. Wait for it.
@@ -563,22 +566,59 @@ impl SharedRegistry {
 }
 
 /// The claim of [`SharedRegistry::claim`], on one key: `ARGV[1]` this writer, `ARGV[2]` the
-/// time, `ARGV[3]` the lease (milliseconds), the rest the new record's fields. Returns the
-/// record found when it is decided or another writer's live registration, else writes the
-/// new one and returns nothing.
+/// lease (milliseconds), the rest the new record's fields. Returns the record found when it
+/// is decided or another writer's live registration, else writes the new one, stamped
+/// `at` with the Redis server's time (milliseconds), and returns nothing. Every lease is
+/// judged by the server's clock: writers' clocks may be off by any amount.
 const CLAIM: &str = "
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local found = redis.call('HGETALL', KEYS[1])
 if #found > 0 then
   local r = {}
   for i = 1, #found, 2 do r[found[i]] = found[i + 1] end
   local decided = (r.st == 'a' or r.st == 'r') and r.seq ~= nil
-  local live = r.st == 'p' and tonumber(ARGV[2]) - tonumber(r.at or '0') <= tonumber(ARGV[3])
+  local live = r.st == 'p' and now - tonumber(r.at or '0') <= tonumber(ARGV[2])
   if decided or (r.node ~= ARGV[1] and live) then return found end
 end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('HSET', KEYS[1], 'at', string.format('%d', now), unpack(ARGV, 3))
 return {}
 ";
+
+/// The record at `KEYS[1]` (its fields and values, as HGETALL), then the pseudo-field
+/// `~age`: the milliseconds since it was registered (`at`), by the clock of the Redis
+/// server that stamped it.
+const READ_AGED: &str = "
+local found = redis.call('HGETALL', KEYS[1])
+local at = nil
+for i = 1, #found, 2 do if found[i] == 'at' then at = tonumber(found[i + 1]) end end
+if at then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  found[#found + 1] = '~age'
+  found[#found + 1] = string.format('%d', math.max(0, now - at))
+end
+return found
+";
+
+/// A reply of [`READ_AGED`]: the record's hash, and its age (0 when it has none).
+fn aged_hash(reply: Vec<Vec<u8>>) -> (Hash, u64) {
+    let mut age = 0;
+    let mut hash = Hash::new();
+    let mut values = reply.into_iter();
+    while let (Some(field), Some(value)) = (values.next(), values.next()) {
+        let field = String::from_utf8_lossy(&field).into_owned();
+        if field == "~age" {
+            age = (std::str::from_utf8(&value).ok())
+                .and_then(|age| age.parse().ok())
+                .unwrap_or(0);
+        } else {
+            hash.insert(field, value);
+        }
+    }
+    (hash, age)
+}
 
 /// The admitted near-duplicate that rejects a document.
 struct Nearest {
@@ -610,10 +650,4 @@ fn short_reply(what: &'static str) -> Error {
         what,
         source: "Redis answered fewer values than commands sent".into(),
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
