@@ -146,6 +146,35 @@ pub enum Error {
         differences: Vec<String>,
     },
 
+    /// A live writer holds the name `node` in the shared space (`shared`, cargo feature
+    /// `cluster`): a copy of this shard runs, or one `--node` was given to two writers (or
+    /// this writer stalled beyond its lease and another took the name). Stop the other
+    /// writer, or give this shard a name of its own.
+    #[error(
+        "a writer named {node:?} is running in the shared space {namespace:?} (it holds the \
+         name's lease): stop it, or give this shard another name (--node)"
+    )]
+    WriterRunning {
+        /// The space's namespace.
+        namespace: String,
+        /// The writer's name.
+        node: String,
+    },
+
+    /// The writer name `node` belongs in the shared space to another shard (`shared`,
+    /// cargo feature `cluster`): two shards under one name would take each other's
+    /// documents for their own. Give this shard a name of its own (`--node`).
+    #[error(
+        "the writer name {node:?} belongs to another shard in the shared space \
+         {namespace:?}: give this shard a name of its own (--node)"
+    )]
+    NameTaken {
+        /// The space's namespace.
+        namespace: String,
+        /// The writer's name.
+        node: String,
+    },
+
     /// Shards searched together ([`DedupCollector::search_shards`](crate::plugin::DedupCollector::search_shards))
     /// have different schemas: fields would not mean the same in each. Make every shard
     /// with the same schema (the same fields, added in the same order, and the same

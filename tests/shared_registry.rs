@@ -619,7 +619,15 @@ fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
 
     // The repair: A's pages registered, its near-duplicates and B's ids removed from A,
     // the phantom released and the copy it kept out reopened.
+    // B runs meanwhile (the writer of its shard holds its name): its ids are removed
+    // from A. A writer that is not running could be A itself under an older name.
+    let token = tantivy_dedup::shared::ShardIdentity::read(std::path::Path::new(shard_b))
+        .unwrap()
+        .unwrap()
+        .shard;
+    let b_running = registry("B").join(&token).unwrap();
     let done = run_ok(&repair);
+    drop(b_running);
     let line = |id: &str| done.iter().find(|l| l["id"] == id).unwrap().clone();
     assert_eq!(line("a0")["action"], "registered");
     assert_eq!(line("dupA3")["action"], "removed");

@@ -173,3 +173,163 @@ fn writers_with_clocks_20_s_apart_admit_no_id_twice_nor_a_near_duplicate_pair() 
         .count();
     assert_eq!(added, 450 / 2 + 450 / 3 / 2, "one page of each group");
 }
+
+/// `tantivy-dedup ARGS`, its exit status, JSON lines on standard output and standard error.
+fn run(args: &[&str]) -> (bool, Vec<serde_json::Value>, String) {
+    let output = support::cli::run(args, b"");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (
+        output.status.success(),
+        support::cli::lines(&output),
+        stderr,
+    )
+}
+
+/// The `--cluster` options for the space `namespace`.
+fn cluster<'a>(seeds: &'a str, namespace: &'a str) -> [&'a str; 4] {
+    ["--cluster", seeds, "--cluster-namespace", namespace]
+}
+
+/// The number of documents in the shard at `dir`.
+fn num_docs(dir: &Path) -> u64 {
+    let index = CorpusIndex::open(dir).unwrap();
+    index.dedup.index().reader().unwrap().searcher().num_docs()
+}
+
+/// A shard keeps its identity in its folder: moved, it is still the writer that admitted
+/// its documents (`repair` finds no gap, a second run finds them "exists"); a copy cannot
+/// write while the original runs; and two shards cannot share one name.
+#[test]
+fn a_shard_keeps_its_identity_when_moved_and_shares_it_with_no_other_live_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let namespace = format!("identity-{}", std::process::id());
+    let seeds = seeds();
+    let input = dir.path().join("input.jsonl");
+    write_input(&input, &pages("doc", 60, 4));
+    let input = input.to_str().unwrap();
+    let shard = dir.path().join("shard");
+    let (shard, moved) = (shard.to_str().unwrap(), dir.path().join("moved"));
+    let mut args = vec!["ingest", "--report", "-", "--index", shard];
+    args.extend(cluster(&seeds, &namespace));
+    args.push(input);
+    let (ok, first, stderr) = run(&args);
+    assert!(ok, "{stderr}");
+    let added = first.iter().filter(|l| l["status"] == "added").count();
+    assert_eq!(added, 60 / 2 + 60 / 3 / 2);
+    let identity = tantivy_dedup::shared::ShardIdentity::read(Path::new(shard))
+        .unwrap()
+        .expect("the shard keeps its identity");
+
+    // Moved: repair finds nothing to mend, and removes nothing.
+    std::fs::rename(shard, &moved).unwrap();
+    let moved = moved.to_str().unwrap();
+    let mut repair = vec!["repair", "--index", moved];
+    repair.extend(cluster(&seeds, &namespace));
+    let (ok, gaps, stderr) = run(&repair);
+    assert!(ok, "{stderr}");
+    assert!(gaps.is_empty(), "a moved shard is still itself: {gaps:?}");
+    assert_eq!(num_docs(Path::new(moved)), added as u64);
+    let mut again = vec!["ingest", "--report", "-", "--index", moved];
+    again.extend(cluster(&seeds, &namespace));
+    again.push(input);
+    let (ok, second, stderr) = run(&again);
+    assert!(ok, "{stderr}");
+    let held: Vec<&serde_json::Value> = (first.iter())
+        .filter(|l| l["status"] == "added")
+        .map(|l| &l["id"])
+        .collect();
+    for line in &second {
+        // Its own documents, and near-duplicates of them: nothing is another writer's.
+        let own = match line["status"].as_str() {
+            Some("exists") => line["shared"].is_null(),
+            Some("duplicate") => held.contains(&&line["duplicate_of"]),
+            _ => false,
+        };
+        assert!(own, "{line}");
+    }
+
+    // A copy, while the original runs (its input still open): refused.
+    let copy = dir.path().join("copy");
+    let status = Command::new("cp")
+        .args(["-r", moved])
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut running = Command::new(BIN)
+        .args(["ingest", "--index", moved])
+        .args(cluster(&seeds, &namespace))
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lease = format!("{namespace}:w:{}", identity.node);
+    let mut connection = (redis::cluster::ClusterClient::new(seeds.split(',').collect::<Vec<_>>()))
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !redis::cmd("EXISTS")
+        .arg(&lease)
+        .query::<bool>(&mut connection)
+        .unwrap()
+    {
+        assert!(std::time::Instant::now() < deadline, "the writer joins");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut on_copy = vec!["ingest", "--index", copy.to_str().unwrap()];
+    on_copy.extend(cluster(&seeds, &namespace));
+    on_copy.push(input);
+    let started = std::time::Instant::now();
+    let (ok, _, stderr) = run(&on_copy);
+    assert!(!ok, "a copy writes beside its original");
+    assert!(stderr.contains("is running"), "{stderr}");
+    assert!(stderr.contains(&identity.node), "{stderr}");
+    assert!(started.elapsed().as_secs() < 12, "{:?}", started.elapsed());
+    let mut stdin = running.stdin.take().unwrap();
+    let late = serde_json::json!({"id": "late", "text": random_text(99, 50)});
+    std::io::Write::write_all(&mut stdin, format!("{late}\n").as_bytes()).unwrap();
+    drop(stdin);
+    let output = running.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    // One name given to two shards: the second is refused, and nothing is created.
+    let others = dir.path().join("others.jsonl");
+    write_input(&others, &pages("other", 30, 5));
+    let named = |shard: &Path| {
+        let mut args = vec!["ingest", "--index", shard.to_str().unwrap()];
+        args.extend(cluster(&seeds, &namespace));
+        args.extend(["--node", "twice", others.to_str().unwrap()]);
+        run(&args)
+    };
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    let (ok, _, stderr) = named(&one);
+    assert!(ok, "{stderr}");
+    let (ok, _, stderr) = named(&two);
+    assert!(!ok, "two shards under one name");
+    assert!(stderr.contains("belongs to another shard"), "{stderr}");
+    assert!(!two.exists(), "a refused writer creates nothing");
+
+    // A shard run under another name: what the space gives to the name it had, which no
+    // live writer holds, is kept, and said.
+    let mut renamed = vec!["repair", "--index", one.to_str().unwrap()];
+    renamed.extend(cluster(&seeds, &namespace));
+    renamed.extend(["--node", "renamed"]);
+    let before = num_docs(&one);
+    let (ok, gaps, stderr) = run(&renamed);
+    assert!(ok, "{stderr}");
+    assert!(!gaps.is_empty());
+    assert!(
+        (gaps.iter()).all(|l| l["action"] == "kept" && l["node"] == "twice"),
+        "{gaps:?}"
+    );
+    assert!(stderr.contains("--node"), "{stderr}");
+    assert_eq!(num_docs(&one), before, "nothing removed");
+    assert!(before > 0);
+}

@@ -12,13 +12,15 @@ use rayon::prelude::*;
 use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
 use tantivy_dedup::plugin::{AddAll, AddOutcome, DedupWriter, Policy, PreparedDocument};
 
+#[cfg(feature = "cluster")]
+use crate::cli::index_dir::planned_settings;
 use crate::cli::index_dir::{open_or_create, IndexArg};
 use crate::cli::input::{read_inputs, read_sample, Record};
 use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, Tally};
 #[cfg(feature = "cluster")]
-use crate::cli::shared::{ClusterOptions, SharedCheck};
+use crate::cli::shared::{matching_of, ClusterOptions, SharedCheck};
 use crate::cli::source_index::{read_index, SourceFields};
 use crate::cli::windows::read_in_windows;
 
@@ -124,20 +126,36 @@ impl IngestCommand {
             .collect();
         Report::check_apart(self.report.as_deref(), &sources, &self.index.index)?;
         Report::check(self.report.as_deref())?;
-        let index = open_or_create(
-            &self.index.index,
-            &self.options,
-            self.distance,
-            &self.verify,
-        )?;
         let policy = match self.policy {
             PolicyArg::Reject => Policy::Reject,
             PolicyArg::Flag => Policy::Flag,
             PolicyArg::Replace => Policy::Replace,
         };
+        let dir = &self.index.index;
+        let reject = matches!(policy, Policy::Reject);
+        // A new shard joins the shared space before its folder is made: a space that
+        // refuses it (or a cluster out of reach) leaves nothing behind.
         #[cfg(feature = "cluster")]
-        let shared =
-            (self.cluster).connect(&index, &self.index.index, matches!(policy, Policy::Reject))?;
+        let early = match planned_settings(dir, &self.options, self.distance, &self.verify)? {
+            Some(settings) if self.cluster.is_set() => {
+                (self.cluster).connect(&settings.matching(), dir, reject)?
+            }
+            _ => None,
+        };
+        let index = open_or_create(dir, &self.options, self.distance, &self.verify)?;
+        #[cfg(feature = "cluster")]
+        let shared = match early {
+            Some(shared) => Some(shared),
+            None => (self.cluster).connect(&matching_of(&index), dir, reject)?,
+        };
+        #[cfg(feature = "cluster")]
+        let shared = match shared {
+            Some(mut shared) => {
+                shared.joined(dir)?;
+                Some(shared)
+            }
+            None => None,
+        };
         #[cfg(not(feature = "cluster"))]
         let shared: Option<SharedCheck> = None;
         let memory = usize::try_from(self.memory_mb << 20).unwrap_or(usize::MAX);

@@ -10,6 +10,7 @@ use super::keys::{
     band_entry, candidate_keys, member, parse_band, parse_member, BandEntry, CandidateKeys,
     ADD_MEMBER,
 };
+use super::lease::Lease;
 use super::record::{self, Hash, Record, State};
 use super::space;
 use super::store::Store;
@@ -94,6 +95,10 @@ pub struct SharedRegistry {
     /// This writer's name: an id registered by another writer is that writer's.
     pub(super) node: String,
     pub(super) lease: Duration,
+    /// The seed addresses, for the writer lease's own connection.
+    urls: Vec<String>,
+    /// This writer's hold on its name, once it [joined](SharedRegistry::join).
+    hold: Option<Lease>,
 }
 
 impl std::fmt::Debug for SharedRegistry {
@@ -148,7 +153,50 @@ impl SharedRegistry {
             namespace: namespace.to_owned(),
             node: node.to_owned(),
             lease: DEFAULT_LEASE,
+            urls: urls.to_vec(),
+            hold: None,
         })
+    }
+
+    /// This registry as the writer of the shard whose token is `shard` (its
+    /// [`ShardIdentity::shard`](super::ShardIdentity)): the space binds this writer's name
+    /// to the first shard that joins under it, and refuses it to any other; and the writer
+    /// holds its name's lease (one key the Redis server expires, renewed while this
+    /// registry lives, given back when it is dropped), so that a second live writer of the
+    /// name (a copy of the shard, or one name given to two) is refused. A lease left by a
+    /// writer that died is waited for, the lease's length at most.
+    ///
+    /// # Errors
+    /// [`Error::NameTaken`] when the name is another shard's; [`Error::WriterRunning`]
+    /// when a live writer holds the name; [`Error::Cluster`].
+    pub fn join(mut self, shard: &str) -> Result<SharedRegistry> {
+        let shards = format!("{}:shards", self.namespace);
+        let bound: Option<String> = self.store.run("cannot bind the writer's name", |c| {
+            c.hset_nx::<_, _, _, ()>(&shards, &self.node, shard)?;
+            c.hget(&shards, &self.node)
+        })?;
+        if bound.as_deref() != Some(shard) {
+            return Err(Error::NameTaken {
+                namespace: self.namespace.clone(),
+                node: self.node.clone(),
+            });
+        }
+        let store = Store::connect(&self.urls)?;
+        let key = self.writer_key(&self.node);
+        let hold = Lease::take(store, key, self.lease, &self.namespace, &self.node)?;
+        self.hold = Some(hold);
+        Ok(self)
+    }
+
+    /// Whether a writer named `node` holds its lease now (it [joined](Self::join) and
+    /// runs).
+    ///
+    /// # Errors
+    /// [`Error::Cluster`].
+    pub fn writer_running(&self, node: &str) -> Result<bool> {
+        let key = self.writer_key(node);
+        self.store
+            .run("cannot read a writer's lease", |c| c.exists(&key))
     }
 
     /// The same, taking a registration undecided for longer than `lease` for given up.
@@ -179,6 +227,12 @@ impl SharedRegistry {
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
     ) -> Result<SharedDecision> {
+        if self.hold.as_ref().is_some_and(Lease::lost) {
+            return Err(Error::WriterRunning {
+                namespace: self.namespace.clone(),
+                node: self.node.clone(),
+            });
+        }
         let member = member(id, fingerprint)?;
         let record_key = self.record_key(id);
         // 1. The record (claimed: one writer decides an id), then the candidate keys.
@@ -558,6 +612,11 @@ impl SharedRegistry {
     /// The set of the ids this writer admitted.
     pub(super) fn node_key(&self) -> String {
         format!("{}:n:{}", self.namespace, self.node)
+    }
+
+    /// The lease of the writer `node`.
+    fn writer_key(&self, node: &str) -> String {
+        format!("{}:w:{node}", self.namespace)
     }
 
     fn seq_key(&self) -> String {
