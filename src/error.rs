@@ -129,13 +129,15 @@ pub enum Error {
     },
 
     /// A shared near-duplicate space (`shared`, cargo feature `cluster`) was made with
-    /// another rule than this writer's, or by a build that lays its keys out otherwise:
-    /// its writers would miss each other's candidates or judge pairs differently. Every
-    /// writer of a space needs the same distance and verification; a space of an older
-    /// layout needs a new namespace (ingest the shards again there, or `repair` them).
+    /// another rule or other fingerprint settings than this writer's (or reader's), or by a
+    /// build that lays its keys out otherwise: its writers would miss each other's
+    /// candidates or judge pairs differently. Every writer of a space needs the same
+    /// fingerprint settings, distance and verification; a space of an older layout needs a
+    /// new namespace (ingest the shards again there, or `repair` them).
     #[error(
-        "the shared space {namespace:?} was made with another rule or layout ({}): every \
-         writer of a space needs the same (use another namespace for another)",
+        "the shared space {namespace:?} was made with other settings ({}): every \
+         writer of a space needs the same fingerprint settings and rule (use another \
+         namespace for others)",
         .differences.join("; ")
     )]
     SpaceMismatch {

@@ -333,3 +333,74 @@ fn a_shard_keeps_its_identity_when_moved_and_shares_it_with_no_other_live_writer
     assert_eq!(num_docs(&one), before, "nothing removed");
     assert!(before > 0);
 }
+
+/// One set of fingerprint settings per namespace, its first writer's: a writer, `repair`
+/// or `search` with other settings (or another rule) is refused, naming the setting, and a
+/// refused writer creates nothing.
+#[test]
+fn other_fingerprint_settings_in_a_namespace_are_refused_naming_the_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let namespace = format!("settings-{}", std::process::id());
+    let seeds = seeds();
+    let input = dir.path().join("input.jsonl");
+    write_input(&input, &pages("doc", 30, 6));
+    let input = input.to_str().unwrap();
+    let first = dir.path().join("first");
+    let mut args = vec!["ingest", "--index", first.to_str().unwrap()];
+    args.extend(cluster(&seeds, &namespace));
+    args.push(input);
+    let (ok, _, stderr) = run(&args);
+    assert!(ok, "{stderr}");
+    for (n, (options, setting)) in [
+        (&["--features", "words"][..], "fingerprint.features.kind"),
+        (
+            &["--seed", "7"][..],
+            "fingerprint.seed: 0 in the space, 7 here",
+        ),
+        (
+            &["--n", "5"][..],
+            "fingerprint.features.n: 3 in the space, 5 here",
+        ),
+        (&["--weighting", "tf-idf"][..], "fingerprint.weighting"),
+        (&["--distance", "5"][..], "distance"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let shard = dir.path().join(format!("other{n}"));
+        let mut args = vec!["ingest", "--index", shard.to_str().unwrap()];
+        args.extend(cluster(&seeds, &namespace));
+        args.extend(options);
+        args.push(input);
+        let (ok, _, stderr) = run(&args);
+        assert!(!ok, "{options:?} admitted");
+        assert!(stderr.contains(setting), "{options:?}: {stderr}");
+        assert!(
+            !shard.exists(),
+            "{options:?}: a refused writer creates nothing"
+        );
+    }
+    // A shard made apart with another seed: repair and search refuse it too.
+    let apart = dir.path().join("apart");
+    let apart = apart.to_str().unwrap();
+    let (ok, _, stderr) = run(&["ingest", "--index", apart, "--seed", "7", input]);
+    assert!(ok, "{stderr}");
+    let mut repair = vec!["repair", "--index", apart];
+    repair.extend(cluster(&seeds, &namespace));
+    let mut search = vec!["search", "--json", "--index", apart];
+    search.extend(cluster(&seeds, &namespace));
+    search.push("edited");
+    for args in [&repair, &search] {
+        let (ok, _, stderr) = run(args);
+        assert!(!ok, "{args:?}");
+        assert!(
+            stderr.contains("fingerprint.seed: 0 in the space, 7 here"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let mut search = vec!["search", "--json", "--index", first.to_str().unwrap()];
+    search.extend(cluster(&seeds, &namespace));
+    search.push("edited");
+    let (ok, _, stderr) = run(&search);
+    assert!(ok, "{stderr}");
+}

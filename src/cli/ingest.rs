@@ -132,6 +132,7 @@ impl IngestCommand {
             PolicyArg::Replace => Policy::Replace,
         };
         let dir = &self.index.index;
+        #[cfg(feature = "cluster")]
         let reject = matches!(policy, Policy::Reject);
         // A new shard joins the shared space before its folder is made: a space that
         // refuses it (or a cluster out of reach) leaves nothing behind.

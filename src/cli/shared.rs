@@ -124,18 +124,12 @@ pub fn connect(
     join: bool,
 ) -> anyhow::Result<(SharedRegistry, Option<ShardIdentity>)> {
     let (identity, new) = identity(dir, node)?;
-    let registry = SharedRegistry::connect(
-        urls,
-        namespace,
-        &identity.node,
-        matching.get_distance(),
-        matching.get_verification(),
-    )
-    .and_then(|registry| match join {
-        true => registry.join(&identity.shard),
-        false => Ok(registry),
-    })
-    .context("cannot use the shared index (--cluster)")?;
+    let registry = SharedRegistry::connect(urls, namespace, &identity.node, matching)
+        .and_then(|registry| match join {
+            true => registry.join(&identity.shard),
+            false => Ok(registry),
+        })
+        .context("cannot use the shared index (--cluster)")?;
     Ok((registry, new.then_some(identity)))
 }
 

@@ -16,7 +16,7 @@ use super::space;
 use super::store::Store;
 use crate::error::{Error, Result};
 use crate::lookup::MAX_TABLE_DISTANCE;
-use crate::matching::{Matcher, Verification};
+use crate::matching::{Matcher, MatchingSettings};
 use crate::Fingerprint;
 
 /// How long a registration may stay undecided before the others take its writer for dead
@@ -99,6 +99,8 @@ pub struct SharedRegistry {
     urls: Vec<String>,
     /// This writer's hold on its name, once it [joined](SharedRegistry::join).
     hold: Option<Lease>,
+    /// The space's description, as this writer's settings make it.
+    description: String,
 }
 
 impl std::fmt::Debug for SharedRegistry {
@@ -113,29 +115,28 @@ impl std::fmt::Debug for SharedRegistry {
 impl SharedRegistry {
     /// Connects to the cluster through its seed addresses (`redis://127.0.0.1:30001`, ...)
     /// for the space `namespace` (one per corpus: every writer of the corpus names the
-    /// same) as the writer `node` (a name of its own, the same when it runs again),
-    /// judging by the rule of an index with `distance` and `verification` (the
-    /// index's [`get_distance`](crate::plugin::DedupSettings::get_distance) and
-    /// [`get_verification`](crate::plugin::DedupSettings::get_verification): every writer
-    /// must use the same).
+    /// same) as the writer `node` (a name of its own, the same when it runs again), judging
+    /// by `matching`: the fingerprint settings, distance and verification of the index
+    /// ([`DedupSettings::matching`](crate::plugin::DedupSettings::matching), with the
+    /// distance of this run). Every writer of a space must use the same.
     ///
-    /// The first writer of a namespace writes its layout and rule into the space; the others
-    /// check theirs against it.
+    /// The first writer of a namespace writes its layout, rule and fingerprint settings into
+    /// the space; the others check theirs against it.
     ///
     /// # Errors
-    /// [`Error::Cluster`] when the cluster cannot be reached; [`Error::InvalidSetting`]
-    /// (`distance`) when the rule's block tables would cover more than
-    /// [`MAX_TABLE_DISTANCE`] bits (a candidate stage that scans, without bands);
-    /// [`Error::SpaceMismatch`] when the space was made with another rule, or by a build
-    /// that laid it out otherwise.
+    /// [`Error::Cluster`] when the cluster cannot be reached (or is not a cluster);
+    /// [`Error::InvalidSetting`] (`distance`) when the rule's block tables would cover more
+    /// than [`MAX_TABLE_DISTANCE`] bits (a candidate stage that scans, without bands);
+    /// [`Error::SpaceMismatch`], naming each differing setting, when the space was made
+    /// with another rule or other fingerprint settings, or by a build that laid it out
+    /// otherwise.
     pub fn connect(
         urls: &[String],
         namespace: &str,
         node: &str,
-        distance: u32,
-        verification: Option<&Verification>,
+        matching: &MatchingSettings,
     ) -> Result<SharedRegistry> {
-        let matcher = Matcher::new(distance, verification);
+        let matcher = Matcher::new(matching.get_distance(), matching.get_verification());
         if matcher.table_distance() > MAX_TABLE_DISTANCE {
             return Err(Error::InvalidSetting {
                 name: "distance",
@@ -145,8 +146,9 @@ impl SharedRegistry {
                 ),
             });
         }
+        let description = space::describe(matching)?;
         let store = Store::connect(urls)?;
-        space::check_or_create(&store, namespace, distance, verification)?;
+        space::check(&store, namespace, &description, true)?;
         Ok(SharedRegistry {
             store,
             matcher,
@@ -155,7 +157,29 @@ impl SharedRegistry {
             lease: DEFAULT_LEASE,
             urls: urls.to_vec(),
             hold: None,
+            description,
         })
+    }
+
+    /// Checks that the space `namespace` of the cluster at `urls`, if it exists, was made
+    /// with `matching` (as [`connect`](Self::connect) checks it), changing nothing: for a
+    /// reader of the space's shards, such as `search`.
+    ///
+    /// # Errors
+    /// As [`connect`](Self::connect).
+    pub fn check_settings(
+        urls: &[String],
+        namespace: &str,
+        matching: &MatchingSettings,
+    ) -> Result<()> {
+        let description = space::describe(matching)?;
+        let store = Store::connect(urls)?;
+        space::check(&store, namespace, &description, false)
+    }
+
+    /// Whether `matching` is the rule and fingerprint settings this registry judges by.
+    pub fn judges_by(&self, matching: &MatchingSettings) -> bool {
+        space::describe(matching).is_ok_and(|description| description == self.description)
     }
 
     /// This registry as the writer of the shard whose token is `shard` (its
