@@ -404,3 +404,59 @@ fn other_fingerprint_settings_in_a_namespace_are_refused_naming_the_setting() {
     let (ok, _, stderr) = run(&search);
     assert!(ok, "{stderr}");
 }
+
+/// A Redis that is not a cluster is said to be one at once; a bad address or a Redis out
+/// of reach fails before the index folder is made.
+#[test]
+fn a_redis_not_in_cluster_mode_is_named_at_once_and_nothing_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = 31_790 + std::process::id() % 100;
+    let mut redis = Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .arg("--dir")
+        .arg(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server (Debian's redis-server package)");
+    let url = format!("redis://127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port as u16)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "redis-server starts");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let input = dir.path().join("input.jsonl");
+    write_input(&input, &pages("doc", 3, 7));
+    let shard = dir.path().join("shard");
+    let attempt = |url: &str| {
+        let started = std::time::Instant::now();
+        let args = [
+            "ingest",
+            "--index",
+            shard.to_str().unwrap(),
+            "--cluster",
+            url,
+            input.to_str().unwrap(),
+        ];
+        let (ok, _, stderr) = run(&args);
+        assert!(!ok, "{url}");
+        assert!(!shard.exists(), "{url}: nothing created");
+        (stderr, started.elapsed())
+    };
+    let (stderr, took) = attempt(&url);
+    redis.kill().unwrap();
+    redis.wait().unwrap();
+    assert!(stderr.contains("not in cluster mode"), "{stderr}");
+    assert!(took.as_secs() < 5, "{took:?}");
+    let (stderr, _) = attempt("not-an-address");
+    assert!(stderr.contains("not-an-address"), "{stderr}");
+    let (stderr, took) = attempt(&url);
+    assert!(stderr.contains("no seed address answers"), "{stderr}");
+    assert!(took.as_secs() < 5, "{took:?}");
+}
