@@ -460,3 +460,49 @@ fn a_redis_not_in_cluster_mode_is_named_at_once_and_nothing_is_created() {
     assert!(stderr.contains("no seed address answers"), "{stderr}");
     assert!(took.as_secs() < 5, "{took:?}");
 }
+
+/// A writer killed with SIGKILL keeps its name's lease until the Redis server expires it:
+/// the shard's next run waits that out (the lease's 10 s at most) and goes on.
+#[test]
+fn a_killed_writer_frees_its_name_within_the_lease() {
+    let dir = tempfile::tempdir().unwrap();
+    let namespace = format!("killed-{}", std::process::id());
+    let seeds = seeds();
+    let shard = dir.path().join("shard");
+    let input = dir.path().join("input.jsonl");
+    write_input(&input, &pages("doc", 12, 8));
+    let mut running = Command::new(BIN)
+        .args(["ingest", "--index", shard.to_str().unwrap()])
+        .args(cluster(&seeds, &namespace))
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let identity = loop {
+        // The identity is written once the writer joined and made the index.
+        if let Ok(Some(identity)) = tantivy_dedup::shared::ShardIdentity::read(&shard) {
+            break identity;
+        }
+        assert!(std::time::Instant::now() < deadline, "the writer joins");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    running.kill().unwrap();
+    running.wait().unwrap();
+    let started = std::time::Instant::now();
+    let mut args = vec![
+        "ingest",
+        "--report",
+        "-",
+        "--index",
+        shard.to_str().unwrap(),
+    ];
+    args.extend(cluster(&seeds, &namespace));
+    args.push(input.to_str().unwrap());
+    let (ok, report, stderr) = run(&args);
+    assert!(ok, "{}: {stderr}", identity.node);
+    assert_eq!(report.len(), 12);
+    assert!(started.elapsed().as_secs() <= 12, "{:?}", started.elapsed());
+}

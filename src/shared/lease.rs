@@ -3,9 +3,8 @@
 //! a writer that dies leaves it to expire. No writer's clock is involved.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::identity::random_token;
@@ -16,11 +15,10 @@ use crate::error::{Error, Result};
 pub(super) struct Lease {
     /// Set when a renewal found the key another writer's: this writer's decisions stop.
     lost: Arc<AtomicBool>,
+    /// Dropped to stop the renewing thread, which then gives the lease back.
     stop: Option<Sender<()>>,
-    /// The renewing thread, which hands its connection back when it stops.
-    thread: Option<JoinHandle<Store>>,
-    key: String,
-    token: String,
+    /// Told when the lease was given back (behind a lock: the registry is shared by threads).
+    done: Mutex<Receiver<()>>,
 }
 
 impl Lease {
@@ -48,7 +46,14 @@ impl Lease {
                     .arg(millis)
                     .query(c)
             })?;
-            if taken.is_some() {
+            // A retried SET may find the key its first try wrote.
+            let ours = || -> Result<bool> {
+                let holder: Option<String> = store.run("cannot read the writer's lease", |c| {
+                    redis::cmd("GET").arg(&key).query(c)
+                })?;
+                Ok(holder.as_deref() == Some(token.as_str()))
+            };
+            if taken.is_some() || ours()? {
                 break;
             }
             let ttl: i64 = store.run("cannot read the writer's lease", |c| {
@@ -67,7 +72,8 @@ impl Lease {
         }
         let lost = Arc::new(AtomicBool::new(false));
         let (stop, stopped) = mpsc::channel::<()>();
-        let thread = {
+        let (given_back, done) = mpsc::channel::<()>();
+        {
             let (lost, key, token) = (Arc::clone(&lost), key.clone(), token.clone());
             std::thread::spawn(move || {
                 // Renewed five times a lease: a failover's pause does not let it lapse.
@@ -87,15 +93,23 @@ impl Lease {
                         lost.store(true, Ordering::SeqCst);
                     }
                 }
-                store
-            })
-        };
+                // Given back, if still ours, so that the shard can run again at once: one
+                // try (a cluster out of reach lets it expire).
+                let _ = store.run_for(Duration::ZERO, "cannot give the lease back", |c| {
+                    redis::cmd("EVAL")
+                        .arg(RELEASE)
+                        .arg(1)
+                        .arg(&key)
+                        .arg(&token)
+                        .query::<i64>(c)
+                });
+                let _ = given_back.send(());
+            });
+        }
         Ok(Lease {
             lost,
             stop: Some(stop),
-            thread: Some(thread),
-            key,
-            token,
+            done: Mutex::new(done),
         })
     }
 
@@ -108,17 +122,10 @@ impl Lease {
 impl Drop for Lease {
     fn drop(&mut self) {
         drop(self.stop.take());
-        if let Some(store) = self.thread.take().and_then(|thread| thread.join().ok()) {
-            // Given back, if still ours, so that the shard can run again at once.
-            let _ = store.run("cannot give the writer's lease back", |c| {
-                redis::cmd("EVAL")
-                    .arg(RELEASE)
-                    .arg(1)
-                    .arg(&self.key)
-                    .arg(&self.token)
-                    .query::<i64>(c)
-            });
-        }
+        // The thread gives the lease back, unless it is retrying a renewal on a cluster out
+        // of reach: then the lease expires by itself.
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = done.recv_timeout(Duration::from_secs(3));
     }
 }
 

@@ -56,6 +56,16 @@ impl Store {
     pub(super) fn run<T>(
         &self,
         what: &str,
+        op: impl FnMut(&mut ClusterConnection) -> RedisResult<T>,
+    ) -> Result<T> {
+        self.run_for(RETRY_FOR, what, op)
+    }
+
+    /// [`run`](Self::run), retrying for at most `retry_for` (zero: one try).
+    pub(super) fn run_for<T>(
+        &self,
+        retry_for: Duration,
+        what: &str,
         mut op: impl FnMut(&mut ClusterConnection) -> RedisResult<T>,
     ) -> Result<T> {
         let start = Instant::now();
@@ -73,7 +83,7 @@ impl Store {
                 Ok(value) => return Ok(value),
                 Err(error) => {
                     *slot = None;
-                    if start.elapsed() >= RETRY_FOR {
+                    if start.elapsed() >= retry_for {
                         return Err(cluster_error(what, error));
                     }
                     std::thread::sleep(RETRY_PAUSE);
