@@ -99,6 +99,21 @@ fn run_writers(namespace: &str, docs: &[Doc]) -> HashMap<String, (u64, bool)> {
                 .unwrap();
                 barrier.wait();
                 let mut decisions = Vec::new();
+                if writer % 2 == 1 {
+                    // Half the writers decide windows of documents at once.
+                    for window in docs.chunks(7) {
+                        let window: Vec<_> = (window.iter())
+                            .map(|(id, fingerprint, signature)| {
+                                (id.as_str(), *fingerprint, signature.as_deref())
+                            })
+                            .collect();
+                        let decided = registry.decide_window(&window).unwrap();
+                        for ((id, _, _), decision) in window.iter().zip(decided) {
+                            decisions.push((id.to_string(), decision.unwrap()));
+                        }
+                    }
+                    return decisions;
+                }
                 for (id, fingerprint, signature) in &docs {
                     let decision = registry.decide(id, *fingerprint, signature.as_deref());
                     decisions.push((id.clone(), decision.unwrap()));

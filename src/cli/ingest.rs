@@ -10,7 +10,9 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
-use tantivy_dedup::plugin::{AddAll, AddOutcome, DedupWriter, Policy, PreparedDocument};
+#[cfg(not(feature = "cluster"))]
+use tantivy_dedup::plugin::AddOutcome;
+use tantivy_dedup::plugin::{AddAll, DedupWriter, Policy, PreparedDocument};
 
 #[cfg(feature = "cluster")]
 use crate::cli::index_dir::planned_settings;
@@ -94,18 +96,24 @@ pub struct IngestCommand {
     cluster: ClusterOptions,
 }
 
+/// A record of a window as the shared space decides it: its id, and its document's
+/// fingerprint (none without features) and signature.
+pub type WindowRecord<'a> = (
+    &'a str,
+    Option<tantivy_dedup::Fingerprint>,
+    Option<&'a [u32]>,
+);
+
 /// Without the `cluster` feature there is no shared index: no value of this type exists.
 #[cfg(not(feature = "cluster"))]
 enum SharedCheck {}
 
 #[cfg(not(feature = "cluster"))]
 impl SharedCheck {
-    fn check(
+    fn check_window(
         &self,
-        _: &str,
-        _: Option<tantivy_dedup::Fingerprint>,
-        _: Option<&[u32]>,
-    ) -> anyhow::Result<Result<bool, ReportLine>> {
+        _: &[WindowRecord<'_>],
+    ) -> anyhow::Result<Vec<Result<bool, ReportLine>>> {
         match *self {}
     }
 
@@ -262,10 +270,14 @@ enum Item {
 enum Adding<'a, I> {
     /// Through the writer alone.
     Local(AddAll<'a, I>),
-    /// Prepared, then decided in the shared space of `--cluster` before the writer adds them.
+    /// Prepared, then decided in the shared space of `--cluster` (a window at once) before
+    /// the writer adds them: each with the space's answer (`Ok(fresh)`: admitted, now or
+    /// before; else its report line).
     Prepared(
-        &'a SharedCheck,
-        std::vec::IntoIter<tantivy_dedup::Result<PreparedDocument>>,
+        std::iter::Zip<
+            std::vec::IntoIter<tantivy_dedup::Result<PreparedDocument>>,
+            std::vec::IntoIter<Result<bool, ReportLine>>,
+        >,
     ),
 }
 
@@ -317,13 +329,32 @@ impl Ingestion<'_> {
             None => Adding::Local(writer.add_all(documents).window(window)),
             // Prepared here, in parallel, so that the shared space decides each document
             // by the values the writer indexes, computed once.
-            Some(shared) => Adding::Prepared(
-                shared,
-                (documents.into_par_iter())
+            // The window is then decided in the shared space at once (a few pipelined
+            // steps for all its documents).
+            Some(shared) => {
+                let prepared: Vec<_> = (documents.into_par_iter())
                     .map(|document| writer.prepare(document))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            ),
+                    .collect();
+                let ids = items.iter().filter_map(|item| match item {
+                    Item::Added { id, .. } => Some(id.as_str()),
+                    Item::Line(_) => None,
+                });
+                let window: Vec<WindowRecord<'_>> = (ids.zip(&prepared))
+                    .map(|(id, prepared)| match prepared {
+                        Ok(prepared) => (id, prepared.fingerprint(), prepared.signature_values()),
+                        // The writer's error, reported as an add's would be: not decided.
+                        Err(_) => (id, None, None),
+                    })
+                    .collect();
+                let decisions = match shared.check_window(&window) {
+                    Ok(decisions) => decisions,
+                    Err(e) => {
+                        self.failure = Err(e);
+                        return false;
+                    }
+                };
+                Adding::Prepared(prepared.into_iter().zip(decisions))
+            }
         };
         for item in items {
             if self.stopped() {
@@ -336,17 +367,18 @@ impl Ingestion<'_> {
                         Adding::Local(outcomes) => {
                             (outcomes.next().expect("one per document"), false)
                         }
-                        Adding::Prepared(shared, prepared) => {
-                            let prepared = prepared.next().expect("one per document");
-                            match self.decide_shared(shared, &id, prepared) {
-                                Ok(Ok(decided)) => decided,
-                                Ok(Err(line)) => {
+                        Adding::Prepared(prepared) => {
+                            let (prepared, decision) = prepared.next().expect("one per document");
+                            match (prepared, decision) {
+                                // The writer's error (a key too long), reported as an add's
+                                // would be.
+                                (Err(e), _) => (Err(e), false),
+                                (Ok(prepared), Ok(fresh)) => {
+                                    (self.writer.add_prepared(prepared), fresh)
+                                }
+                                (Ok(_), Err(line)) => {
                                     self.push(line);
                                     continue;
-                                }
-                                Err(e) => {
-                                    self.failure = Err(e);
-                                    return false;
                                 }
                             }
                         }
@@ -375,25 +407,6 @@ impl Ingestion<'_> {
             self.push(line);
         }
         !self.stopped()
-    }
-
-    /// The outcome of the prepared document of the record `id` and whether the shared
-    /// space admitted it now, or its report line when the space decided it (`--cluster`).
-    fn decide_shared(
-        &self,
-        shared: &SharedCheck,
-        id: &str,
-        prepared: tantivy_dedup::Result<PreparedDocument>,
-    ) -> anyhow::Result<Result<(tantivy_dedup::Result<AddOutcome>, bool), ReportLine>> {
-        let prepared = match prepared {
-            Ok(prepared) => prepared,
-            // The writer's error (a key too long), reported as an add's would be.
-            Err(e) => return Ok(Ok((Err(e), false))),
-        };
-        match shared.check(id, prepared.fingerprint(), prepared.signature_values())? {
-            Ok(fresh) => Ok(Ok((self.writer.add_prepared(prepared), fresh))),
-            Err(line) => Ok(Err(line)),
-        }
     }
 
     /// Reports one record's line, and commits when `commit_every` records are pending.

@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
+use crate::cli::ingest::WindowRecord;
+
 use anyhow::{bail, Context};
 use clap::Args;
 use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
 use tantivy_dedup::plugin::{AddOutcome, MatchingSettings};
-use tantivy_dedup::shared::{ShardIdentity, SharedDecision, SharedRegistry};
-use tantivy_dedup::Fingerprint;
+use tantivy_dedup::shared::{ShardIdentity, SharedDecision, SharedRegistry, WindowDocument};
 
 /// The shared index's options of `ingest`.
 #[derive(Args, Debug)]
@@ -145,29 +146,40 @@ impl SharedCheck {
         Ok(())
     }
 
-    /// Decides the record `id` whose document has `fingerprint` and `signature` (as the
-    /// index's writer prepared it): `Ok(fresh)` when the shared space admits it (the
+    /// Decides a window of records at once (`(id, fingerprint, signature)`, as the index's
+    /// writer prepared them), in the shared space's few pipelined steps for the whole
+    /// window; for each, in the same order, `Ok(fresh)` when the space admits it (the
     /// index's writer takes it next; `fresh` when it was admitted now, not before), else
     /// its report line.
-    pub fn check(
+    pub fn check_window(
         &self,
-        id: &str,
-        fingerprint: Option<Fingerprint>,
-        signature: Option<&[u32]>,
-    ) -> anyhow::Result<Result<bool, ReportLine>> {
-        let Some(fingerprint) = fingerprint else {
+        window: &[WindowRecord<'_>],
+    ) -> anyhow::Result<Vec<Result<bool, ReportLine>>> {
+        let decided: Vec<WindowDocument<'_>> = (window.iter())
+            .filter_map(|&(id, fingerprint, signature)| Some((id, fingerprint?, signature)))
+            .collect();
+        let decisions = (self.registry.decide_window(&decided))
+            .context("the shared index cannot decide a window of documents")?;
+        let mut decisions = decided.iter().zip(decisions);
+        let mut answers = Vec::with_capacity(window.len());
+        for &(_, fingerprint, _) in window {
             // No features: never a near-duplicate, here as in the index.
-            return Ok(Ok(false));
-        };
-        let decision = self
-            .registry
-            .decide(id, fingerprint, signature)
-            .with_context(|| format!("the shared index cannot decide {id}"))?;
-        let fresh = matches!(decision, SharedDecision::Admitted { again: false, .. });
-        match ReportLine::of_shared(id.to_owned(), Some(fingerprint), &decision) {
-            Some(line) => Ok(Err(line)),
-            None => Ok(Ok(fresh)),
+            if fingerprint.is_none() {
+                answers.push(Ok(false));
+                continue;
+            }
+            let (&(id, fingerprint, _), decision) = decisions.next().expect("one a document");
+            let decision =
+                decision.with_context(|| format!("the shared index cannot decide {id}"))?;
+            let fresh = matches!(decision, SharedDecision::Admitted { again: false, .. });
+            answers.push(
+                match ReportLine::of_shared(id.to_owned(), Some(fingerprint), &decision) {
+                    Some(line) => Err(line),
+                    None => Ok(fresh),
+                },
+            );
         }
+        Ok(answers)
     }
 
     /// Gives up `id` in the shared space when it was admitted there now (`fresh`) and the

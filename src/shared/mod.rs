@@ -18,7 +18,9 @@ mod registry;
 mod repair;
 mod space;
 mod store;
+mod window;
 
 pub use identity::{ShardIdentity, IDENTITY_FILE};
 pub use registry::{SharedDecision, SharedRegistry};
 pub use repair::{Released, SharedState};
+pub use window::WindowDocument;

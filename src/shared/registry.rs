@@ -24,7 +24,7 @@ use crate::Fingerprint;
 const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
 /// The pause between two reads of a candidate that is not decided yet.
-const POLL: Duration = Duration::from_millis(5);
+pub(super) const POLL: Duration = Duration::from_millis(5);
 
 /// What [`SharedRegistry::decide`] says of a document.
 #[derive(Debug, Clone, PartialEq)]
@@ -251,12 +251,7 @@ impl SharedRegistry {
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
     ) -> Result<SharedDecision> {
-        if self.hold.as_ref().is_some_and(Lease::lost) {
-            return Err(Error::WriterRunning {
-                namespace: self.namespace.clone(),
-                node: self.node.clone(),
-            });
-        }
+        self.check_lease()?;
         let member = member(id, fingerprint)?;
         let record_key = self.record_key(id);
         // 1. The record (claimed: one writer decides an id), then the candidate keys.
@@ -314,6 +309,17 @@ impl SharedRegistry {
             },
             None => SharedDecision::Admitted { seq, again: false },
         })
+    }
+
+    /// [`Error::WriterRunning`] once this writer's lease on its name was found another's.
+    pub(super) fn check_lease(&self) -> Result<()> {
+        if self.hold.as_ref().is_some_and(Lease::lost) {
+            return Err(Error::WriterRunning {
+                namespace: self.namespace.clone(),
+                node: self.node.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Lists `id` (as `member`) under each of `keys`, and adds it to this writer's set
@@ -586,7 +592,7 @@ impl SharedRegistry {
 
     /// What a candidate's record means for a document numbered `seq`, read `age`
     /// milliseconds after it was registered (by its Redis node's clock).
-    fn judge(
+    pub(super) fn judge(
         &self,
         seq: u64,
         fingerprint: Fingerprint,
@@ -643,7 +649,7 @@ impl SharedRegistry {
         format!("{}:w:{node}", self.namespace)
     }
 
-    fn seq_key(&self) -> String {
+    pub(super) fn seq_key(&self) -> String {
         format!("{}:seq", self.namespace)
     }
 }
@@ -653,7 +659,7 @@ impl SharedRegistry {
 /// is decided or another writer's live registration, else writes the new one, stamped
 /// `at` with the Redis server's time (milliseconds), and returns nothing. Every lease is
 /// judged by the server's clock: writers' clocks may be off by any amount.
-const CLAIM: &str = "
+pub(super) const CLAIM: &str = "
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local found = redis.call('HGETALL', KEYS[1])
@@ -672,7 +678,7 @@ return {}
 /// The record at `KEYS[1]` (its fields and values, as HGETALL), then the pseudo-field
 /// `~age`: the milliseconds since it was registered (`at`), by the clock of the Redis
 /// server that stamped it.
-const READ_AGED: &str = "
+pub(super) const READ_AGED: &str = "
 local found = redis.call('HGETALL', KEYS[1])
 local at = nil
 for i = 1, #found, 2 do if found[i] == 'at' then at = tonumber(found[i + 1]) end end
@@ -686,7 +692,7 @@ return found
 ";
 
 /// A reply of [`READ_AGED`]: the record's hash, and its age (0 when it has none).
-fn aged_hash(reply: Vec<Vec<u8>>) -> (Hash, u64) {
+pub(super) fn aged_hash(reply: Vec<Vec<u8>>) -> (Hash, u64) {
     let mut age = 0;
     let mut hash = Hash::new();
     let mut values = reply.into_iter();
@@ -712,7 +718,7 @@ struct Nearest {
 }
 
 /// What a candidate means for a document.
-enum Verdict {
+pub(super) enum Verdict {
     /// Not decided yet: read it again.
     Wait,
     /// An admitted near-duplicate numbered before it, with its number and how near.
@@ -728,7 +734,7 @@ enum Verdict {
 
 /// A reply with fewer values than the commands sent: missing ones would be missing
 /// candidates.
-fn short_reply(what: &'static str) -> Error {
+pub(super) fn short_reply(what: &'static str) -> Error {
     Error::Decode {
         what,
         source: "Redis answered fewer values than commands sent".into(),
