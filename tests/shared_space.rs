@@ -1,8 +1,13 @@
 //! What a shared near-duplicate space promises its writers whatever their clocks, names and
 //! settings, on a real Redis Cluster (`scripts/redis-cluster.sh start`, seed addresses in
-//! `TANTIVY_DEDUP_REDIS`), through `ingest --cluster` and `repair` processes: writers whose
-//! clocks are 20 s apart (Debian's `faketime`) admit no id twice and no near-duplicate
-//! pair. Run by `.ci/run` with `--features cluster`, as `tests/shared_registry.rs`.
+//! `TANTIVY_DEDUP_REDIS`), through `ingest --cluster`, `repair` and `search` processes:
+//! writers whose clocks are 20 s apart (Debian's `faketime`) admit no id twice and no
+//! near-duplicate pair; a shard keeps its identity when moved, a copy cannot write beside
+//! its original, one name cannot serve two shards, and `repair` keeps what the space gives
+//! to a writer that is not running; other fingerprint settings in a namespace are refused
+//! naming the setting; a Redis not in cluster mode is named at once and a refused writer
+//! creates nothing; a killed writer's name is free again within the lease. Run by
+//! `.ci/run` with `--features cluster`, as `tests/shared_registry.rs`.
 #![cfg(feature = "cluster")]
 
 use std::collections::HashMap;
