@@ -16,7 +16,7 @@
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use tantivy_dedup::plugin::Verification;
+use tantivy_dedup::plugin::{MatchingSettings, Verification};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry};
 use tantivy_dedup::Fingerprint;
 
@@ -68,8 +68,10 @@ fn main() -> anyhow::Result<()> {
                 let (seeds, verification) = (&seeds, &verification);
                 scope.spawn(move || -> anyhow::Result<u64> {
                     let node = format!("w{writer}");
-                    let registry =
-                        SharedRegistry::connect(seeds, namespace, &node, 3, Some(verification))?;
+                    let matching = MatchingSettings::default()
+                        .distance(3)
+                        .verification(Some(verification.clone()));
+                    let registry = SharedRegistry::connect(seeds, namespace, &node, &matching)?;
                     let mut rejected = 0;
                     for n in (writer..documents).step_by(writers as usize) {
                         let (fingerprint, signature) = document(n, hashes);

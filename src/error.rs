@@ -165,13 +165,15 @@ pub enum Error {
     },
 
     /// A shared near-duplicate space (`shared`, cargo feature `cluster`) was made with
-    /// another rule than this writer's, or by a build that lays its keys out otherwise:
-    /// its writers would miss each other's candidates or judge pairs differently. Every
-    /// writer of a space needs the same distance and verification; a space of an older
-    /// layout needs a new namespace (ingest the shards again there, or `repair` them).
+    /// another rule or other fingerprint settings than this writer's (or reader's), or by a
+    /// build that lays its keys out otherwise: its writers would miss each other's
+    /// candidates or judge pairs differently. Every writer of a space needs the same
+    /// fingerprint settings, distance and verification; a space of an older layout needs a
+    /// new namespace (ingest the shards again there, or `repair` them).
     #[error(
-        "the shared space {namespace:?} was made with another rule or layout ({}): every \
-         writer of a space needs the same (use another namespace for another)",
+        "the shared space {namespace:?} was made with other settings ({}): every \
+         writer of a space needs the same fingerprint settings and rule (use another \
+         namespace for others)",
         .differences.join("; ")
     )]
     SpaceMismatch {
@@ -180,6 +182,35 @@ pub enum Error {
         /// Each setting that differs: `path: value in the space, value here` (`layout: 1`
         /// for a space of an older build).
         differences: Vec<String>,
+    },
+
+    /// A live writer holds the name `node` in the shared space (`shared`, cargo feature
+    /// `cluster`): a copy of this shard runs, or one `--node` was given to two writers (or
+    /// this writer stalled beyond its lease and another took the name). Stop the other
+    /// writer, or give this shard a name of its own.
+    #[error(
+        "a writer named {node:?} is running in the shared space {namespace:?} (it holds the \
+         name's lease): stop it, or give this shard another name (--node)"
+    )]
+    WriterRunning {
+        /// The space's namespace.
+        namespace: String,
+        /// The writer's name.
+        node: String,
+    },
+
+    /// The writer name `node` belongs in the shared space to another shard (`shared`,
+    /// cargo feature `cluster`): two shards under one name would take each other's
+    /// documents for their own. Give this shard a name of its own (`--node`).
+    #[error(
+        "the writer name {node:?} belongs to another shard in the shared space \
+         {namespace:?}: give this shard a name of its own (--node)"
+    )]
+    NameTaken {
+        /// The space's namespace.
+        namespace: String,
+        /// The writer's name.
+        node: String,
     },
 
     /// Shards searched together ([`DedupCollector::search_shards`](crate::plugin::DedupCollector::search_shards))

@@ -24,6 +24,11 @@ use support::rng::Rng;
 
 const WRITERS: usize = 4;
 
+/// The default fingerprint settings with the distance `distance` and `verification`.
+fn rule(distance: u32, verification: Option<&Verification>) -> MatchingSettings {
+    (MatchingSettings::default().distance(distance)).verification(verification.cloned())
+}
+
 fn seeds() -> Vec<String> {
     let seeds = std::env::var("TANTIVY_DEDUP_REDIS").expect(
         "TANTIVY_DEDUP_REDIS: the seed addresses of a Redis Cluster \
@@ -89,12 +94,26 @@ fn run_writers(namespace: &str, docs: &[Doc]) -> HashMap<String, (u64, bool)> {
                     &seeds(),
                     &namespace,
                     &format!("writer{writer}"),
-                    distance,
-                    verification.as_ref(),
+                    &rule(distance, verification.as_ref()),
                 )
                 .unwrap();
                 barrier.wait();
                 let mut decisions = Vec::new();
+                if writer % 2 == 1 {
+                    // Half the writers decide windows of documents at once.
+                    for window in docs.chunks(7) {
+                        let window: Vec<_> = (window.iter())
+                            .map(|(id, fingerprint, signature)| {
+                                (id.as_str(), *fingerprint, signature.as_deref())
+                            })
+                            .collect();
+                        let decided = registry.decide_window(&window).unwrap();
+                        for ((id, _, _), decision) in window.iter().zip(decided) {
+                            decisions.push((id.to_string(), decision.unwrap()));
+                        }
+                    }
+                    return decisions;
+                }
                 for (id, fingerprint, signature) in &docs {
                     let decision = registry.decide(id, *fingerprint, signature.as_deref());
                     decisions.push((id.clone(), decision.unwrap()));
@@ -175,14 +194,7 @@ fn writers_at_once_admit_what_one_writer_would() {
 
     // A resumed run: every document decided as before, without a new number.
     let settings = MatchingSettings::default();
-    let registry = SharedRegistry::connect(
-        &seeds(),
-        &namespace,
-        "writer0",
-        settings.get_distance(),
-        settings.get_verification(),
-    )
-    .unwrap();
+    let registry = SharedRegistry::connect(&seeds(), &namespace, "writer0", &settings).unwrap();
     for (id, fingerprint, signature) in docs.iter().take(30) {
         let again = registry
             .decide(id, *fingerprint, signature.as_deref())
@@ -204,8 +216,7 @@ fn an_unreachable_cluster_is_a_clear_error() {
         &["redis://127.0.0.1:1".into()],
         "x",
         "w",
-        3,
-        Some(&verification),
+        &rule(3, Some(&verification)),
     )
     .unwrap_err();
     assert!(matches!(error, Error::Cluster { .. }), "{error:?}");
@@ -223,7 +234,7 @@ fn a_band_value_lists_every_document_that_has_it() {
         .candidate_distance(64);
     let (_, rows) = verification.get_bands().unwrap();
     let registry = |node: &str| {
-        SharedRegistry::connect(&seeds(), &namespace, node, 3, Some(&verification)).unwrap()
+        SharedRegistry::connect(&seeds(), &namespace, node, &rule(3, Some(&verification))).unwrap()
     };
     let (w1, w2, w3) = (registry("w1"), registry("w2"), registry("w3"));
     let hashes = Verification::default().get_hashes();
@@ -267,7 +278,7 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
     let namespace = format!("rule-{}", std::process::id());
     let verification = Verification::default().threshold(DEFAULT_THRESHOLD);
     let connect = |distance: u32, verification: Option<&Verification>| {
-        SharedRegistry::connect(&seeds(), &namespace, "w", distance, verification)
+        SharedRegistry::connect(&seeds(), &namespace, "w", &rule(distance, verification))
     };
     connect(3, Some(&verification)).unwrap();
     // The space is the first writer's: the same rule again is welcome, any other refused.
@@ -302,7 +313,28 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
         .arg(7)
         .query::<()>(&mut connection)
         .unwrap();
-    let error = SharedRegistry::connect(&seeds(), &older, "w", 3, Some(&verification)).unwrap_err();
+    // A space an earlier build of this layout described without the fingerprint settings
+    // takes the first writer's, then holds the others to them.
+    let earlier = format!("{namespace}-earlier");
+    let described = serde_json::json!({
+        "layout": 2, "bucket_bits": 20, "distance": 3, "verification": &verification
+    });
+    redis::cmd("SET")
+        .arg(format!("{earlier}:space"))
+        .arg(described.to_string())
+        .query::<()>(&mut connection)
+        .unwrap();
+    SharedRegistry::connect(&seeds(), &earlier, "w", &rule(3, Some(&verification))).unwrap();
+    let seeded = rule(3, Some(&verification));
+    let seeded = (seeded.clone()).fingerprint(seeded.get_fingerprint().clone().seed(7));
+    let error = SharedRegistry::connect(&seeds(), &earlier, "w", &seeded).unwrap_err();
+    assert!(
+        matches!(&error, Error::SpaceMismatch { differences, .. }
+            if differences == &["fingerprint.seed: 0 in the space, 7 here".to_owned()]),
+        "{error:?}"
+    );
+    let error =
+        SharedRegistry::connect(&seeds(), &older, "w", &rule(3, Some(&verification))).unwrap_err();
     assert!(
         matches!(&error, Error::SpaceMismatch { differences, .. }
             if differences.contains(&"layout: 1 in the space, 2 here".to_owned())),
@@ -558,8 +590,7 @@ fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
             &seeds.split(',').map(str::to_owned).collect::<Vec<_>>(),
             &namespace,
             node,
-            settings.get_distance(),
-            settings.get_verification(),
+            &settings.matching(),
         )
         .unwrap()
     };
@@ -619,7 +650,15 @@ fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
 
     // The repair: A's pages registered, its near-duplicates and B's ids removed from A,
     // the phantom released and the copy it kept out reopened.
+    // B runs meanwhile (the writer of its shard holds its name): its ids are removed
+    // from A. A writer that is not running could be A itself under an older name.
+    let token = tantivy_dedup::shared::ShardIdentity::read(std::path::Path::new(shard_b))
+        .unwrap()
+        .unwrap()
+        .shard;
+    let b_running = registry("B").join(&token).unwrap();
     let done = run_ok(&repair);
+    drop(b_running);
     let line = |id: &str| done.iter().find(|l| l["id"] == id).unwrap().clone();
     assert_eq!(line("a0")["action"], "registered");
     assert_eq!(line("dupA3")["action"], "removed");
@@ -680,14 +719,7 @@ fn dedup_writers_in_one_shared_space_keep_near_duplicates_out_across_indexes() {
     };
     let (index_a, index_b) = (make(&settings), make(&settings));
     let registry = |node: &str| {
-        SharedRegistry::connect(
-            &seeds(),
-            &namespace,
-            node,
-            settings.get_distance(),
-            settings.get_verification(),
-        )
-        .unwrap()
+        SharedRegistry::connect(&seeds(), &namespace, node, &settings.matching()).unwrap()
     };
     let page = |seed: u64| random_text(60_000 + seed, 100);
     let copy = |seed: u64| page(seed).replacen('w', "v", 1) + " more";

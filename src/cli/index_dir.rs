@@ -78,6 +78,23 @@ pub fn open_or_create(
     open_with_file(dir, options, distance, verify, file.as_ref())
 }
 
+/// The settings [`open_or_create`] would create the index in `dir` with; `None` when
+/// there is an index there already. For a check that must pass before anything is
+/// created (a shared space's).
+#[cfg(feature = "cluster")]
+pub fn planned_settings(
+    dir: &Path,
+    options: &FingerprintOptions,
+    distance: Option<u32>,
+    verify: &VerifyOptions,
+) -> anyhow::Result<Option<DedupSettings>> {
+    if CorpusIndex::exists(dir) {
+        return Ok(None);
+    }
+    let file = verify.settings_file()?;
+    Ok(Some(new_settings(options, distance, verify, file.as_ref())))
+}
+
 /// Opens the existing index in `dir`; fingerprint options given on the command line must
 /// agree with the index's (they are accepted by every command, and change nothing here),
 /// and the distance and two-stage matching options apply to this run.

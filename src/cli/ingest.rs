@@ -10,16 +10,20 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
-use tantivy_dedup::plugin::{AddAll, AddOutcome, DedupWriter, Policy, PreparedDocument};
+#[cfg(not(feature = "cluster"))]
+use tantivy_dedup::plugin::AddOutcome;
+use tantivy_dedup::plugin::{AddAll, DedupWriter, Policy, PreparedDocument};
 
 use crate::cli::created::Created;
+#[cfg(feature = "cluster")]
+use crate::cli::index_dir::planned_settings;
 use crate::cli::index_dir::{open_or_create, IndexArg};
 use crate::cli::input::{read_inputs, read_sample, Record, Unnamed, SAMPLE_PLACE};
 use crate::cli::options::{FingerprintOptions, InputOptions, VerifyOptions};
 use crate::cli::progress::Progress;
 use crate::cli::report::{Report, Tally};
 #[cfg(feature = "cluster")]
-use crate::cli::shared::{ClusterOptions, SharedCheck};
+use crate::cli::shared::{matching_of, ClusterOptions, SharedCheck};
 use crate::cli::source_index::{SourceFields, SourceIndex};
 use crate::cli::windows::read_in_windows;
 
@@ -101,18 +105,24 @@ pub struct IngestCommand {
     cluster: ClusterOptions,
 }
 
+/// A record of a window as the shared space decides it: its id, and its document's
+/// fingerprint (none without features) and signature.
+pub type WindowRecord<'a> = (
+    &'a str,
+    Option<tantivy_dedup::Fingerprint>,
+    Option<&'a [u32]>,
+);
+
 /// Without the `cluster` feature there is no shared index: no value of this type exists.
 #[cfg(not(feature = "cluster"))]
 enum SharedCheck {}
 
 #[cfg(not(feature = "cluster"))]
 impl SharedCheck {
-    fn check(
+    fn check_window(
         &self,
-        _: &str,
-        _: Option<tantivy_dedup::Fingerprint>,
-        _: Option<&[u32]>,
-    ) -> anyhow::Result<Result<bool, ReportLine>> {
+        _: &[WindowRecord<'_>],
+    ) -> anyhow::Result<Vec<Result<bool, ReportLine>>> {
         match *self {}
     }
 
@@ -158,20 +168,37 @@ impl IngestCommand {
     /// The run once its arguments are checked: the index opened or created, the records
     /// read from `source` or the inputs. Every handle on the index is closed on return.
     fn ingest(&self, source: Option<&SourceIndex>, start: Instant) -> anyhow::Result<bool> {
-        let index = open_or_create(
-            &self.index.index,
-            &self.options,
-            self.distance,
-            &self.verify,
-        )?;
         let policy = match self.policy {
             PolicyArg::Reject => Policy::Reject,
             PolicyArg::Flag => Policy::Flag,
             PolicyArg::Replace => Policy::Replace,
         };
+        let dir = &self.index.index;
         #[cfg(feature = "cluster")]
-        let shared =
-            (self.cluster).connect(&index, &self.index.index, matches!(policy, Policy::Reject))?;
+        let reject = matches!(policy, Policy::Reject);
+        // A new shard joins the shared space before its folder is made: a space that
+        // refuses it (or a cluster out of reach) leaves nothing behind.
+        #[cfg(feature = "cluster")]
+        let early = match planned_settings(dir, &self.options, self.distance, &self.verify)? {
+            Some(settings) if self.cluster.is_set() => {
+                (self.cluster).connect(&settings.matching(), dir, reject)?
+            }
+            _ => None,
+        };
+        let index = open_or_create(dir, &self.options, self.distance, &self.verify)?;
+        #[cfg(feature = "cluster")]
+        let shared = match early {
+            Some(shared) => Some(shared),
+            None => (self.cluster).connect(&matching_of(&index), dir, reject)?,
+        };
+        #[cfg(feature = "cluster")]
+        let shared = match shared {
+            Some(mut shared) => {
+                shared.joined(dir)?;
+                Some(shared)
+            }
+            None => None,
+        };
         #[cfg(not(feature = "cluster"))]
         let shared: Option<SharedCheck> = None;
         let memory = usize::try_from(self.memory_mb << 20).unwrap_or(usize::MAX);
@@ -291,10 +318,14 @@ enum Item {
 enum Adding<'a, I> {
     /// Through the writer alone.
     Local(AddAll<'a, I>),
-    /// Prepared, then decided in the shared space of `--cluster` before the writer adds them.
+    /// Prepared, then decided in the shared space of `--cluster` (a window at once) before
+    /// the writer adds them: each with the space's answer (`Ok(fresh)`: admitted, now or
+    /// before; else its report line).
     Prepared(
-        &'a SharedCheck,
-        std::vec::IntoIter<tantivy_dedup::Result<PreparedDocument>>,
+        std::iter::Zip<
+            std::vec::IntoIter<tantivy_dedup::Result<PreparedDocument>>,
+            std::vec::IntoIter<Result<bool, ReportLine>>,
+        >,
     ),
 }
 
@@ -352,13 +383,32 @@ impl Ingestion<'_> {
             None => Adding::Local(writer.add_all(documents).window(window)),
             // Prepared here, in parallel, so that the shared space decides each document
             // by the values the writer indexes, computed once.
-            Some(shared) => Adding::Prepared(
-                shared,
-                (documents.into_par_iter())
+            // The window is then decided in the shared space at once (a few pipelined
+            // steps for all its documents).
+            Some(shared) => {
+                let prepared: Vec<_> = (documents.into_par_iter())
                     .map(|document| writer.prepare(document))
-                    .collect::<Vec<_>>()
-                    .into_iter(),
-            ),
+                    .collect();
+                let ids = items.iter().filter_map(|item| match item {
+                    Item::Added { id, .. } => Some(id.as_str()),
+                    Item::Line(_) => None,
+                });
+                let window: Vec<WindowRecord<'_>> = (ids.zip(&prepared))
+                    .map(|(id, prepared)| match prepared {
+                        Ok(prepared) => (id, prepared.fingerprint(), prepared.signature_values()),
+                        // The writer's error, reported as an add's would be: not decided.
+                        Err(_) => (id, None, None),
+                    })
+                    .collect();
+                let decisions = match shared.check_window(&window) {
+                    Ok(decisions) => decisions,
+                    Err(e) => {
+                        self.failure = Err(e);
+                        return false;
+                    }
+                };
+                Adding::Prepared(prepared.into_iter().zip(decisions))
+            }
         };
         for item in items {
             if self.stopped() {
@@ -372,17 +422,18 @@ impl Ingestion<'_> {
                         Adding::Local(outcomes) => {
                             (outcomes.next().expect("one per document"), false)
                         }
-                        Adding::Prepared(shared, prepared) => {
-                            let prepared = prepared.next().expect("one per document");
-                            match self.decide_shared(shared, &id, prepared) {
-                                Ok(Ok(decided)) => decided,
-                                Ok(Err(line)) => {
+                        Adding::Prepared(prepared) => {
+                            let (prepared, decision) = prepared.next().expect("one per document");
+                            match (prepared, decision) {
+                                // The writer's error (a key too long), reported as an add's
+                                // would be.
+                                (Err(e), _) => (Err(e), false),
+                                (Ok(prepared), Ok(fresh)) => {
+                                    (self.writer.add_prepared(prepared), fresh)
+                                }
+                                (Ok(_), Err(line)) => {
                                     self.push(line);
                                     continue;
-                                }
-                                Err(e) => {
-                                    self.failure = Err(e);
-                                    return false;
                                 }
                             }
                         }
@@ -415,25 +466,6 @@ impl Ingestion<'_> {
             self.push_with(line, rejudged);
         }
         !self.stopped()
-    }
-
-    /// The outcome of the prepared document of the record `id` and whether the shared
-    /// space admitted it now, or its report line when the space decided it (`--cluster`).
-    fn decide_shared(
-        &self,
-        shared: &SharedCheck,
-        id: &str,
-        prepared: tantivy_dedup::Result<PreparedDocument>,
-    ) -> anyhow::Result<Result<(tantivy_dedup::Result<AddOutcome>, bool), ReportLine>> {
-        let prepared = match prepared {
-            Ok(prepared) => prepared,
-            // The writer's error (a key too long), reported as an add's would be.
-            Err(e) => return Ok(Ok((Err(e), false))),
-        };
-        match shared.check(id, prepared.fingerprint(), prepared.signature_values())? {
-            Ok(fresh) => Ok(Ok((self.writer.add_prepared(prepared), fresh))),
-            Err(line) => Ok(Err(line)),
-        }
     }
 
     /// Reports one record's line, and commits when `commit_every` records are pending.

@@ -14,7 +14,7 @@ use tantivy_dedup::Fingerprint;
 
 use crate::cli::index_dir::{open_existing, IndexArg};
 use crate::cli::print;
-use crate::cli::shared::connect;
+use crate::cli::shared::{connect, matching_of};
 use crate::cli::source_index::for_each_stored;
 
 /// Mend the gaps between this writer's shard and the shared space of `ingest --cluster`.
@@ -30,10 +30,15 @@ use crate::cli::source_index::for_each_stored;
 /// near-duplicate of another writer's document, or admitted elsewhere under the same id,
 /// it is deleted from the shard, as `ingest --cluster` would have left it out.
 ///
+/// A document the space gives to another writer is removed only while that writer runs
+/// (or with --remove-elsewhere): one whose writer is not running is kept ("action":"kept")
+/// and named on standard error with how to resolve it, since that name may be this
+/// shard's own from before it was moved.
+///
 /// Run it with this shard's ingest stopped (it takes the shard's writer); other writers
 /// may go on (stop them all for a repair that leaves nothing behind: docs/SCALING.md). One
 /// JSON line per gap on standard output: {"id":..,"gap":"unregistered"|
-/// "rejected"|"elsewhere"|"unindexed","action":"registered"|"removed"|"released"|null}, with
+/// "rejected"|"elsewhere"|"unindexed","action":"registered"|"removed"|"released"|"kept"|null}, with
 /// "duplicate_of", "distance" and "similarity" for a document removed as a near-duplicate,
 /// "node" for one another writer holds, and "reopened" (the ids to ingest again) for one
 /// released. With --check nothing is changed and "action" is null.
@@ -47,13 +52,18 @@ pub struct RepairCommand {
     /// The shared space's name, as given to `ingest --cluster-namespace`.
     #[arg(long, value_name = "NAME", default_value = "tantivy-dedup")]
     cluster_namespace: String,
-    /// This writer's name, as given to `ingest --node` [default: the host's name and the
-    /// index folder's path].
+    /// This writer's name, overriding the shard's own, as `ingest --node` does [default: the
+    /// name kept in the index folder since the shard first joined].
     #[arg(long, value_name = "NAME")]
     node: Option<String>,
     /// Only report the gaps: change nothing, in the shard or in the shared space.
     #[arg(long)]
     check: bool,
+    /// Remove from the shard the documents the shared space gives to another writer even
+    /// when that writer is not running (by default they are kept, "action":"kept": the
+    /// name may be this shard's own from before it was moved).
+    #[arg(long)]
+    remove_elsewhere: bool,
     /// Memory for tantivy's indexing, in megabytes.
     #[arg(long, value_name = "MB", default_value_t = 50, value_parser = clap::value_parser!(u64).range(20..=4000))]
     memory_mb: u64,
@@ -83,13 +93,19 @@ impl RepairCommand {
             })?;
             Some(writer)
         };
-        let registry = connect(
+        let (registry, unwritten) = connect(
             &self.cluster,
             &self.cluster_namespace,
             self.node.as_deref(),
-            &index,
+            &matching_of(&index),
             dir,
+            !self.check,
         )?;
+        if let Some(identity) = unwritten.filter(|_| !self.check) {
+            (identity.write(dir)).with_context(|| {
+                format!("cannot keep the shard's identity in {}", dir.display())
+            })?;
+        }
         let mut gaps = Gaps::default();
         let mut held = HashSet::new();
         for_each_document(&index, |id, _| {
@@ -106,6 +122,19 @@ impl RepairCommand {
                     .commit()
                     .context("cannot commit the shard's deletions")?;
             }
+        }
+        if !gaps.kept.is_empty() {
+            let mut names = std::mem::take(&mut gaps.kept);
+            let count = names.len();
+            names.sort_unstable();
+            names.dedup();
+            note!(
+                "repair: kept {count} documents the shared space gives to writers that are not running ({}): \
+                 if this shard is one of them under an earlier name (a moved folder of an older build), \
+                 run repair again with --node NAME, that name; if they are another shard's, run repair \
+                 while that writer runs, or with --remove-elsewhere",
+                names.join(", ")
+            );
         }
         note!(
             "repair: {} documents in the shard, {} gaps: {} registered, {} removed from the shard, {} released ({} records reopened){}",
@@ -140,6 +169,16 @@ impl RepairCommand {
             let gap = match registry.state(id)? {
                 Some(SharedState::Admitted { node }) if node == registry.node() => return Ok(()),
                 Some(SharedState::Admitted { node }) => {
+                    // Another writer's, by the space: removed only while that writer runs
+                    // (or when asked): a name no live writer holds may be this very shard
+                    // under the name it had before (a folder of an older build, moved).
+                    if !self.check && !self.remove_elsewhere && !registry.writer_running(&node)? {
+                        line.insert("node".into(), json!(node));
+                        line.insert("gap".into(), json!("elsewhere"));
+                        line.insert("action".into(), json!("kept"));
+                        gaps.kept.push(node);
+                        return gaps.push(line);
+                    }
                     line.insert("node".into(), json!(node));
                     "elsewhere"
                 }
@@ -178,8 +217,14 @@ impl RepairCommand {
                     "removed"
                 }
                 SharedDecision::Elsewhere { node } => {
+                    let kept = !self.remove_elsewhere && !registry.writer_running(&node)?;
                     line.insert("node".into(), json!(node));
-                    "removed"
+                    if kept {
+                        gaps.kept.push(node);
+                        "kept"
+                    } else {
+                        "removed"
+                    }
                 }
             };
             if action == "removed" {
@@ -262,6 +307,9 @@ struct Gaps {
     removed: usize,
     released: usize,
     reopened: usize,
+    /// The writers of the documents kept though the space gives them to another writer
+    /// (one a document), none of them running.
+    kept: Vec<String>,
 }
 
 impl Gaps {

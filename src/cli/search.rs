@@ -63,6 +63,21 @@ pub struct SearchCommand {
     /// Print JSON.
     #[arg(long)]
     json: bool,
+    /// The shared space of `ingest --cluster` the shards belong to (its seed addresses,
+    /// comma-separated): each shard is checked against the space's fingerprint settings
+    /// and rule first, and refused, naming the differing setting, when it differs.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "URLS", value_delimiter = ',')]
+    cluster: Vec<String>,
+    /// The shared space's name, as given to `ingest --cluster-namespace`.
+    #[cfg(feature = "cluster")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "tantivy-dedup",
+        requires = "cluster"
+    )]
+    cluster_namespace: String,
 }
 
 impl SearchCommand {
@@ -74,6 +89,19 @@ impl SearchCommand {
                 OpenedIndex::open(dir, &self.options, self.distance, &VerifyOptions::default())
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
+        #[cfg(feature = "cluster")]
+        if !self.cluster.is_empty() {
+            for (shard, dir) in opened.iter().zip(&self.indexes) {
+                let matching = crate::cli::shared::matching_of(&shard.index);
+                let namespace = &self.cluster_namespace;
+                (tantivy_dedup::shared::SharedRegistry::check_settings(
+                    &self.cluster,
+                    namespace,
+                    &matching,
+                ))
+                .with_context(|| format!("{} does not fit the shared space", dir.display()))?;
+            }
+        }
         let index = &opened[0].index;
         for (other, dir) in opened.iter().zip(&self.indexes).skip(1) {
             let differences = other

@@ -2,12 +2,15 @@
 //! shares a Redis Cluster, before the index's own writer takes it
 //! (`tantivy_dedup::shared::SharedRegistry`, docs/SCALING.md).
 
+use std::path::Path;
+
+use crate::cli::ingest::WindowRecord;
+
 use anyhow::{bail, Context};
 use clap::Args;
 use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
-use tantivy_dedup::plugin::AddOutcome;
-use tantivy_dedup::shared::{SharedDecision, SharedRegistry};
-use tantivy_dedup::Fingerprint;
+use tantivy_dedup::plugin::{AddOutcome, MatchingSettings};
+use tantivy_dedup::shared::{ShardIdentity, SharedDecision, SharedRegistry, WindowDocument};
 
 /// The shared index's options of `ingest`.
 #[derive(Args, Debug)]
@@ -27,8 +30,10 @@ pub struct ClusterOptions {
         requires = "cluster"
     )]
     cluster_namespace: String,
-    /// This writer's name in the shared space, the same when it runs again [default: the
-    /// host's name and the index folder's path].
+    /// This writer's name in the shared space, overriding the shard's own [default: the
+    /// name kept in the index folder (.tantivy-dedup-shared.json) since the shard first
+    /// joined, which a moved or copied folder keeps; a new shard takes the host's name and
+    /// a random suffix, an index made before it joined the host's name and its path].
     #[arg(long, value_name = "NAME", requires = "cluster")]
     node: Option<String>,
 }
@@ -36,15 +41,23 @@ pub struct ClusterOptions {
 /// The shared space, when the command line asks for one.
 pub struct SharedCheck {
     registry: SharedRegistry,
+    /// The shard's identity, to write into its folder once the index is there (a shard
+    /// that joins for the first time).
+    unwritten: Option<ShardIdentity>,
 }
 
 impl ClusterOptions {
-    /// Connects to the shared space of `--cluster`, for `index` (whose rule it judges by)
-    /// in `dir`; `None` without `--cluster`.
+    /// Whether the command line asks for a shared space.
+    pub fn is_set(&self) -> bool {
+        !self.cluster.is_empty()
+    }
+
+    /// Joins the shared space of `--cluster` as the shard in `dir` (which may not exist
+    /// yet), judging by `matching`; `None` without `--cluster`.
     pub fn connect(
         &self,
-        index: &CorpusIndex,
-        dir: &std::path::Path,
+        matching: &MatchingSettings,
+        dir: &Path,
         reject: bool,
     ) -> anyhow::Result<Option<SharedCheck>> {
         if self.cluster.is_empty() {
@@ -53,70 +66,120 @@ impl ClusterOptions {
         if !reject {
             bail!("--cluster decides documents under --policy reject only");
         }
-        let registry = connect(
+        let (registry, unwritten) = connect(
             &self.cluster,
             &self.cluster_namespace,
             self.node.as_deref(),
-            index,
+            matching,
             dir,
+            true,
         )?;
-        Ok(Some(SharedCheck { registry }))
+        Ok(Some(SharedCheck {
+            registry,
+            unwritten,
+        }))
     }
 }
 
-/// Connects to the shared space `namespace` of the cluster at `urls` as the writer `node`
-/// (by default the host's name and the index folder's path) of `index` in `dir`, judging
-/// by the index's rule.
+/// The rule and fingerprints of `index`, as a writer of a shared space judges by them
+/// (its distance for this run).
+pub fn matching_of(index: &CorpusIndex) -> MatchingSettings {
+    (index.dedup.settings().matching()).distance(index.dedup.distance())
+}
+
+/// The identity of the shard in `dir` in shared spaces, `node` overriding its name; and
+/// whether it is new (not in the folder yet). A shard that never joined one gets a new
+/// token, under the name older builds gave it (the host's name and the folder's path)
+/// when the folder holds an index already, else the host's name and a random suffix.
+pub fn identity(dir: &Path, node: Option<&str>) -> anyhow::Result<(ShardIdentity, bool)> {
+    if let Some(mut identity) = ShardIdentity::read(dir)? {
+        if let Some(node) = node {
+            node.clone_into(&mut identity.node);
+        }
+        return Ok((identity, false));
+    }
+    let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
+    let host = host.trim();
+    let mut identity = ShardIdentity::new("");
+    identity.node = match node {
+        Some(node) => node.to_owned(),
+        None if CorpusIndex::exists(dir) => {
+            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+            format!("{host}:{}", dir.display())
+        }
+        None => format!("{host}-{}", &identity.shard[..12]),
+    };
+    Ok((identity, true))
+}
+
+/// Joins the shared space `namespace` of the cluster at `urls` as the shard in `dir`
+/// (under the name `node`, or the shard's own: [`identity`]), judging by `matching`; only
+/// connects, without taking the name, unless `join` (to read, changing nothing).
+/// Returns the registry, and the shard's identity when it is to be written into `dir`.
 pub fn connect(
     urls: &[String],
     namespace: &str,
     node: Option<&str>,
-    index: &CorpusIndex,
-    dir: &std::path::Path,
-) -> anyhow::Result<SharedRegistry> {
-    let node = match node {
-        Some(node) => node.to_owned(),
-        None => {
-            let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
-            let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
-            format!("{}:{}", host.trim(), dir.display())
-        }
-    };
-    let settings = index.dedup.settings();
-    SharedRegistry::connect(
-        urls,
-        namespace,
-        &node,
-        index.dedup.distance(),
-        settings.get_verification(),
-    )
-    .context("cannot use the shared index (--cluster)")
+    matching: &MatchingSettings,
+    dir: &Path,
+    join: bool,
+) -> anyhow::Result<(SharedRegistry, Option<ShardIdentity>)> {
+    let (identity, new) = identity(dir, node)?;
+    let registry = SharedRegistry::connect(urls, namespace, &identity.node, matching)
+        .and_then(|registry| match join {
+            true => registry.join(&identity.shard),
+            false => Ok(registry),
+        })
+        .context("cannot use the shared index (--cluster)")?;
+    Ok((registry, new.then_some(identity)))
 }
 
 impl SharedCheck {
-    /// Decides the record `id` whose document has `fingerprint` and `signature` (as the
-    /// index's writer prepared it): `Ok(fresh)` when the shared space admits it (the
+    /// Writes the shard's identity into its folder `dir` if it joined for the first time:
+    /// once the index is there.
+    pub fn joined(&mut self, dir: &Path) -> anyhow::Result<()> {
+        if let Some(identity) = self.unwritten.take() {
+            identity.write(dir).with_context(|| {
+                format!("cannot keep the shard's identity in {}", dir.display())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Decides a window of records at once (`(id, fingerprint, signature)`, as the index's
+    /// writer prepared them), in the shared space's few pipelined steps for the whole
+    /// window; for each, in the same order, `Ok(fresh)` when the space admits it (the
     /// index's writer takes it next; `fresh` when it was admitted now, not before), else
     /// its report line.
-    pub fn check(
+    pub fn check_window(
         &self,
-        id: &str,
-        fingerprint: Option<Fingerprint>,
-        signature: Option<&[u32]>,
-    ) -> anyhow::Result<Result<bool, ReportLine>> {
-        let Some(fingerprint) = fingerprint else {
+        window: &[WindowRecord<'_>],
+    ) -> anyhow::Result<Vec<Result<bool, ReportLine>>> {
+        let decided: Vec<WindowDocument<'_>> = (window.iter())
+            .filter_map(|&(id, fingerprint, signature)| Some((id, fingerprint?, signature)))
+            .collect();
+        let decisions = (self.registry.decide_window(&decided))
+            .context("the shared index cannot decide a window of documents")?;
+        let mut decisions = decided.iter().zip(decisions);
+        let mut answers = Vec::with_capacity(window.len());
+        for &(_, fingerprint, _) in window {
             // No features: never a near-duplicate, here as in the index.
-            return Ok(Ok(false));
-        };
-        let decision = self
-            .registry
-            .decide(id, fingerprint, signature)
-            .with_context(|| format!("the shared index cannot decide {id}"))?;
-        let fresh = matches!(decision, SharedDecision::Admitted { again: false, .. });
-        match ReportLine::of_shared(id.to_owned(), Some(fingerprint), &decision) {
-            Some(line) => Ok(Err(line)),
-            None => Ok(Ok(fresh)),
+            if fingerprint.is_none() {
+                answers.push(Ok(false));
+                continue;
+            }
+            let (&(id, fingerprint, _), decision) = decisions.next().expect("one a document");
+            let decision =
+                decision.with_context(|| format!("the shared index cannot decide {id}"))?;
+            let fresh = matches!(decision, SharedDecision::Admitted { again: false, .. });
+            answers.push(
+                match ReportLine::of_shared(id.to_owned(), Some(fingerprint), &decision) {
+                    Some(line) => Err(line),
+                    None => Ok(fresh),
+                },
+            );
         }
+        Ok(answers)
     }
 
     /// Gives up `id` in the shared space when it was admitted there now (`fresh`) and the

@@ -179,17 +179,19 @@ mod tests {
 
     #[test]
     fn signatures_that_share_a_band_share_a_band_entry() {
-        let matcher = Matcher::new(3, Some(&crate::matching::Verification::default()));
-        let a: Vec<u32> = (0..128).collect();
+        let verification = crate::matching::Verification::default();
+        let (bands, rows) = verification.get_bands().unwrap();
+        let matcher = Matcher::new(3, Some(&verification));
+        let a: Vec<u32> = (0..verification.get_hashes() as u32).collect();
         let mut b = a.clone();
         // Every band differs but the first.
-        for value in b.iter_mut().skip(4).step_by(4) {
+        for value in b.iter_mut().skip(rows).step_by(rows) {
             *value += 1000;
         }
         let fingerprint = Fingerprint(0);
         let ka = candidate_keys("t", &matcher, fingerprint, Some(&a)).bands;
         let kb = candidate_keys("t", &matcher, fingerprint, Some(&b)).bands;
-        assert_eq!(ka.len(), 32);
+        assert_eq!(ka.len(), bands);
         assert_eq!(ka[0], kb[0]);
         assert!(ka[1..].iter().all(|entry| !kb.contains(entry)));
     }

@@ -10,12 +10,17 @@
 //! no near-duplicate pair is admitted even when two writers add one at the same moment:
 //! [`SharedRegistry`].
 
+mod identity;
 mod keys;
+mod lease;
 mod record;
 mod registry;
 mod repair;
 mod space;
 mod store;
+mod window;
 
+pub use identity::{ShardIdentity, IDENTITY_FILE};
 pub use registry::{SharedDecision, SharedRegistry};
 pub use repair::{Released, SharedState};
+pub use window::WindowDocument;

@@ -52,7 +52,8 @@ pub(super) struct Record {
     /// Its number from the cluster-wide counter; `None` until its writer wrote it.
     pub(super) seq: Option<u64>,
     pub(super) state: State,
-    /// When it was registered (milliseconds since the Unix epoch, its writer's clock).
+    /// When it was registered (milliseconds since the Unix epoch, by the clock of the Redis
+    /// server that holds it: never a writer's).
     pub(super) at: u64,
     /// Who rejected it, when it was rejected, with what fingerprint, at what distance and
     /// with what score.
@@ -65,19 +66,18 @@ pub(super) struct Record {
 /// A record as Redis returns it: field names and their values' bytes.
 pub(super) type Hash = HashMap<String, Vec<u8>>;
 
-/// The hash fields of a new registration.
+/// The hash fields of a new registration but its time (`at`), which the Redis server
+/// stamps.
 pub(super) fn fields(
     node: &str,
     fingerprint: Fingerprint,
     signature: Option<&[u32]>,
-    at: u64,
 ) -> Vec<(&'static str, Vec<u8>)> {
     let mut fields = vec![
         ("v", LAYOUT.to_string().into_bytes()),
         ("node", node.as_bytes().to_vec()),
         ("fp", format!("{:x}", fingerprint.bits()).into_bytes()),
         ("st", State::Pending.code().as_bytes().to_vec()),
-        ("at", at.to_string().into_bytes()),
     ];
     if let Some(signature) = signature {
         fields.push(("sig", le_bytes(signature)));
@@ -143,8 +143,9 @@ mod tests {
 
     #[test]
     fn a_registration_reads_back() {
-        let fields = fields("n1", Fingerprint(0xABC), Some(&[1, 0xFFFF_FFFF, 0]), 42);
+        let fields = fields("n1", Fingerprint(0xABC), Some(&[1, 0xFFFF_FFFF, 0]));
         let mut hash: Hash = fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+        hash.insert("at".into(), b"42".to_vec());
         let record = parse(&hash).unwrap();
         assert_eq!(
             (record.node.as_str(), record.fingerprint),

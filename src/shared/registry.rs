@@ -1,7 +1,7 @@
 //! [`SharedRegistry`]: register, number, then decide by number.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use redis::cluster::cluster_pipe;
 use redis::{Commands, RedisResult};
@@ -10,12 +10,13 @@ use super::keys::{
     band_entry, candidate_keys, member, parse_band, parse_member, BandEntry, CandidateKeys,
     ADD_MEMBER,
 };
+use super::lease::Lease;
 use super::record::{self, Hash, Record, State};
 use super::space;
 use super::store::Store;
 use crate::error::{Error, Result};
 use crate::lookup::MAX_TABLE_DISTANCE;
-use crate::matching::{Matcher, Verification};
+use crate::matching::{Matcher, MatchingSettings};
 use crate::Fingerprint;
 
 /// How long a registration may stay undecided before the others take its writer for dead
@@ -23,7 +24,7 @@ use crate::Fingerprint;
 const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 
 /// The pause between two reads of a candidate that is not decided yet.
-const POLL: Duration = Duration::from_millis(5);
+pub(super) const POLL: Duration = Duration::from_millis(5);
 
 /// What [`SharedRegistry::decide`] says of a document.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,6 +95,12 @@ pub struct SharedRegistry {
     /// This writer's name: an id registered by another writer is that writer's.
     pub(super) node: String,
     pub(super) lease: Duration,
+    /// The seed addresses, for the writer lease's own connection.
+    urls: Vec<String>,
+    /// This writer's hold on its name, once it [joined](SharedRegistry::join).
+    hold: Option<Lease>,
+    /// The space's description, as this writer's settings make it.
+    description: String,
 }
 
 impl std::fmt::Debug for SharedRegistry {
@@ -108,29 +115,28 @@ impl std::fmt::Debug for SharedRegistry {
 impl SharedRegistry {
     /// Connects to the cluster through its seed addresses (`redis://127.0.0.1:30001`, ...)
     /// for the space `namespace` (one per corpus: every writer of the corpus names the
-    /// same) as the writer `node` (a name of its own, the same when it runs again),
-    /// judging by the rule of an index with `distance` and `verification` (the
-    /// index's [`get_distance`](crate::plugin::DedupSettings::get_distance) and
-    /// [`get_verification`](crate::plugin::DedupSettings::get_verification): every writer
-    /// must use the same).
+    /// same) as the writer `node` (a name of its own, the same when it runs again), judging
+    /// by `matching`: the fingerprint settings, distance and verification of the index
+    /// ([`DedupSettings::matching`](crate::plugin::DedupSettings::matching), with the
+    /// distance of this run). Every writer of a space must use the same.
     ///
-    /// The first writer of a namespace writes its layout and rule into the space; the others
-    /// check theirs against it.
+    /// The first writer of a namespace writes its layout, rule and fingerprint settings into
+    /// the space; the others check theirs against it.
     ///
     /// # Errors
-    /// [`Error::Cluster`] when the cluster cannot be reached; [`Error::InvalidSetting`]
-    /// (`distance`) when the rule's block tables would cover more than
-    /// [`MAX_TABLE_DISTANCE`] bits (a candidate stage that scans, without bands);
-    /// [`Error::SpaceMismatch`] when the space was made with another rule, or by a build
-    /// that laid it out otherwise.
+    /// [`Error::Cluster`] when the cluster cannot be reached (or is not a cluster);
+    /// [`Error::InvalidSetting`] (`distance`) when the rule's block tables would cover more
+    /// than [`MAX_TABLE_DISTANCE`] bits (a candidate stage that scans, without bands);
+    /// [`Error::SpaceMismatch`], naming each differing setting, when the space was made
+    /// with another rule or other fingerprint settings, or by a build that laid it out
+    /// otherwise.
     pub fn connect(
         urls: &[String],
         namespace: &str,
         node: &str,
-        distance: u32,
-        verification: Option<&Verification>,
+        matching: &MatchingSettings,
     ) -> Result<SharedRegistry> {
-        let matcher = Matcher::new(distance, verification);
+        let matcher = Matcher::new(matching.get_distance(), matching.get_verification());
         if matcher.table_distance() > MAX_TABLE_DISTANCE {
             return Err(Error::InvalidSetting {
                 name: "distance",
@@ -140,15 +146,81 @@ impl SharedRegistry {
                 ),
             });
         }
+        let description = space::describe(matching)?;
         let store = Store::connect(urls)?;
-        space::check_or_create(&store, namespace, distance, verification)?;
+        space::check(&store, namespace, &description, true)?;
         Ok(SharedRegistry {
             store,
             matcher,
             namespace: namespace.to_owned(),
             node: node.to_owned(),
             lease: DEFAULT_LEASE,
+            urls: urls.to_vec(),
+            hold: None,
+            description,
         })
+    }
+
+    /// Checks that the space `namespace` of the cluster at `urls`, if it exists, was made
+    /// with `matching` (as [`connect`](Self::connect) checks it), changing nothing: for a
+    /// reader of the space's shards, such as `search`.
+    ///
+    /// # Errors
+    /// As [`connect`](Self::connect).
+    pub fn check_settings(
+        urls: &[String],
+        namespace: &str,
+        matching: &MatchingSettings,
+    ) -> Result<()> {
+        let description = space::describe(matching)?;
+        let store = Store::connect(urls)?;
+        space::check(&store, namespace, &description, false)
+    }
+
+    /// Whether `matching` is the rule and fingerprint settings this registry judges by.
+    pub fn judges_by(&self, matching: &MatchingSettings) -> bool {
+        space::describe(matching).is_ok_and(|description| description == self.description)
+    }
+
+    /// This registry as the writer of the shard whose token is `shard` (its
+    /// [`ShardIdentity::shard`](super::ShardIdentity)): the space binds this writer's name
+    /// to the first shard that joins under it, and refuses it to any other; and the writer
+    /// holds its name's lease (one key the Redis server expires, renewed while this
+    /// registry lives, given back when it is dropped), so that a second live writer of the
+    /// name (a copy of the shard, or one name given to two) is refused. A lease left by a
+    /// writer that died is waited for, the lease's length at most.
+    ///
+    /// # Errors
+    /// [`Error::NameTaken`] when the name is another shard's; [`Error::WriterRunning`]
+    /// when a live writer holds the name; [`Error::Cluster`].
+    pub fn join(mut self, shard: &str) -> Result<SharedRegistry> {
+        let shards = format!("{}:shards", self.namespace);
+        let bound: Option<String> = self.store.run("cannot bind the writer's name", |c| {
+            c.hset_nx::<_, _, _, ()>(&shards, &self.node, shard)?;
+            c.hget(&shards, &self.node)
+        })?;
+        if bound.as_deref() != Some(shard) {
+            return Err(Error::NameTaken {
+                namespace: self.namespace.clone(),
+                node: self.node.clone(),
+            });
+        }
+        let store = Store::connect(&self.urls)?;
+        let key = self.writer_key(&self.node);
+        let hold = Lease::take(store, key, self.lease, &self.namespace, &self.node)?;
+        self.hold = Some(hold);
+        Ok(self)
+    }
+
+    /// Whether a writer named `node` holds its lease now (it [joined](Self::join) and
+    /// runs).
+    ///
+    /// # Errors
+    /// [`Error::Cluster`].
+    pub fn writer_running(&self, node: &str) -> Result<bool> {
+        let key = self.writer_key(node);
+        self.store
+            .run("cannot read a writer's lease", |c| c.exists(&key))
     }
 
     /// The same, taking a registration undecided for longer than `lease` for given up.
@@ -179,12 +251,13 @@ impl SharedRegistry {
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
     ) -> Result<SharedDecision> {
+        self.check_lease()?;
         let member = member(id, fingerprint)?;
         let record_key = self.record_key(id);
         // 1. The record (claimed: one writer decides an id), then the candidate keys.
         loop {
-            // Registered now: the lease runs from the claim.
-            let fields = record::fields(&self.node, fingerprint, signature, now_ms());
+            // Registered now: the lease runs from the claim, by the Redis server's clock.
+            let fields = record::fields(&self.node, fingerprint, signature);
             let Some(record) = self.claim(&record_key, &fields)? else {
                 break;
             };
@@ -236,6 +309,17 @@ impl SharedRegistry {
             },
             None => SharedDecision::Admitted { seq, again: false },
         })
+    }
+
+    /// [`Error::WriterRunning`] once this writer's lease on its name was found another's.
+    pub(super) fn check_lease(&self) -> Result<()> {
+        if self.hold.as_ref().is_some_and(Lease::lost) {
+            return Err(Error::WriterRunning {
+                namespace: self.namespace.clone(),
+                node: self.node.clone(),
+            });
+        }
+        Ok(())
     }
 
     /// Lists `id` (as `member`) under each of `keys`, and adds it to this writer's set
@@ -418,10 +502,7 @@ impl SharedRegistry {
     ) -> Result<Option<Record>> {
         let mut script = redis::cmd("EVAL");
         script.arg(CLAIM).arg(1).arg(record_key);
-        script
-            .arg(&self.node)
-            .arg(now_ms())
-            .arg(self.lease.as_millis() as u64);
+        script.arg(&self.node).arg(self.lease.as_millis() as u64);
         for (field, value) in fields {
             script.arg(*field).arg(value);
         }
@@ -454,25 +535,30 @@ impl SharedRegistry {
         let mut admitted: Option<(u64, Nearest)> = None;
         while !candidates.is_empty() {
             let ids: Vec<String> = candidates.iter().cloned().collect();
-            let hashes: Vec<Hash> = self.store.run("cannot read candidates", |c| {
+            // Each record with its node's time: a lease is judged by the clock that stamped
+            // it, never a writer's.
+            let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot read candidates", |c| {
                 let mut pipe = cluster_pipe();
                 for other in &ids {
-                    pipe.hgetall(self.record_key(other));
+                    pipe.cmd("EVAL")
+                        .arg(READ_AGED)
+                        .arg(1)
+                        .arg(self.record_key(other));
                 }
                 pipe.query(c)
             })?;
-            let now = now_ms();
-            if hashes.len() != ids.len() {
+            if replies.len() != ids.len() {
                 return Err(short_reply("candidates' records"));
             }
-            for (other, hash) in ids.into_iter().zip(hashes) {
+            for (other, reply) in ids.into_iter().zip(replies) {
+                let (hash, age) = aged_hash(reply);
                 // An empty hash: a record removed. Anything else must read as a record: one
                 // this build cannot read (an older build's) would be judged wrongly.
                 let record = match hash.is_empty() {
                     true => None,
                     false => Some(record::read(&self.record_key(&other), &hash)?),
                 };
-                match self.judge(seq, fingerprint, signature, record, now) {
+                match self.judge(seq, fingerprint, signature, record, age) {
                     Verdict::Wait => continue,
                     Verdict::Admitted {
                         seq: their_seq,
@@ -504,20 +590,21 @@ impl SharedRegistry {
         Ok(admitted.map(|(_, nearest)| nearest))
     }
 
-    /// What a candidate's record means for a document numbered `seq`.
-    fn judge(
+    /// What a candidate's record means for a document numbered `seq`, read `age`
+    /// milliseconds after it was registered (by its Redis node's clock).
+    pub(super) fn judge(
         &self,
         seq: u64,
         fingerprint: Fingerprint,
         signature: Option<&[u32]>,
         record: Option<Record>,
-        now: u64,
+        age: u64,
     ) -> Verdict {
         // A record removed: numbered after us if at all, once it is written again.
         let Some(record) = record else {
             return Verdict::Irrelevant;
         };
-        let expired = now.saturating_sub(record.at) > self.lease.as_millis() as u64;
+        let expired = age > self.lease.as_millis() as u64;
         let Some(their_seq) = record.seq else {
             // Registered, not numbered yet: numbered after us if it has not been by now,
             // unless its writer is between the counter and the record. Wait for it.
@@ -557,28 +644,70 @@ impl SharedRegistry {
         format!("{}:n:{}", self.namespace, self.node)
     }
 
-    fn seq_key(&self) -> String {
+    /// The lease of the writer `node`.
+    fn writer_key(&self, node: &str) -> String {
+        format!("{}:w:{node}", self.namespace)
+    }
+
+    pub(super) fn seq_key(&self) -> String {
         format!("{}:seq", self.namespace)
     }
 }
 
 /// The claim of [`SharedRegistry::claim`], on one key: `ARGV[1]` this writer, `ARGV[2]` the
-/// time, `ARGV[3]` the lease (milliseconds), the rest the new record's fields. Returns the
-/// record found when it is decided or another writer's live registration, else writes the
-/// new one and returns nothing.
-const CLAIM: &str = "
+/// lease (milliseconds), the rest the new record's fields. Returns the record found when it
+/// is decided or another writer's live registration, else writes the new one, stamped
+/// `at` with the Redis server's time (milliseconds), and returns nothing. Every lease is
+/// judged by the server's clock: writers' clocks may be off by any amount.
+pub(super) const CLAIM: &str = "
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local found = redis.call('HGETALL', KEYS[1])
 if #found > 0 then
   local r = {}
   for i = 1, #found, 2 do r[found[i]] = found[i + 1] end
   local decided = (r.st == 'a' or r.st == 'r') and r.seq ~= nil
-  local live = r.st == 'p' and tonumber(ARGV[2]) - tonumber(r.at or '0') <= tonumber(ARGV[3])
+  local live = r.st == 'p' and now - tonumber(r.at or '0') <= tonumber(ARGV[2])
   if decided or (r.node ~= ARGV[1] and live) then return found end
 end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('HSET', KEYS[1], 'at', string.format('%d', now), unpack(ARGV, 3))
 return {}
 ";
+
+/// The record at `KEYS[1]` (its fields and values, as HGETALL), then the pseudo-field
+/// `~age`: the milliseconds since it was registered (`at`), by the clock of the Redis
+/// server that stamped it.
+pub(super) const READ_AGED: &str = "
+local found = redis.call('HGETALL', KEYS[1])
+local at = nil
+for i = 1, #found, 2 do if found[i] == 'at' then at = tonumber(found[i + 1]) end end
+if at then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  found[#found + 1] = '~age'
+  found[#found + 1] = string.format('%d', math.max(0, now - at))
+end
+return found
+";
+
+/// A reply of [`READ_AGED`]: the record's hash, and its age (0 when it has none).
+pub(super) fn aged_hash(reply: Vec<Vec<u8>>) -> (Hash, u64) {
+    let mut age = 0;
+    let mut hash = Hash::new();
+    let mut values = reply.into_iter();
+    while let (Some(field), Some(value)) = (values.next(), values.next()) {
+        let field = String::from_utf8_lossy(&field).into_owned();
+        if field == "~age" {
+            age = (std::str::from_utf8(&value).ok())
+                .and_then(|age| age.parse().ok())
+                .unwrap_or(0);
+        } else {
+            hash.insert(field, value);
+        }
+    }
+    (hash, age)
+}
 
 /// The admitted near-duplicate that rejects a document.
 struct Nearest {
@@ -589,7 +718,7 @@ struct Nearest {
 }
 
 /// What a candidate means for a document.
-enum Verdict {
+pub(super) enum Verdict {
     /// Not decided yet: read it again.
     Wait,
     /// An admitted near-duplicate numbered before it, with its number and how near.
@@ -605,15 +734,9 @@ enum Verdict {
 
 /// A reply with fewer values than the commands sent: missing ones would be missing
 /// candidates.
-fn short_reply(what: &'static str) -> Error {
+pub(super) fn short_reply(what: &'static str) -> Error {
     Error::Decode {
         what,
         source: "Redis answered fewer values than commands sent".into(),
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }

@@ -98,7 +98,7 @@ impl SharedRegistry {
     /// it was given up decides within the lease, or within the 15 s it retries a failover,
     /// so the records rejected by the ids are looked for once both have passed, and the
     /// call takes that long when it gives anything up. A writer stalled longer than that
-    /// (or whose clock is further off) can still leave a record rejected by a given-up id:
+    /// can still leave a record rejected by a given-up id:
     /// for a repair that leaves none, stop every writer of the space.
     ///
     /// # Errors

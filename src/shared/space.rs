@@ -1,5 +1,6 @@
-//! A space's description: the layout of its keys and the rule its writers judge by, written
-//! by its first writer and checked by every other, so that a writer with another rule (or a
+//! A space's description: the layout of its keys, the rule its writers judge by and the
+//! fingerprint settings, written by its first writer and checked by every other (and by
+//! `repair` and `search`), so that a writer with another rule or other fingerprints (or a
 //! build that lays keys out otherwise) is refused rather than missing candidates silently.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -10,7 +11,8 @@ use serde::Serialize;
 use super::keys::BUCKET_BITS;
 use super::store::Store;
 use crate::error::{Error, Result};
-use crate::matching::Verification;
+use crate::fingerprint::FingerprintConfig;
+use crate::matching::{MatchingSettings, Verification};
 
 /// The layout of the keys and records this build writes, in the space's description and in
 /// every record (`v`). Layout 1 (no description) kept a set per band value and signatures in
@@ -23,26 +25,34 @@ struct Description<'a> {
     bucket_bits: u32,
     distance: u32,
     verification: Option<&'a Verification>,
+    /// Everything that changes a fingerprint's or a signature's bits: documents
+    /// fingerprinted otherwise are not comparable.
+    fingerprint: &'a FingerprintConfig,
 }
 
-/// Writes the description of the space `namespace` when it has none yet, else checks that
-/// it is this writer's.
-pub(super) fn check_or_create(
-    store: &Store,
-    namespace: &str,
-    distance: u32,
-    verification: Option<&Verification>,
-) -> Result<()> {
-    let ours = serde_json::to_string(&Description {
+/// The description of a space whose writers judge by `matching`, as stored.
+pub(super) fn describe(matching: &MatchingSettings) -> Result<String> {
+    serde_json::to_string(&Description {
         layout: LAYOUT,
         bucket_bits: BUCKET_BITS,
-        distance,
-        verification,
+        distance: matching.get_distance(),
+        verification: matching.get_verification(),
+        fingerprint: matching.get_fingerprint(),
     })
     .map_err(|e| Error::Decode {
         what: "the shared space's description",
         source: e.into(),
-    })?;
+    })
+}
+
+/// Checks that the description of the space `namespace` is `ours` (a [`describe`]);
+/// with `create`, writes it first when the space has none yet (without, a space with
+/// none passes: nothing was written there by this layout). A description an earlier
+/// build wrote without the fingerprint settings, the rest equal, is completed with ours.
+///
+/// # Errors
+/// [`Error::SpaceMismatch`] naming each setting that differs.
+pub(super) fn check(store: &Store, namespace: &str, ours: &str, create: bool) -> Result<()> {
     let key = format!("{namespace}:space");
     let counter = format!("{namespace}:seq");
     let found: Option<String> = store.run("cannot read the space's description", |c| {
@@ -50,17 +60,42 @@ pub(super) fn check_or_create(
             return Ok(Some(found));
         }
         // Documents numbered, no description: a space of layout 1.
-        if c.exists(&counter)? {
+        if c.exists(&counter)? || !create {
             return Ok(None);
         }
-        c.set_nx::<_, _, ()>(&key, &ours)?;
+        c.set_nx::<_, _, ()>(&key, ours)?;
         c.get(&key)
     })?;
-    let found = found.unwrap_or_else(|| "{\"layout\":1}".to_owned());
+    let found = match found {
+        Some(found) => found,
+        None if !create && !store.run("cannot read the space", |c| c.exists(&counter))? => {
+            return Ok(());
+        }
+        None => "{\"layout\":1}".to_owned(),
+    };
     if found == ours {
         return Ok(());
     }
-    let mut differences = differences(&found, &ours);
+    let mut differences = differences(&found, ours);
+    let earlier = differences.iter().all(|d| d.starts_with("fingerprint."))
+        && !found.contains("\"fingerprint\"");
+    if earlier && !differences.is_empty() {
+        // Written before the fingerprint settings were: completed, atomically, with ours.
+        let completed: i64 = store.run("cannot complete the space's description", |c| {
+            redis::cmd("EVAL")
+                .arg(REPLACE_IF)
+                .arg(1)
+                .arg(&key)
+                .arg(&found)
+                .arg(ours)
+                .query(c)
+        })?;
+        if completed == 1 {
+            return Ok(());
+        }
+        // Completed meanwhile by another writer: check again.
+        return check(store, namespace, ours, create);
+    }
     if differences.is_empty() {
         // Written otherwise with the same settings (by another build, say): both whole.
         differences.push(format!("description: {found} in the space, {ours} here"));
@@ -70,6 +105,15 @@ pub(super) fn check_or_create(
         differences,
     })
 }
+
+/// Sets `KEYS[1]` to `ARGV[2]` if it holds `ARGV[1]`: 1 if it did, else 0.
+const REPLACE_IF: &str = "
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+";
 
 /// Each setting that differs between the descriptions `found` (the space's) and `ours`:
 /// `path: value in the space, value here`.

@@ -34,12 +34,17 @@ impl Store {
             .min_retry_wait(50)
             .max_retry_wait(200)
             .build()
-            .map_err(|e| cluster_error("cannot use the seed addresses", e))?;
+            .map_err(|e| cluster_error(&format!("cannot use the seed addresses {urls:?}"), e))?;
         let store = Store {
             client,
             connection: Mutex::new(None),
         };
-        // Unreachable is an error at once, not at the first document.
+        // The seeds say at once what is wrong if they can (no server answers, or a Redis
+        // that is not a cluster), rather than the client after its retries.
+        if let Some((what, source)) = probe(urls) {
+            return Err(Error::Cluster { what, source });
+        }
+        // Unreachable is an error before the first document.
         store.run("cannot connect", |_| Ok(()))?;
         Ok(store)
     }
@@ -50,6 +55,16 @@ impl Store {
     /// increment, may only skip values).
     pub(super) fn run<T>(
         &self,
+        what: &str,
+        op: impl FnMut(&mut ClusterConnection) -> RedisResult<T>,
+    ) -> Result<T> {
+        self.run_for(RETRY_FOR, what, op)
+    }
+
+    /// [`run`](Self::run), retrying for at most `retry_for` (zero: one try).
+    pub(super) fn run_for<T>(
+        &self,
+        retry_for: Duration,
         what: &str,
         mut op: impl FnMut(&mut ClusterConnection) -> RedisResult<T>,
     ) -> Result<T> {
@@ -68,7 +83,7 @@ impl Store {
                 Ok(value) => return Ok(value),
                 Err(error) => {
                     *slot = None;
-                    if start.elapsed() >= RETRY_FOR {
+                    if start.elapsed() >= retry_for {
                         return Err(cluster_error(what, error));
                     }
                     std::thread::sleep(RETRY_PAUSE);
@@ -77,6 +92,44 @@ impl Store {
         }
     }
 }
+
+/// Why no cluster connection can be made through `urls`, when the seeds themselves say
+/// so: one answers but is not in cluster mode, or none answers at all. `None` as soon as
+/// a seed is a cluster node (the cluster may still be failing over: worth retrying).
+fn probe(urls: &[String]) -> Option<(String, BoxedError)> {
+    let mut last: Option<BoxedError> = None;
+    for url in urls {
+        let connection = redis::Client::open(url.as_str())
+            .and_then(|client| client.get_connection_with_timeout(Duration::from_secs(1)));
+        let mut connection = match connection {
+            Ok(connection) => connection,
+            Err(error) => {
+                last = Some(Box::new(error));
+                continue;
+            }
+        };
+        let info: String = match redis::cmd("INFO").arg("cluster").query(&mut connection) {
+            Ok(info) => info,
+            // It answers: let the cluster client tell.
+            Err(_) => return None,
+        };
+        if info.contains("cluster_enabled:0") {
+            return Some((
+                format!(
+                    "{url} is a Redis server not in cluster mode: a shared index needs a \
+                     Redis Cluster (cluster-enabled yes); give its seed addresses"
+                ),
+                "INFO cluster: cluster_enabled:0".into(),
+            ));
+        }
+        return None;
+    }
+    let what = format!("no seed address answers ({})", urls.join(", "));
+    last.map(|source| (what, source))
+}
+
+/// The cause an [`Error::Cluster`] carries.
+type BoxedError = Box<dyn std::error::Error + Send + Sync>;
 
 fn cluster_error(what: &str, error: redis::RedisError) -> Error {
     Error::Cluster {

@@ -30,8 +30,9 @@ impl DedupWriter {
     /// between the space and the index.
     ///
     /// # Errors
-    /// [`Error::InvalidSetting`] for a policy other than [`Policy::Reject`], or an index
-    /// without a key field (the space knows documents by their keys).
+    /// [`Error::InvalidSetting`] for a policy other than [`Policy::Reject`], an index
+    /// without a key field (the space knows documents by their keys), or a registry
+    /// connected with other matching settings than the index's (`matching`).
     pub fn shared(mut self, registry: SharedRegistry) -> Result<DedupWriter> {
         if self.policy() != Policy::Reject {
             return Err(Error::InvalidSetting {
@@ -44,6 +45,17 @@ impl DedupWriter {
                 name: "key_field",
                 reason: "a shared near-duplicate space knows documents by their keys: \
                          set DedupSettings::key_field"
+                    .into(),
+            });
+        }
+        let settings = self.index().settings();
+        let matching = settings.matching().distance(self.index().distance());
+        if !registry.judges_by(&matching) {
+            return Err(Error::InvalidSetting {
+                name: "matching",
+                reason: "the shared registry judges by other fingerprint settings or another \
+                         rule than this index: connect it with the index's \
+                         DedupSettings::matching"
                     .into(),
             });
         }
