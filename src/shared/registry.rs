@@ -535,29 +535,8 @@ impl SharedRegistry {
         let mut admitted: Option<(u64, Nearest)> = None;
         while !candidates.is_empty() {
             let ids: Vec<String> = candidates.iter().cloned().collect();
-            // Each record with its node's time: a lease is judged by the clock that stamped
-            // it, never a writer's.
-            let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot read candidates", |c| {
-                let mut pipe = cluster_pipe();
-                for other in &ids {
-                    pipe.cmd("EVAL")
-                        .arg(READ_AGED)
-                        .arg(1)
-                        .arg(self.record_key(other));
-                }
-                pipe.query(c)
-            })?;
-            if replies.len() != ids.len() {
-                return Err(short_reply("candidates' records"));
-            }
-            for (other, reply) in ids.into_iter().zip(replies) {
-                let (hash, age) = aged_hash(reply);
-                // An empty hash: a record removed. Anything else must read as a record: one
-                // this build cannot read (an older build's) would be judged wrongly.
-                let record = match hash.is_empty() {
-                    true => None,
-                    false => Some(record::read(&self.record_key(&other), &hash)?),
-                };
+            let read = self.read_aged_records(&ids)?;
+            for (other, (record, age)) in ids.into_iter().zip(read) {
                 match self.judge(seq, fingerprint, signature, record, age) {
                     Verdict::Wait => continue,
                     Verdict::Admitted {
@@ -588,6 +567,39 @@ impl SharedRegistry {
             }
         }
         Ok(admitted.map(|(_, nearest)| nearest))
+    }
+
+    /// The records of `ids` (`None` for one removed), each with its age in milliseconds by
+    /// its Redis node's clock, in one pipeline: a lease is judged by the clock that stamped
+    /// it, never a writer's.
+    ///
+    /// # Errors
+    /// [`Error::Shared`] when the space cannot be read, or a record does not read as one (an
+    /// older build's, which would be judged wrongly).
+    pub(super) fn read_aged_records(&self, ids: &[String]) -> Result<Vec<(Option<Record>, u64)>> {
+        let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot read candidates", |c| {
+            let mut pipe = cluster_pipe();
+            for other in ids {
+                pipe.cmd("EVAL")
+                    .arg(READ_AGED)
+                    .arg(1)
+                    .arg(self.record_key(other));
+            }
+            pipe.query(c)
+        })?;
+        if replies.len() != ids.len() {
+            return Err(short_reply("candidates' records"));
+        }
+        (ids.iter().zip(replies))
+            .map(|(other, reply)| {
+                let (hash, age) = aged_hash(reply);
+                let record = match hash.is_empty() {
+                    true => None,
+                    false => Some(record::read(&self.record_key(other), &hash)?),
+                };
+                Ok((record, age))
+            })
+            .collect()
     }
 
     /// What a candidate's record means for a document numbered `seq`, read `age`

@@ -13,9 +13,7 @@ use super::keys::{
     band_entry, candidate_keys, member, parse_band, parse_member, CandidateKeys, ADD_MEMBER,
 };
 use super::record::{self, Record, State};
-use super::registry::{
-    aged_hash, short_reply, SharedDecision, SharedRegistry, Verdict, CLAIM, POLL, READ_AGED,
-};
+use super::registry::{short_reply, SharedDecision, SharedRegistry, Verdict, CLAIM, POLL};
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
@@ -375,27 +373,8 @@ impl SharedRegistry {
         if ids.is_empty() {
             return Ok(());
         }
-        let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot read candidates", |c| {
-            let mut pipe = cluster_pipe();
-            for other in &ids {
-                pipe.cmd("EVAL")
-                    .arg(READ_AGED)
-                    .arg(1)
-                    .arg(self.record_key(other));
-            }
-            pipe.query(c)
-        })?;
-        if replies.len() != ids.len() {
-            return Err(short_reply("candidates' records"));
-        }
-        for (other, reply) in ids.into_iter().zip(replies) {
-            let (hash, age) = aged_hash(reply);
-            let record = match hash.is_empty() {
-                true => None,
-                false => Some(record::read(&self.record_key(&other), &hash)?),
-            };
-            records.insert(other, (record, age));
-        }
+        let read = self.read_aged_records(&ids)?;
+        records.extend(ids.into_iter().zip(read));
         Ok(())
     }
 }
