@@ -277,19 +277,7 @@ impl SharedRegistry {
         // that matters is the counter's before the reads), each judged once decided.
         let candidates = self.candidates(id, fingerprint, &keys, Some(seq))?;
         let by = self.first_admitted_near(seq, fingerprint, signature, candidates)?;
-        let fields: Vec<(&str, String)> = match &by {
-            Some(near) => {
-                let mut fields = vec![
-                    ("st", State::Rejected.code().to_owned()),
-                    ("by", near.id.clone()),
-                    ("byfp", format!("{:x}", near.fingerprint.bits())),
-                    ("dist", near.distance.to_string()),
-                ];
-                fields.extend(near.similarity.map(|s| ("sim", s.to_string())));
-                fields
-            }
-            None => vec![("st", State::Admitted.code().to_owned())],
-        };
+        let fields = Nearest::decision_fields(by.as_ref());
         let rejected = by.is_some();
         self.store.run("cannot record a decision", |c| {
             let mut pipe = cluster_pipe();
@@ -722,11 +710,31 @@ pub(super) fn aged_hash(reply: Vec<Vec<u8>>) -> (Hash, u64) {
 }
 
 /// The admitted near-duplicate that rejects a document.
-struct Nearest {
-    id: String,
-    fingerprint: Fingerprint,
-    distance: u32,
-    similarity: Option<f64>,
+pub(super) struct Nearest {
+    pub(super) id: String,
+    pub(super) fingerprint: Fingerprint,
+    pub(super) distance: u32,
+    pub(super) similarity: Option<f64>,
+}
+
+impl Nearest {
+    /// The fields a document's record takes when it is decided: rejected by `by`, or
+    /// admitted.
+    pub(super) fn decision_fields(by: Option<&Nearest>) -> Vec<(&'static str, String)> {
+        match by {
+            Some(near) => {
+                let mut fields = vec![
+                    ("st", State::Rejected.code().to_owned()),
+                    ("by", near.id.clone()),
+                    ("byfp", format!("{:x}", near.fingerprint.bits())),
+                    ("dist", near.distance.to_string()),
+                ];
+                fields.extend(near.similarity.map(|s| ("sim", s.to_string())));
+                fields
+            }
+            None => vec![("st", State::Admitted.code().to_owned())],
+        }
+    }
 }
 
 /// What a candidate means for a document.

@@ -12,8 +12,8 @@ use redis::Commands;
 use super::keys::{
     band_entry, candidate_keys, member, parse_band, parse_member, CandidateKeys, ADD_MEMBER,
 };
-use super::record::{self, Record, State};
-use super::registry::{short_reply, SharedDecision, SharedRegistry, Verdict, CLAIM, POLL};
+use super::record::{self, Record};
+use super::registry::{short_reply, Nearest, SharedDecision, SharedRegistry, Verdict, CLAIM, POLL};
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
@@ -255,9 +255,9 @@ impl SharedRegistry {
         let mut records: HashMap<String, (Option<Record>, u64)> = HashMap::new();
         self.read_aged(foreign.into_iter().cloned().collect(), &mut records)?;
         // 6. Each judged in number order, this window's by their decisions here.
-        let mut decided: Vec<Option<Near>> = Vec::with_capacity(claimed.len());
+        let mut decided: Vec<Option<Nearest>> = Vec::with_capacity(claimed.len());
         for (n, doc) in claimed.iter().enumerate() {
-            let mut best: Option<(u64, Near)> = None;
+            let mut best: Option<(u64, Nearest)> = None;
             let mut waiting: BTreeSet<String> = BTreeSet::new();
             for other in &candidates[n] {
                 if let Some(&m) = ours.get(other.as_str()) {
@@ -272,7 +272,7 @@ impl SharedRegistry {
                             consider(
                                 &mut best,
                                 theirs.seq,
-                                Near {
+                                Nearest {
                                     id: other.clone(),
                                     fingerprint: theirs.fingerprint,
                                     distance,
@@ -302,7 +302,7 @@ impl SharedRegistry {
                             consider(
                                 &mut best,
                                 seq,
-                                Near {
+                                Nearest {
                                     id: other.clone(),
                                     fingerprint,
                                     distance,
@@ -325,19 +325,7 @@ impl SharedRegistry {
         self.store.run("cannot record decisions", |c| {
             let mut pipe = cluster_pipe();
             for (doc, by) in claimed.iter().zip(&decided) {
-                let fields: Vec<(&str, String)> = match by {
-                    Some(near) => {
-                        let mut fields = vec![
-                            ("st", State::Rejected.code().to_owned()),
-                            ("by", near.id.clone()),
-                            ("byfp", format!("{:x}", near.fingerprint.bits())),
-                            ("dist", near.distance.to_string()),
-                        ];
-                        fields.extend(near.similarity.map(|s| ("sim", s.to_string())));
-                        fields
-                    }
-                    None => vec![("st", State::Admitted.code().to_owned())],
-                };
+                let fields = Nearest::decision_fields(by.as_ref());
                 pipe.hset_multiple(self.record_key(doc.id), &fields)
                     .ignore();
                 if by.is_some() {
@@ -379,16 +367,8 @@ impl SharedRegistry {
     }
 }
 
-/// The admitted near-duplicate that rejects a document.
-struct Near {
-    id: String,
-    fingerprint: Fingerprint,
-    distance: u32,
-    similarity: Option<f64>,
-}
-
 /// Keeps `near` (numbered `seq`) when it is numbered before the best so far.
-fn consider(best: &mut Option<(u64, Near)>, seq: u64, near: Near) {
+fn consider(best: &mut Option<(u64, Nearest)>, seq: u64, near: Nearest) {
     if best.as_ref().is_none_or(|(first, _)| seq < *first) {
         *best = Some((seq, near));
     }
