@@ -49,4 +49,4 @@ pub use recommend::{
 pub use report::{CategoryResult, ConfigResult, EvalReport, VerifyResult};
 pub use run::{evaluate, EvalOptions};
 pub use set::{Category, EvalSet, EvalSetBuilder, ListedPair, Unlisted};
-pub use verify::{sweep_scores, ScoredPair, ThresholdPoint};
+pub use verify::{sweep_scores, ScoreHistogram, ScoredPair, ThresholdPoint};

@@ -1,6 +1,5 @@
 //! [`evaluate`]: every config of a grid on one set, then the two-stage variants.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -11,11 +10,12 @@ use super::grid::GridConfig;
 use super::pairs::{count_pairs, near_pairs, NearPair, PairCounts};
 use super::report::{CategoryResult, ConfigResult, EvalReport, VerifyResult};
 use super::set::EvalSet;
-use super::verify::{sweep_scores, ScoredPair, ThresholdPoint};
+use super::verify::{ScoreHistogram, ThresholdPoint};
 use crate::error::Result;
 use crate::fingerprint::{
-    combined_similarity, jaccard, overlap, Fingerprint, FingerprintConfig, KeptBits,
-    MinHashSignature, MinHasher, ShingleHashing, Signature, Signer, SimHasher, DEFAULT_MU,
+    combined_similarity, estimated_size, jaccard, overlap_of, Fingerprint, FingerprintConfig,
+    KeptBits, MinHashSignature, MinHasher, ShingleHashing, Signature, Signer, SimHasher,
+    DEFAULT_MU,
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
@@ -216,9 +216,6 @@ fn config_result(
     }
 }
 
-/// A method's candidate pairs (the first stage's, or fewer), and the score of each.
-type Scored<'a> = (Cow<'a, [NearPair]>, Vec<f64>);
-
 /// The two-stage variants: for each loose distance, MinHash of word shingles alone, the
 /// combined similarity with it, the combined similarity with the metadata sets, and the
 /// plugin's rule ([`Matcher`]: within the default *k*, or MinHash at the threshold, with
@@ -251,6 +248,10 @@ fn verify_all(
     };
     let shingle_signatures = sign_all(KeptBits::default())?;
     let high_signatures = sign_all(KeptBits::High)?;
+    // Each set's size, estimated once, for containment.
+    let sizes: Vec<f64> = (high_signatures.par_iter())
+        .map(|signature| estimated_size(signature.values()))
+        .collect();
     let meta_signatures: Option<Vec<MinHashSignature>> = set.has_meta().then(|| {
         set.meta()
             .par_iter()
@@ -304,30 +305,53 @@ fn verify_all(
                 )
                 .map(|strength| strength.min(2.0))
         };
-        let all = |score: &dyn Fn(&NearPair) -> f64| -> Scored {
-            (
-                Cow::Borrowed(&candidates),
-                candidates.iter().map(score).collect(),
-            )
+        // Each method's candidates counted by score, one method at a time: the pairs are
+        // held once (millions of them for thousands of equal documents), their scores never.
+        let measure = |method: &str,
+                       band_rows: Option<usize>,
+                       score: &(dyn Fn(&NearPair) -> Option<f64> + Sync)|
+         -> VerifyResult {
+            let mut histogram = ScoreHistogram::default();
+            // The scores of the listed pairs of a category, for the recall by category.
+            let mut listed: Vec<(u32, f64)> = Vec::new();
+            for pair in candidates.iter() {
+                let Some(score) = score(pair) else {
+                    continue;
+                };
+                histogram.add(score, pair.label);
+                if let Some(&category) = categories.get(&(pair.a, pair.b)) {
+                    listed.push((category, score));
+                }
+            }
+            let (best, curve) = histogram.sweep(positives, &grid);
+            let (_, at_default) = histogram.sweep(positives, &[options.threshold]);
+            let at_default = at_default[0];
+            VerifyResult {
+                method: method.to_owned(),
+                config: entry.name.clone(),
+                loose_k,
+                band_rows,
+                candidates: histogram.pairs(),
+                best,
+                curve,
+                categories: verified_categories(set, &listed, &best),
+                categories_at_default: verified_categories(set, &listed, &at_default),
+                at_default,
+            }
         };
-        let mut methods: Vec<(&str, Option<usize>, Scored)> = vec![
-            ("minhash", None, all(&shingles)),
-            (
-                "combined",
-                None,
-                all(&|p: &NearPair| combined_similarity(p.distance, shingles(p), options.mu)),
-            ),
-            (
-                "containment",
-                None,
-                all(&|p: &NearPair| {
-                    overlap(
-                        high_signatures[p.a as usize].values(),
-                        high_signatures[p.b as usize].values(),
-                    )
-                }),
-            ),
-        ];
+        results.push(measure("minhash", None, &|p| Some(shingles(p))));
+        results.push(measure("combined", None, &|p| {
+            Some(combined_similarity(p.distance, shingles(p), options.mu))
+        }));
+        results.push(measure("containment", None, &|p| {
+            let (a, b) = (p.a as usize, p.b as usize);
+            let j = jaccard(
+                high_signatures[a].values(),
+                high_signatures[b].values(),
+                KeptBits::High,
+            );
+            Some(overlap_of(j, sizes[a], sizes[b]))
+        }));
         let mut matchers = vec![(
             "plugin",
             None,
@@ -349,79 +373,31 @@ fn verify_all(
                 "plugin-containment" => &high_signatures,
                 _ => &shingle_signatures,
             };
-            let strengths: Vec<Option<f64>> = candidates
-                .iter()
-                .map(|p| plugin_score(&matcher, signatures, p))
-                .collect();
-            // Every candidate is kept by the scan (borrowed, not copied: millions of pairs
-            // on the edit sets); with bands, a pair that shares none is kept at no threshold.
-            let scored: Scored = if strengths.iter().all(Option::is_some) {
-                (
-                    Cow::Borrowed(&candidates),
-                    strengths.into_iter().flatten().collect(),
-                )
-            } else {
-                let (kept, scores) = candidates
-                    .iter()
-                    .zip(strengths)
-                    .filter_map(|(p, strength)| Some((*p, strength?)))
-                    .unzip();
-                (Cow::Owned(kept), scores)
-            };
-            methods.push((method, band_rows, scored));
+            // With bands, a pair that shares none is kept at no threshold.
+            results.push(measure(method, band_rows, &|p| {
+                plugin_score(&matcher, signatures, p)
+            }));
         }
         if let Some(meta) = &meta_signatures {
-            methods.push((
-                "combined-meta",
-                None,
-                all(&|p: &NearPair| {
-                    combined_similarity(p.distance, meta_jaccard(meta, p), options.mu)
-                }),
-            ));
-        }
-        for (method, band_rows, (candidates, scores)) in methods {
-            let scored: Vec<ScoredPair> = candidates
-                .iter()
-                .zip(&scores)
-                .map(|(p, &score)| ScoredPair {
-                    label: p.label,
-                    score,
-                })
-                .collect();
-            let (best, curve) = sweep_scores(&scored, positives, &grid);
-            let (_, at_default) = sweep_scores(&scored, positives, &[options.threshold]);
-            let at_default = at_default[0];
-            results.push(VerifyResult {
-                method: method.to_owned(),
-                config: entry.name.clone(),
-                loose_k,
-                band_rows,
-                candidates: candidates.len(),
-                best,
-                curve,
-                categories: verified_categories(set, &candidates, &scores, &categories, &best),
-                categories_at_default: verified_categories(
-                    set,
-                    &candidates,
-                    &scores,
-                    &categories,
-                    &at_default,
-                ),
-                at_default,
-            });
+            results.push(measure("combined-meta", None, &|p| {
+                Some(combined_similarity(
+                    p.distance,
+                    meta_jaccard(meta, p),
+                    options.mu,
+                ))
+            }));
         }
     }
     Ok(results)
 }
 
-/// The listed pairs of each category kept at the best threshold: candidates scoring at
-/// least it, out of all the category's pairs (candidates or not).
+/// The listed pairs of each category kept at the threshold of `point`: those of `listed`
+/// (each candidate's category and score) scoring at least it, out of all the category's
+/// pairs (candidates or not).
 fn verified_categories(
     set: &EvalSet,
-    candidates: &[NearPair],
-    scores: &[f64],
-    categories: &HashMap<(u32, u32), u32>,
-    best: &ThresholdPoint,
+    listed: &[(u32, f64)],
+    point: &ThresholdPoint,
 ) -> Vec<CategoryResult> {
     let mut totals = vec![0u64; set.categories().len()];
     for pair in set.listed() {
@@ -430,11 +406,9 @@ fn verified_categories(
         }
     }
     let mut kept = vec![0u64; set.categories().len()];
-    for (pair, &score) in candidates.iter().zip(scores) {
-        if score >= best.threshold {
-            if let Some(&c) = categories.get(&(pair.a, pair.b)) {
-                kept[c as usize] += 1;
-            }
+    for &(category, score) in listed {
+        if score >= point.threshold {
+            kept[category as usize] += 1;
         }
     }
     set.categories()

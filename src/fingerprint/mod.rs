@@ -29,7 +29,7 @@ pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHash
 pub use shingle_hashing::ShingleHashing;
 pub(crate) use shingle_hashing::WordShingleHashes;
 pub(crate) use signature::{
-    equal_positions, jaccard, le_bytes, shares_band, write_le_bytes, Signature, EMPTY,
+    equal_positions, jaccard, le_bytes, overlap_of, shares_band, write_le_bytes, Signature, EMPTY,
 };
 pub use signature::{estimated_size, is_empty_set, overlap};
 pub(crate) use signer::Signer;

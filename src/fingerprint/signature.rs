@@ -146,7 +146,16 @@ pub fn overlap(a: &[u32], b: &[u32]) -> f64 {
     if j == 0.0 {
         return 0.0;
     }
-    let (size_a, size_b) = (estimated_size(a), estimated_size(b));
+    overlap_of(j, estimated_size(a), estimated_size(b))
+}
+
+/// The overlap coefficient of two sets of sizes `size_a` and `size_b` whose Jaccard
+/// similarity is `j`: what [`overlap`] computes, for a caller that keeps each set's
+/// [`estimated_size`] (a size sorts the signature's values once).
+pub(crate) fn overlap_of(j: f64, size_a: f64, size_b: f64) -> f64 {
+    if j == 0.0 {
+        return 0.0;
+    }
     let common = j * (size_a + size_b) / (1.0 + j);
     (common / size_a.min(size_b)).clamp(0.0, 1.0)
 }
