@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Redis memory of a shared near-duplicate space per document (issue 22, docs/SCALING.md),
+# Redis memory of a shared near-duplicate space per document (docs/SCALING.md),
 # on a throw-away Redis Cluster (scripts/redis-cluster.sh: 3 masters, 3 replicas). Prints
 # INFO memory of the masters before and after, the keys, the commands a document, sampled
 # MEMORY USAGE, and the time.
@@ -47,20 +47,8 @@ esac
 bin=${BIN:-target/release/tantivy-dedup}
 
 cluster="$WORK/cluster"
-trap 'bash scripts/redis-cluster.sh stop "$cluster" >/dev/null 2>&1 || true' EXIT
-seeds="$(bash scripts/redis-cluster.sh start "$cluster" 2>/dev/null | paste -sd, -)"
-masters=()
-for url in ${seeds//,/ }; do
-  port=${url##*:}
-  if redis-cli -p "$port" role | head -1 | grep -q master; then masters+=("$port"); fi
-done
-used() {
-  local total=0 port
-  for port in "${masters[@]}"; do
-    total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p')))
-  done
-  echo "$total"
-}
+# The cluster, its masters and `used`.
+source scripts/redis-masters.sh
 before=$(used)
 start=$(date +%s.%N)
 if [ "$SOURCE" = synthetic ]; then

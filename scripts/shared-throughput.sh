@@ -20,20 +20,8 @@ export REDIS_CLUSTER_PORT=${REDIS_CLUSTER_PORT:-32101}
 rm -rf "$WORK" && mkdir -p "$WORK"
 docs=$(wc -l <"$INPUT")
 cluster="$WORK/cluster"
-trap 'bash scripts/redis-cluster.sh stop "$cluster" >/dev/null 2>&1 || true' EXIT
-seeds="$(bash scripts/redis-cluster.sh start "$cluster" 2>/dev/null | paste -sd, -)"
-masters=()
-for url in ${seeds//,/ }; do
-  port=${url##*:}
-  if redis-cli -p "$port" role | head -1 | grep -q master; then masters+=("$port"); fi
-done
-used() {
-  local total=0 port
-  for port in "${masters[@]}"; do
-    total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p')))
-  done
-  echo "$total"
-}
+# The cluster, its masters and `used`.
+source scripts/redis-masters.sh
 seconds() { echo "$(date +%s.%N) - $1" | bc; }
 
 start=$(date +%s.%N)

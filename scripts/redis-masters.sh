@@ -1,0 +1,18 @@
+# Sourced by the measurement scripts of the shared space (scripts/redis-memory.sh,
+# scripts/shared-throughput.sh): starts a Redis Cluster in "$cluster" (stopped on exit) and
+# sets `seeds` (comma-separated URLs) and `masters` (the master ports); `used` prints the
+# bytes of memory the masters use together.
+trap 'bash scripts/redis-cluster.sh stop "$cluster" >/dev/null 2>&1 || true' EXIT
+seeds="$(bash scripts/redis-cluster.sh start "$cluster" 2>/dev/null | paste -sd, -)"
+masters=()
+for url in ${seeds//,/ }; do
+  port=${url##*:}
+  if redis-cli -p "$port" role | head -1 | grep -q master; then masters+=("$port"); fi
+done
+used() {
+  local total=0 port
+  for port in "${masters[@]}"; do
+    total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p')))
+  done
+  echo "$total"
+}
