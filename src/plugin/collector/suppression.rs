@@ -393,9 +393,9 @@ pub(crate) fn walk(
     let mut hits: Vec<DedupHit> = Vec::with_capacity(page.limit.min(PAGE_RESERVED));
     let mut has_more = false;
     let mut signatures = Signatures::default();
-    // What the page's groups are made of, parallel to `hits`: each leader's and its
-    // reported members' flags, fingerprints, scores and sort values, to lead a group by an
-    // original (`Page::originals_first`).
+    // What the page's groups are made of, parallel to `hits` when groups are led by their
+    // originals (`Page::originals_first`; else empty, nothing copied): each leader's and its
+    // reported members' flags, fingerprints, scores and sort values.
     let mut groups: Vec<Group> = Vec::new();
     for hit in ranked {
         let mut signature = LazySignature::Unread(hit.address);
@@ -442,8 +442,10 @@ pub(crate) fn walk(
                         distance,
                         jaccard,
                     });
-                    let index = other.ordinal - page.offset;
-                    groups[index].members.push(Member::of(&hit, &page));
+                    if page.originals_first {
+                        let index = other.ordinal - page.offset;
+                        groups[index].members.push(Member::of(&hit, &page));
+                    }
                 }
                 continue;
             }
@@ -464,10 +466,12 @@ pub(crate) fn walk(
             let sort_value = page
                 .sort
                 .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?));
-            groups.push(Group {
-                leader: Member::of(&hit, &page),
-                members: Vec::new(),
-            });
+            if page.originals_first {
+                groups.push(Group {
+                    leader: Member::of(&hit, &page),
+                    members: Vec::new(),
+                });
+            }
             hits.push(DedupHit {
                 score: hit.score,
                 sort_value,
