@@ -9,6 +9,7 @@
 //! `scripts/fetch-corpora.sh` writes) to measure on more text.
 
 use std::hint::black_box;
+use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use tantivy_dedup::fingerprint::{SimHashAccumulator, SimHashCounter};
@@ -76,7 +77,8 @@ fn fingerprints(c: &mut Criterion) {
 /// (`verification(None)`), and the fingerprint with the signature of two-stage matching
 /// (the default settings), both through `DedupIndex::fill_document`; and the signature
 /// alone, as `TextMatcher::signature` gives it to a batch job (Python's
-/// `signatures(texts, fingerprints=False)`).
+/// `signatures(texts, fingerprints=False)`); both again with shingle weights learned from
+/// the texts themselves (`ingest --idf-from`).
 fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
     use tantivy::schema::{Schema, TantivyDocument};
     use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
@@ -87,12 +89,22 @@ fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
     let mut group = c.benchmark_group(format!("signed/{name}"));
     group.throughput(Throughput::Elements(words as u64));
     group.sample_size(20);
+    let plain = TextMatcher::new(&MatchingSettings::default()).unwrap();
+    let weights = Arc::new(
+        plain
+            .learn_weights(texts.iter().map(String::as_str))
+            .unwrap(),
+    );
     let rows = [
         (
             "fingerprint",
             DedupSettings::new(["body"]).verification(None),
         ),
         ("fingerprint_and_signature", DedupSettings::new(["body"])),
+        (
+            "fingerprint_and_weighted_signature",
+            DedupSettings::new(["body"]).shingle_weights(Arc::clone(&weights)),
+        ),
     ];
     for (label, settings) in rows {
         let mut schema = Schema::builder();
@@ -117,14 +129,16 @@ fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
             )
         });
     }
-    let matcher = TextMatcher::new(&MatchingSettings::default()).unwrap();
-    group.bench_function("signature", |b| {
-        b.iter(|| {
-            (texts.iter())
-                .filter_map(|text| matcher.signature(black_box(text)))
-                .fold(0u32, |acc, signature| acc ^ signature[0])
-        })
-    });
+    let weighted = TextMatcher::with_weights(&MatchingSettings::default(), weights).unwrap();
+    for (label, matcher) in [("signature", &plain), ("weighted_signature", &weighted)] {
+        group.bench_function(label, |b| {
+            b.iter(|| {
+                (texts.iter())
+                    .filter_map(|text| matcher.signature(black_box(text)))
+                    .fold(0u32, |acc, signature| acc ^ signature[0])
+            })
+        });
+    }
     group.finish();
 }
 

@@ -21,11 +21,13 @@
 //! ticks of 1/100 s (`USER_HZ`, 100 on Linux's common configurations), the calling
 //! thread's from `/proc/thread-self/schedstat` (kernels with scheduler statistics).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
 use tantivy::schema::Schema;
 use tantivy::{doc, Index, IndexWriter};
+use tantivy_dedup::matching::TextMatcher;
 use tantivy_dedup::plugin::{
     register_tokenizer, text_field_options, DedupIndex, DedupSettings, DedupWriter, Policy,
 };
@@ -69,17 +71,22 @@ enum Path {
     AddAll,
 }
 
-/// The writers compared: the name, the settings and the path.
-fn writers() -> Vec<(&'static str, DedupSettings, Path)> {
+/// The writers compared: the name, the settings and the path; shingle weights are
+/// learned from `docs` themselves (as `ingest --idf-from` the input learns them).
+fn writers(docs: &[(String, String)]) -> anyhow::Result<Vec<(&'static str, DedupSettings, Path)>> {
     let settings = DedupSettings::new(["body"]).key_field("url");
     let fingerprints = settings.clone().verification(None);
-    vec![
+    let weights = TextMatcher::new(&settings.matching())?
+        .learn_weights(docs.iter().map(|(_, text)| text.as_str()))?;
+    let weighted = settings.clone().shingle_weights(Arc::new(weights));
+    Ok(vec![
         ("plain IndexWriter", fingerprints.clone(), Path::Plain),
         ("fingerprints only, add", fingerprints.clone(), Path::Add),
         ("fingerprints only, add_all", fingerprints, Path::AddAll),
         ("default (verified), add", settings.clone(), Path::Add),
         ("default (verified), add_all", settings, Path::AddAll),
-    ]
+        ("shingle weights, add_all", weighted, Path::AddAll),
+    ])
 }
 
 fn schema(settings: &DedupSettings) -> Schema {
@@ -155,7 +162,7 @@ fn main() -> anyhow::Result<()> {
         docs.len(),
         bytes as f64 / 1e6,
     );
-    let writers = writers();
+    let writers = writers(&docs)?;
     // [writer][round] = (wall, process CPU, caller CPU)
     let mut samples = vec![Vec::new(); writers.len()];
     // A first round to load the dictionaries and warm the allocator, not counted.

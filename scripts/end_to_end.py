@@ -26,7 +26,7 @@ Usage: end_to_end.py [--bin target/release/tantivy-dedup] [--out FILE.jsonl]
        end_to_end.py --self-test
 
 The options after `--` go to both `ingest` runs (e.g. `--preset news`, `--threshold 0.7`,
-`--settings file.json`); without them the indexes take the defaults of the binary at hand
+`--settings file.json`, `--idf-from {docs}`: `{docs}` is the set's docs.jsonl); without them the indexes take the defaults of the binary at hand
 (each JSON row keeps the index's settings, from `stats --json`). The binary is copied once
 per run, so a rebuild in the middle does not mix two versions.
 """
@@ -215,6 +215,7 @@ def read_report(path: Path) -> list[dict]:
 
 
 def run_set(binary: str, directory: Path, options: list[str], name: str, work: Path) -> dict:
+    options = [o.replace("{docs}", str(directory / "docs.jsonl")) for o in options]
     started = time.perf_counter()
     s = EvalSet(directory)
     work = Path(tempfile.mkdtemp(prefix=f"{directory.name}-", dir=work))

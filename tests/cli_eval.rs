@@ -191,6 +191,8 @@ fn the_full_grid_and_two_stage_variants_are_reported() {
                 "plugin",
                 "plugin-bands",
                 "plugin-containment",
+                "plugin-weighted",
+                "plugin-weighted-bands",
             ] {
                 expected.push((config, k, method));
             }

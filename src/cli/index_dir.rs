@@ -12,6 +12,7 @@ use tantivy_dedup::Error;
 
 use crate::cli::messages::in_cli_terms;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
+use crate::cli::weights;
 
 /// The default index folder.
 pub const DEFAULT_INDEX: &str = "tantivy-dedup-index";
@@ -33,7 +34,7 @@ fn new_settings(
     distance: Option<u32>,
     verify: &VerifyOptions,
     file: Option<&MatchingSettings>,
-) -> DedupSettings {
+) -> anyhow::Result<DedupSettings> {
     let mut settings = verify.apply(corpus_settings(), file);
     if let Some(verification) = settings.get_verification() {
         if verification.get_score() == PairScore::Containment {
@@ -45,10 +46,17 @@ fn new_settings(
     }
     let config = options.config_over(settings.get_fingerprint().clone());
     let settings = settings.fingerprint(config);
-    match distance {
+    let settings = match distance {
         Some(k) => settings.distance(k),
         None => settings,
-    }
+    };
+    Ok(match verify.idf_from() {
+        Some(sample) => {
+            let weights = weights::learn(sample, &settings)?;
+            settings.shingle_weights(weights)
+        }
+        None => settings,
+    })
 }
 
 /// Opens the index in `dir`, or creates it there when the folder is missing or empty.
@@ -66,7 +74,7 @@ pub fn open_or_create(
     let file = verify.settings_file()?;
     if !CorpusIndex::exists(dir) {
         // Checked whole before anything is created.
-        let settings = new_settings(options, distance, verify, file.as_ref());
+        let settings = new_settings(options, distance, verify, file.as_ref())?;
         settings.validate().map_err(|e| {
             anyhow::Error::new(e).context(format!(
                 "cannot create an index in {} with these settings",
@@ -74,6 +82,24 @@ pub fn open_or_create(
             ))
         })?;
         CorpusIndex::create(dir, || settings).map_err(|e| explain(e, dir))?;
+    } else if let Some(sample) = verify.idf_from() {
+        let index = open_with_file(dir, options, distance, verify, file.as_ref())?;
+        let verification = index.dedup.settings().get_verification();
+        if verification.and_then(|v| v.get_weights()).is_none() {
+            bail!(
+                "--idf-from {}: the index in {} was created without shingle weights, and \
+                 an index keeps the signatures it was created with; create a new index with \
+                 --idf-from, and ingest into it",
+                sample.display(),
+                dir.display()
+            );
+        }
+        eprintln!(
+            "--idf-from {}: the index in {} keeps the shingle weights it was created with",
+            sample.display(),
+            dir.display()
+        );
+        return Ok(index);
     }
     open_with_file(dir, options, distance, verify, file.as_ref())
 }
@@ -92,7 +118,12 @@ pub fn planned_settings(
         return Ok(None);
     }
     let file = verify.settings_file()?;
-    Ok(Some(new_settings(options, distance, verify, file.as_ref())))
+    Ok(Some(new_settings(
+        options,
+        distance,
+        verify,
+        file.as_ref(),
+    )?))
 }
 
 /// Opens the existing index in `dir`; fingerprint options given on the command line must

@@ -520,6 +520,7 @@ fn share_metadata(dir: &std::path::Path) -> anyhow::Result<()> {
         tantivy_dedup::plugin::SETTINGS_FILE,
         tantivy_dedup::plugin::IDF_FILE,
         tantivy_dedup::plugin::DICTIONARY_FILE,
+        tantivy_dedup::plugin::SHINGLE_WEIGHTS_FILE,
     ];
     for name in files {
         let path = dir.join(name);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use tantivy_dedup::plugin::IDF_FILE;
+use tantivy_dedup::plugin::{IDF_FILE, SHINGLE_WEIGHTS_FILE};
 use tantivy_dedup::Error;
 
 /// What to tell a user of the tool about `error`, met on the index in `dir`, when the
@@ -22,6 +22,15 @@ pub fn in_cli_terms(error: &Error, dir: &Path) -> Option<String> {
              ({IDF_FILE} is missing or not the one its settings name): restore the folder \
              from a copy, or build the index again with `tantivy-dedup ingest --from-index \
              {dir} --index NEW_DIR`"
+        ),
+        Error::InvalidSetting {
+            name: "verification.weights",
+            ..
+        } => format!(
+            "the index in {dir} weighs its signatures' shingles by a table that is not in its \
+             folder ({SHINGLE_WEIGHTS_FILE} is missing or not the one its settings name): \
+             restore the folder from a copy, or build the index again with `tantivy-dedup \
+             ingest --from-index {dir} --index NEW_DIR --idf-from SAMPLE`"
         ),
         Error::MissingSignatures { segment, documents } => format!(
             "{documents} documents of segment {segment} of the index in {dir} have a \

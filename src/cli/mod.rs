@@ -45,4 +45,5 @@ pub mod search;
 pub mod shared;
 pub mod source_index;
 pub mod stats;
+pub mod weights;
 pub mod windows;

@@ -255,6 +255,19 @@ pub struct VerifyOptions {
     /// index's). Options given beside it override it.
     #[arg(long, value_name = "FILE", help_heading = "Two-stage matching")]
     settings: Option<PathBuf>,
+    /// Weigh the signatures' shingles by how many records of FILE (JSON lines, text or
+    /// HTML files, or a folder, read as the inputs are; a sample of the documents to come,
+    /// or the input itself) hold them: a report's frame, a site's header and boilerplate
+    /// count less than a document's own words and figures. The weights are frozen with the
+    /// index: only at creation (an existing index keeps its own; docs/PARAMETERS.md,
+    /// "Shingle weights").
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Two-stage matching",
+        conflicts_with = "no_verify"
+    )]
+    idf_from: Option<PathBuf>,
 }
 
 /// A preset of two-stage matching.
@@ -311,6 +324,11 @@ impl VerifyOptions {
             || self.threshold.is_some()
             || self.score.is_some()
             || self.preset.is_some()
+    }
+
+    /// The sample given with --idf-from, if any.
+    pub fn idf_from(&self) -> Option<&std::path::Path> {
+        self.idf_from.as_deref()
     }
 
     /// The file given with --settings, if any.

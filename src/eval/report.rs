@@ -87,14 +87,18 @@ pub struct VerifyResult {
     /// only the pairs sharing a band of their signatures), `containment` (the overlap
     /// coefficient `|A ∩ B| / min(|A|, |B|)` estimated from the signatures), or
     /// `plugin-containment` (the plugin's rule with bands, scored by containment:
-    /// [`PairScore::Containment`](crate::matching::PairScore::Containment)).
+    /// [`PairScore::Containment`](crate::matching::PairScore::Containment)), or
+    /// `plugin-weighted` and `plugin-weighted-bands` (`plugin` and `plugin-bands` with the
+    /// default bands, over signatures whose shingles are weighted by a table learned from
+    /// the set itself, as `ingest --idf-from` learns one: the weighted Jaccard).
     pub method: String,
     /// The config whose fingerprints give the candidates.
     pub config: String,
     /// The candidates' distance.
     pub loose_k: u32,
     /// The values per band of `plugin-bands` and `plugin-containment`
-    /// ([`EvalOptions::band_rows`](crate::eval::EvalOptions::band_rows));
+    /// ([`EvalOptions::band_rows`](crate::eval::EvalOptions::band_rows)), and of
+    /// `plugin-weighted-bands` (the default);
     /// `None` for the other methods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub band_rows: Option<usize>,

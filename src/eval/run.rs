@@ -1,6 +1,7 @@
 //! [`evaluate`]: every config of a grid on one set, then the two-stage variants.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -14,8 +15,8 @@ use super::verify::{ScoreHistogram, ThresholdPoint};
 use crate::error::Result;
 use crate::fingerprint::{
     combined_similarity, estimated_size, jaccard, overlap_of, Fingerprint, FingerprintConfig,
-    KeptBits, MinHashSignature, MinHasher, ShingleHashing, Signature, Signer, SimHasher,
-    DEFAULT_MU,
+    KeptBits, MinHashSignature, MinHasher, ShingleHashing, ShingleWeightsBuilder, Signature,
+    Signer, SimHasher, DEFAULT_MU,
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
@@ -231,23 +232,36 @@ fn verify_all(
     let minhasher = MinHasher::new(options.minhash_k, entry.config.get_seed())?;
     // The signatures of a new index (a byte a value), and of 32 bits for containment,
     // which estimates the sets' sizes from them.
-    let sign_all = |bits: KeptBits| -> Result<Vec<Signature>> {
-        let signer = Signer::new(
+    let signer = |bits: KeptBits| -> Result<Signer> {
+        Signer::new(
             SimHasher::new(&entry.config)?,
             ChineseDictionary::default(),
             options.shingles,
             options.minhash_k,
             ShingleHashing::default(),
             bits,
-        )?;
-        Ok(set
-            .texts()
-            .par_iter()
-            .map(|text| signer.sign(text))
-            .collect())
+        )
     };
-    let shingle_signatures = sign_all(KeptBits::default())?;
-    let high_signatures = sign_all(KeptBits::High)?;
+    let sign_all = |signer: Signer| -> Vec<Signature> {
+        (set.texts().par_iter())
+            .map(|text| signer.sign(text))
+            .collect()
+    };
+    let shingle_signatures = sign_all(signer(KeptBits::default())?);
+    let high_signatures = sign_all(signer(KeptBits::High)?);
+    // The signatures of an index whose shingles are weighted by a table learned from the
+    // set itself (`ingest --idf-from`).
+    let weighted_signatures = {
+        let plain = signer(KeptBits::default())?;
+        let mut weights = ShingleWeightsBuilder::new();
+        for hashes in (set.texts().par_iter())
+            .map(|text| plain.shingle_hashes(text))
+            .collect::<Vec<_>>()
+        {
+            weights.add_document(hashes);
+        }
+        sign_all(plain.with_weights(Some(Arc::new(weights.build()))))
+    };
     // Each set's size, estimated once, for containment.
     let sizes: Vec<f64> = (high_signatures.par_iter())
         .map(|signature| estimated_size(signature.values()))
@@ -368,9 +382,26 @@ fn verify_all(
                 matchers.push((method, Some(rows), banded));
             }
         }
+        matchers.push((
+            "plugin-weighted",
+            None,
+            rule(CandidateStage::Scan, PairScore::Jaccard),
+        ));
+        let default_rows = Some(DEFAULT_BAND_ROWS);
+        matchers.push((
+            "plugin-weighted-bands",
+            default_rows,
+            rule(
+                CandidateStage::Bands {
+                    rows: DEFAULT_BAND_ROWS,
+                },
+                PairScore::Jaccard,
+            ),
+        ));
         for (method, band_rows, matcher) in matchers {
             let signatures = match method {
                 "plugin-containment" => &high_signatures,
+                "plugin-weighted" | "plugin-weighted-bands" => &weighted_signatures,
                 _ => &shingle_signatures,
             };
             // With bands, a pair that shares none is kept at no threshold.

@@ -77,7 +77,7 @@ pub struct MinHashSignature {
 /// A 64-bit finalizer (splitmix64): turns one well-mixed hash into independent-looking
 /// others, so that `k` hash functions cost one xxh3 plus `k` multiplications per element.
 #[inline]
-fn mix(mut x: u64) -> u64 {
+pub(super) fn mix(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)
@@ -233,32 +233,38 @@ impl OnePermutationBins {
     /// The bins, densified; all `u64::MAX` for an empty set.
     pub(crate) fn finish(self) -> Vec<u64> {
         let OnePermutationBins { mut bins, filled } = self;
-        let k = bins.len();
-        if !filled.contains(&true) {
-            return bins;
-        }
-        // In place: an empty bin takes the value of a filled one, which never changes.
-        for i in 0..k {
-            if filled[i] {
-                continue;
-            }
-            let mut attempt = 0u64;
-            let source = loop {
-                let j = bin_of(mix(((i as u64) << 32) ^ attempt ^ 0xD6E8_FEB8_6659_FD93), k);
-                if filled[j] {
-                    break j;
-                }
-                attempt += 1;
-            };
-            bins[i] = bins[source];
-        }
+        densify(&mut bins, &filled);
         bins
+    }
+}
+
+/// Fills the empty bins of `bins` (those not `filled`), each from a filled bin drawn by a
+/// hash of its position; leaves them all as they are when none is filled.
+pub(super) fn densify(bins: &mut [u64], filled: &[bool]) {
+    let k = bins.len();
+    if !filled.contains(&true) {
+        return;
+    }
+    // In place: an empty bin takes the value of a filled one, which never changes.
+    for i in 0..k {
+        if filled[i] {
+            continue;
+        }
+        let mut attempt = 0u64;
+        let source = loop {
+            let j = bin_of(mix(((i as u64) << 32) ^ attempt ^ 0xD6E8_FEB8_6659_FD93), k);
+            if filled[j] {
+                break j;
+            }
+            attempt += 1;
+        };
+        bins[i] = bins[source];
     }
 }
 
 /// The bin of `hash` among `k`, from its high bits.
 #[inline]
-fn bin_of(hash: u64, k: usize) -> usize {
+pub(super) fn bin_of(hash: u64, k: usize) -> usize {
     ((u128::from(hash) * k as u128) >> 64) as usize
 }
 

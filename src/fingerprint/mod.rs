@@ -14,10 +14,12 @@ mod counter;
 mod kept_bits;
 mod minhash;
 mod shingle_hashing;
+mod shingle_weights;
 mod signature;
 mod signer;
 mod simhasher;
 mod value;
+mod weighted_bins;
 
 pub use accumulator::SimHashAccumulator;
 pub(crate) use config::serialized_differences;
@@ -28,6 +30,10 @@ pub(crate) use minhash::OnePermutationBins;
 pub use minhash::{combined_similarity, MinHashSignature, MinHashVariant, MinHasher, DEFAULT_MU};
 pub use shingle_hashing::ShingleHashing;
 pub(crate) use shingle_hashing::WordShingleHashes;
+pub use shingle_weights::{
+    idf_weight, ShingleWeights, ShingleWeightsBuilder, MAX_WEIGHTED_SHINGLES,
+    SHINGLE_WEIGHTS_VERSION,
+};
 pub(crate) use signature::{
     equal_positions, jaccard, le_bytes, overlap_of, shares_band, write_le_bytes, Signature, EMPTY,
 };

@@ -1,11 +1,14 @@
 //! [`Signer`]: a text's fingerprint and its MinHash signature, from one walk over the text
 //! where the feature kinds allow (the defaults), for two-stage matching.
 
+use std::sync::Arc;
+
 use crate::error::Result;
 use crate::fingerprint::signature::Signature;
+use crate::fingerprint::weighted_bins::WeightedBins;
 use crate::fingerprint::{
     bounded_prefix, Fingerprint, KeptBits, MinHasher, OnePermutationBins, ShingleHashing,
-    SimHashCounter, SimHasher, WordShingleHashes,
+    ShingleWeights, SimHashCounter, SimHasher, WordShingleHashes,
 };
 use crate::text::{
     for_each_shingle_unit, has_han, shingle_words, ChineseDictionary, FeatureKind, HanText,
@@ -19,7 +22,8 @@ use crate::text::{
 /// The signature is a one permutation MinHash ([`MinHasher::one_permutation`]) of the
 /// text's `shingles`, tokenized and normalized as the fingerprint's features are, with the
 /// same seed, a shingle of several words hashed as its [`ShingleHashing`] says, in its
-/// compact form ([`Signature`]).
+/// compact form ([`Signature`]). With [`ShingleWeights`], each shingle counts by its
+/// weight ([`WeightedBins`]).
 #[derive(Clone, Debug)]
 pub(crate) struct Signer {
     fingerprints: SimHasher,
@@ -27,6 +31,8 @@ pub(crate) struct Signer {
     minhasher: MinHasher,
     hashing: ShingleHashing,
     bits: KeptBits,
+    /// How much each shingle counts; every shingle alike without.
+    weights: Option<Arc<ShingleWeights>>,
     /// Words per shingle.
     words: usize,
     /// `chars` when the fingerprints are character `chars`-grams counted by term frequency
@@ -79,6 +85,7 @@ impl Signer {
             fingerprints,
             hashing,
             bits,
+            weights: None,
             words: shingle_words(shingles),
             joint,
             ascii_words: matches!(
@@ -88,9 +95,26 @@ impl Signer {
         })
     }
 
+    /// The same signer, its shingles weighted by `weights`.
+    pub fn with_weights(mut self, weights: Option<Arc<ShingleWeights>>) -> Signer {
+        self.weights = weights;
+        self
+    }
+
     /// The hasher of the fingerprints.
     pub fn fingerprints(&self) -> &SimHasher {
         &self.fingerprints
+    }
+
+    /// The hashes of the shingles of `text` as [`sign`](Self::sign) takes them (what a
+    /// [`ShingleWeights`] table counts), repeats included.
+    pub fn shingle_hashes(&self, text: &str) -> Vec<u64> {
+        let mut builder = self.builder_into(Bins::Collect(Vec::new()));
+        self.add_shingles(text, &mut builder);
+        match builder.finish_bins() {
+            Bins::Collect(hashes) => hashes,
+            _ => unreachable!("the builder collects"),
+        }
     }
 
     /// The fingerprint of `text`, and its signature when it has one: none without a
@@ -142,6 +166,12 @@ impl Signer {
     /// [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes), as the fingerprint).
     pub fn sign(&self, text: &str) -> Signature {
         let mut signature = self.builder();
+        self.add_shingles(text, &mut signature);
+        signature.finish()
+    }
+
+    /// Adds the shingles of `text` (of its bounded prefix) to `signature`.
+    fn add_shingles(&self, text: &str, signature: &mut SignatureBuilder<'_>) {
         let extractor = self.shingles.extractor();
         let text = bounded_prefix(text, self.shingles.config().get_max_text_bytes());
         let tokenizer = extractor.tokenizer();
@@ -151,11 +181,10 @@ impl Signer {
             tokenizer.for_each_ascii_token(text, |word| signature.word(word));
         } else if let FeatureKind::ScriptShingles { chars, .. } = extractor.kind() {
             // The Han runs apart in one pass: the units `add_units` takes one at a time.
-            self.add_script_units(text, &tokenizer.han_text(text), chars, &mut signature);
+            self.add_script_units(text, &tokenizer.han_text(text), chars, signature);
         } else {
-            self.add_units(text, &mut signature);
+            self.add_units(text, signature);
         }
-        signature.finish()
     }
 
     /// Adds the script shingle units of `text`, whose Han runs are `han`, to `signature`:
@@ -184,6 +213,15 @@ impl Signer {
 
     /// An empty signature, to fill.
     fn builder(&self) -> SignatureBuilder<'_> {
+        let k = self.minhasher.k();
+        self.builder_into(match &self.weights {
+            Some(weights) => Bins::Weighted(WeightedBins::new(k), weights),
+            None => Bins::Plain(OnePermutationBins::new(k)),
+        })
+    }
+
+    /// An empty signature whose shingles go to `bins`.
+    fn builder_into<'s>(&'s self, bins: Bins<'s>) -> SignatureBuilder<'s> {
         let words = match self.hashing {
             ShingleHashing::Text => Shingler::Text(WordShingles::new(self.words)),
             ShingleHashing::Words => Shingler::Hashes(WordShingleHashes::new(
@@ -193,7 +231,7 @@ impl Signer {
         };
         SignatureBuilder {
             minhasher: &self.minhasher,
-            bins: OnePermutationBins::new(self.minhasher.k()),
+            bins,
             words,
             bits: self.bits,
         }
@@ -203,9 +241,30 @@ impl Signer {
 /// A signature being filled: whole features by their hashes, words a shingle at a time.
 struct SignatureBuilder<'s> {
     minhasher: &'s MinHasher,
-    bins: OnePermutationBins,
+    bins: Bins<'s>,
     words: Shingler,
     bits: KeptBits,
+}
+
+/// Where a signature's shingles go.
+enum Bins<'s> {
+    /// Plain one permutation MinHash.
+    Plain(OnePermutationBins),
+    /// Each shingle weighted by the table.
+    Weighted(WeightedBins, &'s ShingleWeights),
+    /// Kept as they are, to count.
+    Collect(Vec<u64>),
+}
+
+impl Bins<'_> {
+    #[inline]
+    fn add(&mut self, hash: u64) {
+        match self {
+            Bins::Plain(bins) => bins.add(hash),
+            Bins::Weighted(bins, weights) => bins.add(hash, weights.weight(hash)),
+            Bins::Collect(hashes) => hashes.push(hash),
+        }
+    }
 }
 
 /// The window of words that makes shingles, by [`ShingleHashing`].
@@ -214,7 +273,7 @@ enum Shingler {
     Hashes(WordShingleHashes),
 }
 
-impl SignatureBuilder<'_> {
+impl<'s> SignatureBuilder<'s> {
     /// Adds a whole feature by its hash ([`MinHasher::hash`]).
     #[inline]
     fn add(&mut self, hash: u64) {
@@ -242,11 +301,22 @@ impl SignatureBuilder<'_> {
 
     /// The signature, with the shingle of a text of fewer words than a shingle holds.
     fn finish(self) -> Signature {
+        let bits = self.bits;
+        let values = match self.finish_bins() {
+            Bins::Plain(bins) => bins.finish(),
+            Bins::Weighted(bins, _) => bins.finish(),
+            Bins::Collect(_) => unreachable!("a signature's builder has bins"),
+        };
+        Signature::compact(&values, bits)
+    }
+
+    /// The bins, with the shingle of a text of fewer words than a shingle holds.
+    fn finish_bins(self) -> Bins<'s> {
         let SignatureBuilder {
             minhasher,
             mut bins,
             words,
-            bits,
+            ..
         } = self;
         match words {
             Shingler::Text(window) => window.finish(&mut |shingle, _| {
@@ -254,7 +324,7 @@ impl SignatureBuilder<'_> {
             }),
             Shingler::Hashes(window) => window.finish(&mut |hash| bins.add(hash)),
         }
-        Signature::compact(&bins.finish(), bits)
+        bins
     }
 }
 

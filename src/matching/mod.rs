@@ -44,4 +44,5 @@ pub use rule::{
 pub use settings_version::SETTINGS_VERSION;
 pub(crate) use settings_version::{check_version, check_version_of};
 pub use text_matcher::TextMatcher;
+pub(crate) use verification::check_shingle_weights;
 pub use verification::{Verification, DEFAULT_SHINGLES, DEFAULT_SIGNATURE_HASHES, MIN_BYTE_HASHES};

@@ -39,7 +39,11 @@ use crate::error::{Error, Result};
 /// ([`KeptBits::LowByte`](crate::fingerprint::KeptBits::LowByte), the default), eight to a
 /// value of the u64 signature field: a quarter of the space. Files of earlier formats name
 /// the bits their signatures keep, and those indexes keep them.
-pub const SETTINGS_VERSION: u32 = 7;
+///
+/// Format 8: signatures may weight their shingles by a table frozen with the index
+/// ([`Verification::weights`](super::Verification::weights)); files of format 7 and
+/// earlier weight every shingle alike, as they always did.
+pub const SETTINGS_VERSION: u32 = 8;
 
 /// Checks that a settings file of format `version` can be read by this crate.
 ///

@@ -2,9 +2,13 @@
 //! fingerprints, signatures and the verdict on a pair, as an index with the same settings
 //! computes them.
 
-use super::{Judgement, Matcher, MatchingSettings, Verification};
-use crate::error::Result;
-use crate::fingerprint::{Fingerprint, Signature, Signer, SimHasher};
+use std::sync::Arc;
+
+use super::{check_shingle_weights, Judgement, Matcher, MatchingSettings, Verification};
+use crate::error::{Error, Result};
+use crate::fingerprint::{
+    Fingerprint, ShingleWeights, ShingleWeightsBuilder, Signature, Signer, SimHasher,
+};
 use crate::text::ChineseDictionary;
 
 /// The rule of [`MatchingSettings`] applied to texts: a text's fingerprint and (when the
@@ -45,7 +49,43 @@ impl TextMatcher {
     ///
     /// # Errors
     /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) for settings out of range.
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) (`verification.weights`) when
+    /// the signatures weight their shingles by a table: use
+    /// [`with_weights`](Self::with_weights) with it.
     pub fn new(settings: &MatchingSettings) -> Result<TextMatcher> {
+        Self::of_settings(settings, None)
+    }
+
+    /// The matcher of `settings`, its signatures' shingles weighted by `weights` (see
+    /// [`Verification::weights`], which is set to the table's identity where the settings
+    /// name none).
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) for settings out of range,
+    /// settings that name another table, or settings without signatures.
+    pub fn with_weights(
+        settings: &MatchingSettings,
+        weights: Arc<ShingleWeights>,
+    ) -> Result<TextMatcher> {
+        let Some(verification) = settings.get_verification() else {
+            return Err(Error::InvalidSetting {
+                name: "verification",
+                reason: "shingle weights are for signatures, and these settings have none"
+                    .to_owned(),
+            });
+        };
+        let named = match verification.get_weights() {
+            Some(_) => verification.clone(),
+            None => (verification.clone()).weights(Some(weights.identity().to_owned())),
+        };
+        let settings = settings.clone().verification(named);
+        Self::of_settings(&settings, Some(weights))
+    }
+
+    fn of_settings(
+        settings: &MatchingSettings,
+        weights: Option<Arc<ShingleWeights>>,
+    ) -> Result<TextMatcher> {
         settings.validate()?;
         let hasher = SimHasher::new(settings.get_fingerprint())?;
         TextMatcher::with_hasher(
@@ -53,26 +93,33 @@ impl TextMatcher {
             ChineseDictionary::default(),
             settings.get_distance(),
             settings.get_verification(),
+            weights,
         )
     }
 
     /// The matcher over `hasher` (whose tokenizer, dictionary and IDF table an index's
-    /// settings chose), with `dictionary` for the signatures' shingles.
+    /// settings chose), with `dictionary` for the signatures' shingles, weighted by
+    /// `weights` when the verification names that table.
     pub(crate) fn with_hasher(
         hasher: SimHasher,
         dictionary: ChineseDictionary,
         distance: u32,
         verification: Option<&Verification>,
+        weights: Option<Arc<ShingleWeights>>,
     ) -> Result<TextMatcher> {
+        check_shingle_weights(verification, weights.as_deref())?;
         let values = match verification {
-            Some(verification) => Values::Signed(Signer::new(
-                hasher,
-                dictionary,
-                verification.get_shingles(),
-                verification.get_hashes(),
-                verification.get_shingle_hashing(),
-                verification.get_kept_bits(),
-            )?),
+            Some(verification) => Values::Signed(
+                Signer::new(
+                    hasher,
+                    dictionary,
+                    verification.get_shingles(),
+                    verification.get_hashes(),
+                    verification.get_shingle_hashing(),
+                    verification.get_kept_bits(),
+                )?
+                .with_weights(weights),
+            ),
             None => Values::Fingerprints(hasher),
         };
         Ok(TextMatcher {
@@ -80,6 +127,45 @@ impl TextMatcher {
             distance,
             verification: verification.cloned(),
         })
+    }
+
+    /// A table of shingle weights learned from `texts`, a sample of the documents to come
+    /// (a few thousand at least, of the kinds the index will hold): each shingle, taken as
+    /// this matcher's signatures take them, weighs by the number of the sample's texts it
+    /// is in ([`idf_weight`](crate::fingerprint::idf_weight)). Give it to
+    /// [`DedupSettings::shingle_weights`](crate::plugin::DedupSettings::shingle_weights)
+    /// when the index is created.
+    ///
+    /// # Errors
+    /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) when the settings do not
+    /// verify (there are no shingles to weigh).
+    pub fn learn_weights<'t>(
+        &self,
+        texts: impl IntoIterator<Item = &'t str>,
+    ) -> Result<ShingleWeights> {
+        let mut builder = ShingleWeightsBuilder::new();
+        for text in texts {
+            let Some(hashes) = self.shingle_hashes(text) else {
+                return Err(Error::InvalidSetting {
+                    name: "verification",
+                    reason: "shingle weights are for signatures, and these settings have none"
+                        .to_owned(),
+                });
+            };
+            builder.add_document(hashes);
+        }
+        Ok(builder.build())
+    }
+
+    /// The hashes of the shingles of `text`, as the signatures take them (repeats
+    /// included): what a [`ShingleWeightsBuilder`] counts, for a sample too large for
+    /// [`learn_weights`](Self::learn_weights) on one core. `None` when the settings do not
+    /// verify.
+    pub fn shingle_hashes(&self, text: &str) -> Option<Vec<u64>> {
+        match &self.values {
+            Values::Signed(signer) => Some(signer.shingle_hashes(text)),
+            Values::Fingerprints(_) => None,
+        }
     }
 
     /// The hasher of the fingerprints.

@@ -16,7 +16,7 @@ use super::rule::{CandidateStage, PairScore, VerifyRule};
 #[cfg(doc)]
 use super::rule::{DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_THRESHOLD};
 use crate::error::{Error, Result};
-use crate::fingerprint::{KeptBits, ShingleHashing, FINGERPRINT_BITS};
+use crate::fingerprint::{KeptBits, ShingleHashing, ShingleWeights, FINGERPRINT_BITS};
 use crate::text::FeatureKind;
 
 /// Default shingles of the signature: by script, word 2-shingles outside Han text and
@@ -70,6 +70,9 @@ pub struct Verification {
     hashes: usize,
     shingle_hashing: ShingleHashing,
     kept_bits: KeptBits,
+    /// The identity of the [`ShingleWeights`](crate::fingerprint::ShingleWeights) table the
+    /// shingles are weighted by; every shingle alike without.
+    weights: Option<String>,
     rule: VerifyRule,
 }
 
@@ -83,6 +86,7 @@ impl Default for Verification {
             hashes: DEFAULT_SIGNATURE_HASHES,
             shingle_hashing: ShingleHashing::Words,
             kept_bits: KeptBits::LowByte,
+            weights: None,
             rule: VerifyRule::default(),
         }
     }
@@ -100,6 +104,10 @@ struct VerificationFile {
     /// Absent from files of format 3 and earlier, whose signatures kept the low bits.
     #[serde(default = "low_bits")]
     kept_bits: KeptBits,
+    /// Absent from files of format 7 and earlier, and from those whose signatures weight
+    /// every shingle alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    weights: Option<String>,
     /// Absent from files written before the candidate stage was a setting, whose rule took
     /// every candidate within the distance.
     #[serde(default = "CandidateStage::legacy")]
@@ -130,6 +138,7 @@ impl From<VerificationFile> for Verification {
             hashes: file.hashes,
             shingle_hashing: file.shingle_hashing,
             kept_bits: file.kept_bits,
+            weights: file.weights,
             rule: VerifyRule {
                 candidates: file.candidates,
                 candidate_distance: file.candidate_distance,
@@ -155,6 +164,7 @@ impl From<Verification> for VerificationFile {
             hashes: verification.hashes,
             shingle_hashing: verification.shingle_hashing,
             kept_bits: verification.kept_bits,
+            weights: verification.weights,
             candidates,
             candidate_distance,
             threshold,
@@ -215,6 +225,19 @@ impl Verification {
     #[must_use]
     pub fn kept_bits(mut self, bits: KeptBits) -> Self {
         self.kept_bits = bits;
+        self
+    }
+
+    /// Weights the shingles by the [`ShingleWeights`](crate::fingerprint::ShingleWeights)
+    /// table of this [`identity`](crate::fingerprint::ShingleWeights::identity): the
+    /// signatures then estimate the weighted Jaccard similarity, in which the shingles of
+    /// many documents (a frame, a header, boilerplate) count less than a document's own.
+    /// Default `None`: every shingle alike. Set by
+    /// [`DedupSettings::shingle_weights`](crate::plugin::DedupSettings::shingle_weights),
+    /// which also keeps the table with the index; frozen with the signature.
+    #[must_use]
+    pub fn weights(mut self, identity: Option<String>) -> Self {
+        self.weights = identity;
         self
     }
 
@@ -287,6 +310,11 @@ impl Verification {
         self.kept_bits
     }
 
+    /// See [`weights`](Self::weights()).
+    pub fn get_weights(&self) -> Option<&str> {
+        self.weights.as_deref()
+    }
+
     /// See [`candidates`](Self::candidates()).
     pub fn get_candidates(&self) -> CandidateStage {
         self.rule.candidates
@@ -356,6 +384,14 @@ impl Verification {
                 ),
             );
         }
+        if self.rule.score == PairScore::Containment && self.weights.is_some() {
+            return invalid(
+                "verification.score",
+                "containment estimates the sets' sizes from plain signatures, and this one \
+                 weights its shingles: create the index without shingle weights to use it"
+                    .to_owned(),
+            );
+        }
         if self.kept_bits == KeptBits::LowByte && self.hashes < MIN_BYTE_HASHES {
             return invalid(
                 "verification.hashes",
@@ -368,6 +404,38 @@ impl Verification {
         }
         self.rule.validate(self.hashes)
     }
+}
+
+/// Checks that the signatures of `verification` can be computed with `table`: the table
+/// they name is the one given, and a table given is named.
+///
+/// # Errors
+/// [`Error::InvalidSetting`] (`verification.weights`) when they differ.
+pub(crate) fn check_shingle_weights(
+    verification: Option<&Verification>,
+    table: Option<&ShingleWeights>,
+) -> Result<()> {
+    let named = verification.and_then(Verification::get_weights);
+    let given = table.map(ShingleWeights::identity);
+    let reason = match (named, given) {
+        (None, None) => return Ok(()),
+        (Some(named), Some(given)) if named == given => return Ok(()),
+        (_, Some(_)) if verification.is_none() => return Ok(()),
+        (Some(named), None) => format!(
+            "the signatures weight their shingles by the table {named:?}, which is not there: \
+             open the index whose directory keeps it, or give the table"
+        ),
+        (None, Some(given)) => {
+            format!("the table {given:?} is given, and the signatures name no table")
+        }
+        (Some(named), Some(given)) => {
+            format!("the signatures weight their shingles by {named:?}, not by {given:?}")
+        }
+    };
+    Err(Error::InvalidSetting {
+        name: "verification.weights",
+        reason,
+    })
 }
 
 #[cfg(test)]
@@ -419,6 +487,11 @@ mod tests {
             name(Verification::default().hashes(2)),
             "verification.hashes"
         );
+        assert_eq!(
+            name(Verification::containment().weights(Some("idf-1-0".into()))),
+            "verification.score",
+            "weighted signatures cannot estimate containment"
+        );
     }
 
     #[test]
@@ -450,5 +523,12 @@ mod tests {
         assert!(serde_json::from_value::<Verification>(unknown).is_err());
         let back: Verification = serde_json::from_value(json).unwrap();
         assert_eq!(back, Verification::default());
+        let weighted = Verification::default().weights(Some("idf-9-00ff".into()));
+        let json = serde_json::to_value(&weighted).unwrap();
+        assert_eq!(json["weights"], "idf-9-00ff");
+        assert_eq!(
+            serde_json::from_value::<Verification>(json).unwrap(),
+            weighted
+        );
     }
 }

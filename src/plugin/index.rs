@@ -141,6 +141,7 @@ impl DedupIndex {
             dictionary,
             settings.get_distance(),
             settings.get_verification(),
+            settings.get_shingle_weights().cloned(),
         )?;
         Ok(DedupIndex {
             inner: Arc::new(Inner {

@@ -85,7 +85,7 @@ pub use index::{register_tokenizer, DedupIndex};
 pub use read_only::ReadOnlyTolerantDirectory;
 pub use reindex::{reindex, reindex_with, ReindexOptions, ReindexReport, ReindexedDuplicate};
 pub use settings::{text_field_options, DedupSettings};
-pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE};
+pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE, SHINGLE_WEIGHTS_FILE};
 pub use writer::{
     AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy, PreparedDocument, Rejudged,
 };

@@ -8,11 +8,13 @@ use serde::{Deserialize, Serialize};
 use tantivy::schema::{IndexRecordOption, Schema, SchemaBuilder, TextFieldIndexing, TextOptions};
 
 use crate::error::{Error, Result};
-use crate::fingerprint::{serialized_differences, ConfigDifference, FingerprintConfig};
+use crate::fingerprint::{
+    serialized_differences, ConfigDifference, FingerprintConfig, ShingleWeights,
+};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
-    check_distance, check_version, MatchRule, MatchingSettings, Preset, Verification, VerifyRule,
-    SETTINGS_VERSION,
+    check_distance, check_shingle_weights, check_version, MatchRule, MatchingSettings, Preset,
+    Verification, VerifyRule, SETTINGS_VERSION,
 };
 use crate::plugin::columns::DedupFields;
 #[cfg(doc)]
@@ -60,6 +62,9 @@ pub struct DedupSettings {
     /// Frozen with the settings in a file of its own (see `config_file.rs`).
     #[serde(skip)]
     user_dictionary: Option<Arc<[u8]>>,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    #[serde(skip)]
+    shingle_weights: Option<Arc<ShingleWeights>>,
 }
 
 impl DedupSettings {
@@ -79,6 +84,7 @@ impl DedupSettings {
             verification: Some(Verification::default()),
             idf_table: None,
             user_dictionary: None,
+            shingle_weights: None,
         }
     }
 
@@ -140,6 +146,7 @@ impl DedupSettings {
     #[must_use]
     pub fn verification(mut self, verification: impl Into<Option<Verification>>) -> Self {
         self.verification = verification.into();
+        self.name_shingle_weights();
         self
     }
 
@@ -159,6 +166,29 @@ impl DedupSettings {
         self.fingerprint = self.fingerprint.idf(table.identity());
         self.idf_table = Some(table);
         self
+    }
+
+    /// Weights the signatures' shingles by `table` (see [`Verification::weights`]), which
+    /// is frozen into the index directory with the settings: the shingles of many documents
+    /// of the sample it was learned from count less. Learn one with
+    /// [`TextMatcher::learn_weights`](crate::matching::TextMatcher::learn_weights) from a
+    /// sample of the documents to come. Sets the verification's
+    /// [`weights`](Verification::weights) to the table's identity, now and whenever the
+    /// verification is set again; without a verification it has no effect.
+    #[must_use]
+    pub fn shingle_weights(mut self, table: Arc<ShingleWeights>) -> Self {
+        self.shingle_weights = Some(table);
+        self.name_shingle_weights();
+        self
+    }
+
+    /// Names the table of [`shingle_weights`](Self::shingle_weights()) in the verification.
+    fn name_shingle_weights(&mut self) {
+        if let (Some(verification), Some(table)) = (&mut self.verification, &self.shingle_weights) {
+            *verification = verification
+                .clone()
+                .weights(Some(table.identity().to_owned()));
+        }
     }
 
     /// A jieba user dictionary (the text of a dictionary file), frozen into the index
@@ -216,6 +246,11 @@ impl DedupSettings {
     /// See [`idf_table`](Self::idf_table()).
     pub fn get_idf_table(&self) -> Option<&Arc<IdfTable>> {
         self.idf_table.as_ref()
+    }
+
+    /// See [`shingle_weights`](Self::shingle_weights()).
+    pub fn get_shingle_weights(&self) -> Option<&Arc<ShingleWeights>> {
+        self.shingle_weights.as_ref()
     }
 
     /// See [`user_dictionary`](Self::user_dictionary()).
@@ -281,7 +316,8 @@ impl DedupSettings {
         if let Some(verification) = &self.verification {
             verification.validate()?;
         }
-        self.check_idf_source()
+        self.check_idf_source()?;
+        check_shingle_weights(self.verification.as_ref(), self.shingle_weights.as_deref())
     }
 
     /// Checks that the IDF source the fingerprint config names is one there is: jieba's
@@ -387,9 +423,11 @@ impl DedupSettings {
         mut self,
         idf_table: Option<Arc<IdfTable>>,
         user_dictionary: Option<Arc<[u8]>>,
+        shingle_weights: Option<Arc<ShingleWeights>>,
     ) -> Self {
         self.idf_table = idf_table;
         self.user_dictionary = user_dictionary;
+        self.shingle_weights = shingle_weights;
         self
     }
 }

@@ -12,6 +12,7 @@ use tantivy::directory::error::OpenReadError;
 use tantivy::Directory;
 
 use crate::error::{Error, Result};
+use crate::fingerprint::ShingleWeights;
 use crate::matching::check_version_of;
 use crate::plugin::DedupSettings;
 use crate::text::IdfTable;
@@ -20,6 +21,8 @@ use crate::text::IdfTable;
 pub const SETTINGS_FILE: &str = ".tantivy-dedup.json";
 /// The IDF table the weights come from, when it is not jieba's built-in one.
 pub const IDF_FILE: &str = ".tantivy-dedup-idf.json";
+/// The table of shingle weights the signatures take, when there is one.
+pub const SHINGLE_WEIGHTS_FILE: &str = ".tantivy-dedup-shingle-weights.bin";
 /// The jieba user dictionary, when there is one.
 pub const DICTIONARY_FILE: &str = ".tantivy-dedup-dictionary.txt";
 
@@ -33,6 +36,9 @@ pub(crate) fn write(directory: &dyn Directory, settings: &DedupSettings) -> Resu
     }
     if let Some(words) = settings.get_user_dictionary() {
         atomic_write(directory, DICTIONARY_FILE, words)?;
+    }
+    if let Some(table) = settings.get_shingle_weights() {
+        atomic_write(directory, SHINGLE_WEIGHTS_FILE, &table.to_bytes())?;
     }
     let json = serde_json::to_vec_pretty(settings).map_err(|source| Error::Decode {
         what: "deduplication settings",
@@ -58,7 +64,20 @@ pub(crate) fn read(directory: &dyn Directory) -> Result<Option<DedupSettings>> {
         None => None,
     };
     let user_dictionary = atomic_read(directory, DICTIONARY_FILE)?.map(Arc::from);
-    Ok(Some(settings.with_resources(idf_table, user_dictionary)))
+    // Read only when the settings name it: a table left by an index created before is no
+    // part of these settings.
+    let shingle_weights = match settings.get_verification().and_then(|v| v.get_weights()) {
+        Some(_) => match atomic_read(directory, SHINGLE_WEIGHTS_FILE)? {
+            Some(bytes) => Some(Arc::new(ShingleWeights::from_bytes(&bytes)?)),
+            None => None,
+        },
+        None => None,
+    };
+    Ok(Some(settings.with_resources(
+        idf_table,
+        user_dictionary,
+        shingle_weights,
+    )))
 }
 
 fn atomic_write(directory: &dyn Directory, name: &str, bytes: &[u8]) -> Result<()> {
