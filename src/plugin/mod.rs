@@ -75,7 +75,7 @@ mod writer;
 pub use batch::{DuplicateGroup, NearDuplicate};
 pub use collector::{
     ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, HiddenHit,
-    SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs,
+    SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs, SortValue,
 };
 pub use columns::{
     DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,

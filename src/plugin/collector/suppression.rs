@@ -10,9 +10,10 @@ use std::ops::Range;
 use tantivy::columnar::ColumnType;
 use tantivy::{DocAddress, DocId, Order, SegmentOrdinal};
 
-use super::rank_key::{owned_value, RankKey, KEY_BITS};
+use super::rank_key::{RankKey, KEY_BITS};
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
 use super::segment_hits::{RankedHit, SegmentHits};
+use super::sort_value::SortValue;
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
 use crate::matching::Matcher;
@@ -227,7 +228,7 @@ impl Entry {
 struct Member {
     address: DocAddress,
     score: tantivy::Score,
-    sort_value: Option<tantivy::schema::OwnedValue>,
+    sort_value: Option<SortValue>,
     fingerprint: Option<Fingerprint>,
     flagged: bool,
 }
@@ -237,9 +238,9 @@ impl Member {
         Member {
             address: hit.address,
             score: hit.score,
-            sort_value: page
-                .sort
-                .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?)),
+            sort_value: page.sort.and_then(|(order, column_type)| {
+                SortValue::of(hit.key.value(order)?, column_type?)
+            }),
             fingerprint: hit.fingerprint,
             flagged: hit.flagged,
         }
@@ -302,7 +303,7 @@ fn lead_by_original(
     }
     *hit = DedupHit {
         score: original.score,
-        sort_value: original.sort_value.clone(),
+        sort_value: original.sort_value,
         address: original.address,
         fingerprint: original.fingerprint,
         hidden,
@@ -463,9 +464,9 @@ pub(crate) fn walk(
             });
         }
         if shown_count >= page.offset {
-            let sort_value = page
-                .sort
-                .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?));
+            let sort_value = page.sort.and_then(|(order, column_type)| {
+                SortValue::of(hit.key.value(order)?, column_type?)
+            });
             if page.originals_first {
                 groups.push(Group {
                     leader: Member::of(&hit, &page),
