@@ -9,7 +9,7 @@ use support::index::stored_str;
 
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{AllQuery, QueryParser};
-use tantivy::schema::{OwnedValue, Schema, FAST, INDEXED, STORED, STRING};
+use tantivy::schema::{Schema, FAST, INDEXED, STORED, STRING};
 use tantivy::{doc, DateTime, DocAddress, Index, Order, Searcher, TantivyDocument};
 use tantivy_dedup::plugin::{text_field_options, DedupIndex, DedupSettings, DedupTopDocs, Policy};
 
@@ -141,9 +141,9 @@ fn newest_and_oldest_first_with_near_duplicates_collapsed() {
         let days: Vec<i64> = page
             .hits
             .iter()
-            .map(|hit| match &hit.sort_value {
-                Some(OwnedValue::Date(date)) => date.into_timestamp_secs() / 86_400,
-                other => panic!("{other:?}"),
+            .map(|hit| match hit.sort_value_as::<DateTime>() {
+                Some(date) => date.into_timestamp_secs() / 86_400,
+                None => panic!("{:?}", hit.sort_value),
             })
             .collect();
         let mut sorted = days.clone();

@@ -15,11 +15,11 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::columnar::Column;
 use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
-use tantivy::schema::{Field, IndexRecordOption, OwnedValue, Schema, FAST, INDEXED, TEXT};
+use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Order, Score, Searcher, TantivyDocument, TantivyError, Term};
 use tantivy_dedup::plugin::{
     CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, KeptBits,
-    PairScore, Verification,
+    PairScore, SortValue, Verification,
 };
 use tantivy_dedup::{Error, Fingerprint};
 
@@ -313,7 +313,7 @@ fn walk(
             }
             None => shown.push(DedupHit {
                 score,
-                sort_value: date.filter(|_| sort_values).map(OwnedValue::I64),
+                sort_value: date.filter(|_| sort_values).map(SortValue::I64),
                 address,
                 fingerprint: fp.map(Fingerprint),
                 hidden: Vec::new(),

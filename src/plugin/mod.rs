@@ -75,7 +75,7 @@ mod writer;
 pub use batch::{DuplicateGroup, NearDuplicate};
 pub use collector::{
     ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, HiddenHit,
-    SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs,
+    SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs, SortValue,
 };
 pub use columns::{
     DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
@@ -87,7 +87,8 @@ pub use reindex::{reindex, reindex_with, ReindexOptions, ReindexReport, Reindexe
 pub use settings::{text_field_options, DedupSettings};
 pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE, SHINGLE_WEIGHTS_FILE};
 pub use writer::{
-    AddAll, AddOutcome, Check, DedupWriter, Duplicate, Policy, PreparedDocument, Rejudged,
+    AddAll, AddOutcome, Check, DedupPreparedCommit, DedupWriter, Duplicate, Policy,
+    PreparedDocument, Rejudged,
 };
 
 // The verification's settings, where the settings that take them are.

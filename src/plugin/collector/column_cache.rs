@@ -26,43 +26,41 @@ const CAPACITY: usize = 1024;
 /// A cache of opened fast-field columns by segment, shared by clones (an `Arc`): give one to
 /// every [`DedupCollector`](crate::plugin::DedupCollector) of an index with
 /// [`column_cache`](crate::plugin::DedupCollector::column_cache), as
-/// [`DedupIndex::collector`](crate::plugin::DedupIndex::collector) does.
+/// [`DedupIndex::collector`](crate::plugin::DedupIndex::collector) does. Each segment's
+/// columns also keep what the searches learned of how many hits the segment must give for
+/// a page to end in one pass.
 #[derive(Clone, Default)]
 pub struct ColumnCache {
     // FxHash: a lookup per segment and search, on keys no outsider chooses.
     columns: Arc<Mutex<FxHashMap<(SegmentId, u64), SegmentColumns>>>,
-    /// The hits per segment, as a multiple of the page's need, with which the last searches
-    /// ended their pages in one pass: where the next search starts (see
-    /// [`CapacityHint`]).
-    capacity: Arc<CapacityHint>,
 }
 
-/// What the searches of an index learned of how many hits a segment must give for the
-/// merged walk to end a page in one pass, in 1/16 of the page's need a segment: an index
-/// full of near-duplicates hides many hits, and a search that starts too low collects every
-/// segment twice. Only the cost depends on it, never a page.
-#[derive(Default)]
-pub(crate) struct CapacityHint(AtomicUsize);
+/// What the searches of an index learned of how many hits one segment must give for the
+/// merged walk to end a page in one pass, in sixteenths of the page's need (0: nothing
+/// learned). The best hits of a query may crowd in one segment (a segment of templated
+/// mail, or of one day's news), where an equal share for every segment would make every
+/// segment give as many as that one does, or collect them all twice. Only the cost depends
+/// on it, never a page. Kept with the segment's columns (`SegmentColumns::learned`).
+pub(crate) struct CapacityHint<'a>(pub(crate) &'a AtomicUsize);
 
-impl CapacityHint {
-    /// The hits a segment gives first: `default`, or more when searches needed more.
+impl CapacityHint<'_> {
+    /// The hits the segment gives first for a page of `needed`: what the last searches
+    /// needed of it, else `default`.
     pub(crate) fn start(&self, needed: usize, default: usize) -> usize {
-        let sixteenths = self.0.load(Ordering::Relaxed);
-        default.max(needed.saturating_mul(sixteenths) / 16)
+        match self.0.load(Ordering::Relaxed) {
+            0 => default,
+            sixteenths => (needed.saturating_mul(sixteenths) / 16).max(1),
+        }
     }
 
-    /// Learns from a search that began with `first` hits a segment and ended its page with
-    /// `last`: a search that needed more starts the next ones there; one that ended in one
-    /// pass brings them a sixteenth of the way back down.
-    pub(crate) fn learn(&self, needed: usize, first: usize, last: usize) {
-        let needed = needed.max(1);
-        let sixteenths = |hits: usize| hits.saturating_mul(16) / needed;
-        let next = if last > first {
-            sixteenths(last)
-        } else {
-            self.0.load(Ordering::Relaxed) * 15 / 16
-        };
-        self.0.store(next, Ordering::Relaxed);
+    /// Learns from a search whose page of `needed` needed `hits` of the segment (those
+    /// ranked at or above where its walk stopped, and one more): the next search starts
+    /// there, or a sixteenth lower than this one did if that is more, so that a query
+    /// which needed more is forgotten slowly.
+    pub(crate) fn learn(&self, needed: usize, hits: usize) {
+        let sixteenths = hits.saturating_mul(16).div_ceil(needed.max(1)).max(1);
+        let decayed = self.0.load(Ordering::Relaxed) * 15 / 16;
+        self.0.store(sixteenths.max(decayed), Ordering::Relaxed);
     }
 }
 
@@ -70,11 +68,6 @@ impl ColumnCache {
     /// An empty cache.
     pub fn new() -> ColumnCache {
         ColumnCache::default()
-    }
-
-    /// What the searches through this cache learned of the hits a segment must give.
-    pub(crate) fn capacity(&self) -> &CapacityHint {
-        &self.capacity
     }
 
     /// The columns of `segment` for the fields identified by `fields`, opened with `open`
@@ -129,27 +122,31 @@ impl std::fmt::Debug for ColumnCache {
 
 #[cfg(test)]
 mod capacity_tests {
+    use std::sync::atomic::AtomicUsize;
+
     use super::CapacityHint;
 
     #[test]
-    fn a_search_that_needed_more_raises_the_start_and_one_pass_brings_it_down() {
-        let hint = CapacityHint::default();
+    fn a_segment_starts_where_the_last_searches_needed_it() {
+        let learned = AtomicUsize::new(0);
+        let hint = CapacityHint(&learned);
         assert_eq!(hint.start(11, 6), 6, "nothing learned: the default");
-        // Began with 6 a segment, ended with 96: the next starts there (to a sixteenth of
-        // the need).
-        hint.learn(11, 6, 96);
-        assert!(
-            (95..=96).contains(&hint.start(11, 6)),
-            "{}",
-            hint.start(11, 6)
-        );
-        // Ended in one pass: down a sixteenth, never under the default.
-        hint.learn(11, 96, 96);
+        // A page of 11 that needed 12 hits of the segment: the next starts there.
+        hint.learn(11, 12);
+        assert_eq!(hint.start(11, 6), 12);
+        // One that needed 2: down a sixteenth a search, not below what was needed.
+        hint.learn(11, 2);
         let next = hint.start(11, 6);
-        assert!((85..95).contains(&next), "{next}");
+        assert!((11..12).contains(&next), "{next}");
         for _ in 0..200 {
-            hint.learn(11, 6, 6);
+            hint.learn(11, 2);
         }
-        assert_eq!(hint.start(11, 6), 6);
+        assert_eq!(
+            hint.start(11, 6),
+            2,
+            "below the default when that is enough"
+        );
+        // In proportion to the page.
+        assert_eq!(hint.start(22, 6), 4);
     }
 }

@@ -12,14 +12,14 @@ use tantivy::{
 };
 
 use super::carried_floor::Search;
-use super::column_cache::ColumnCache;
+use super::column_cache::{CapacityHint, ColumnCache};
 use super::rank_key::RankKey;
 use super::results::DedupTopDocs;
 use super::segment_hits::{
     finish, kept, Gathered, Hits, Kept, Need, RankedHit, Ranking, SegmentHits, StreamedHits,
 };
 use super::shards::ShardStatistics;
-use super::suppression::{merge, walk, Page};
+use super::suppression::{merge, merge_walked, walk, Page};
 use super::top_hits::TopHits;
 use crate::error::{Error, Result};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
@@ -34,7 +34,8 @@ const CANDIDATE_FACTOR: usize = 2;
 
 /// Under [`DedupCollector::search`], each of `S` segments first keeps
 /// `ceil(SHARE_FACTOR × (offset + limit + 1) / S)` hits: its share of the page, with room
-/// for the hidden ones.
+/// for the hidden ones (unless its cached columns learned how many the last pages needed
+/// of it).
 const SHARE_FACTOR: usize = 3;
 
 /// A segment whose hits fall short of a page collects again with this many times more.
@@ -397,16 +398,18 @@ impl DedupCollector {
         let default = needed
             .saturating_mul(SHARE_FACTOR)
             .div_ceil(readers.len().max(1));
-        let hint = self.cache.as_ref().map(ColumnCache::capacity);
-        let first = hint.map_or(default, |hint| hint.start(needed, default));
-        let mut capacity = first;
+        // Each segment starts with what the last searches needed of it (an index's hits
+        // may crowd in a few segments), else its share.
+        let mut capacities: Vec<usize> = (columns.iter())
+            .map(|columns| CapacityHint(columns.learned()).start(needed, default))
+            .collect();
         let mut segments: Vec<SegmentHits> = Vec::with_capacity(readers.len());
         loop {
             for (ord, (&(weight, reader), columns)) in readers.iter().zip(&columns).enumerate() {
                 if segments.get(ord).is_some_and(SegmentHits::is_complete) {
                     continue;
                 }
-                let top = TopHits::new(capacity, reader.max_doc());
+                let top = TopHits::new(capacities[ord], reader.max_doc());
                 let top = top_hits(weight, reader, columns, top, ranking)?;
                 let (hits, truncated) = top.into_hits();
                 let segment_ord =
@@ -418,14 +421,21 @@ impl DedupCollector {
                 }
             }
             let complete = segments.iter().all(SegmentHits::is_complete);
-            let page = merge(&segments, self.page())?;
-            if page.has_more || complete {
-                if let Some(hint) = hint {
-                    hint.learn(needed, first, capacity);
+            let merged = merge_walked(&segments, self.page())?;
+            if merged.top.has_more || complete {
+                // What each segment gave above the hit that ended the walk, and one more
+                // (so that its last hit ranks below that one): enough for this page in one
+                // pass. (Columns opened for this search alone forget it with them.)
+                for (segment, columns) in segments.iter().zip(&columns) {
+                    CapacityHint(columns.learned()).learn(needed, merged.reached(segment) + 1);
                 }
-                return Ok(page);
+                return Ok(merged.top);
             }
-            capacity = capacity.saturating_mul(RETRY_FACTOR);
+            for (capacity, segment) in capacities.iter_mut().zip(&segments) {
+                if !segment.is_complete() {
+                    *capacity = capacity.saturating_mul(RETRY_FACTOR);
+                }
+            }
         }
     }
 

@@ -12,6 +12,7 @@
 //!   segment cut at a packing to the segments after it.
 //! * `suppression`: the greedy walk down the merged ranking that shows and hides hits.
 //! * `results`: [`DedupTopDocs`], [`DedupHit`].
+//! * `sort_value`: [`SortValue`], a hit's value in the fast field it was ranked by.
 //! * `column_cache`: [`ColumnCache`], the segments' opened columns kept across searches.
 //! * `shards`: several indexes searched as one ([`DedupCollector::search_shards`],
 //!   [`ShardedTopDocs`]).
@@ -26,6 +27,7 @@ mod results;
 mod segment_hits;
 mod shard_pages;
 mod shards;
+mod sort_value;
 mod suppression;
 mod top_hits;
 
@@ -35,3 +37,4 @@ pub use results::{DedupHit, DedupTopDocs, HiddenHit};
 pub use segment_hits::SegmentHits;
 pub use shard_pages::{ShardHit, ShardMerge, ShardPage};
 pub use shards::{ShardStatistics, ShardedTopDocs};
+pub use sort_value::SortValue;

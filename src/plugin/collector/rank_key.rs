@@ -8,9 +8,7 @@
 //! order-preserving `u64` form (tantivy's own, for fast fields; the IEEE order for scores)
 //! below it, inverted for an ascending order.
 
-use tantivy::columnar::{ColumnType, MonotonicallyMappableToU64};
-use tantivy::schema::OwnedValue;
-use tantivy::{DateTime, Order, Score};
+use tantivy::{Order, Score};
 
 /// A hit's place in the ranking: greater ranks first (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -107,19 +105,6 @@ pub(crate) fn normalize(score: Score) -> Score {
     }
 }
 
-/// A fast field's `u64` form as the value it stands for, by the column's type; `None` for a
-/// type the collector does not sort by.
-pub(crate) fn owned_value(value: u64, column_type: ColumnType) -> Option<OwnedValue> {
-    Some(match column_type {
-        ColumnType::U64 => OwnedValue::U64(value),
-        ColumnType::I64 => OwnedValue::I64(i64::from_u64(value)),
-        ColumnType::F64 => OwnedValue::F64(f64::from_u64(value)),
-        ColumnType::Bool => OwnedValue::Bool(bool::from_u64(value)),
-        ColumnType::DateTime => OwnedValue::Date(DateTime::from_u64(value)),
-        ColumnType::Bytes | ColumnType::Str | ColumnType::IpAddr => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,22 +157,5 @@ mod tests {
         assert!(RankKey::of_position(0) > RankKey::of_position(1));
         assert!(RankKey::of_position(usize::MAX) > RankKey::MISSING);
         assert!(RankKey::of_position(0).bits() < 1 << KEY_BITS);
-    }
-
-    #[test]
-    fn values_come_back_typed() {
-        assert_eq!(
-            owned_value((-7i64).to_u64(), ColumnType::I64),
-            Some(OwnedValue::I64(-7))
-        );
-        assert_eq!(
-            owned_value(2.5f64.to_u64(), ColumnType::F64),
-            Some(OwnedValue::F64(2.5))
-        );
-        assert_eq!(
-            owned_value(1, ColumnType::Bool),
-            Some(OwnedValue::Bool(true))
-        );
-        assert_eq!(owned_value(1, ColumnType::Str), None);
     }
 }

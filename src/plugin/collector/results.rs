@@ -1,8 +1,10 @@
 //! What a [`DedupCollector`](crate::plugin::DedupCollector) returns: one page of shown hits, each with
 //! the near-duplicates it hid.
 
-use tantivy::schema::OwnedValue;
+use tantivy::fastfield::FastValue;
 use tantivy::{DocAddress, Score};
+
+use super::SortValue;
 
 use crate::Fingerprint;
 
@@ -17,7 +19,8 @@ pub struct DedupHit {
     /// The document's value in the fast field the collector ranks by
     /// ([`order_by_fast_field`](super::DedupCollector::order_by_fast_field)): `None` when
     /// it ranks by score, or the document has no value.
-    pub sort_value: Option<OwnedValue>,
+    /// [`sort_value_as`](Self::sort_value_as) gives it as the field's Rust type.
+    pub sort_value: Option<SortValue>,
     /// Where the document is, in the searcher that ran the query.
     pub address: DocAddress,
     /// The document's fingerprint, `None` when it has none (a text without features). Hits
@@ -111,6 +114,15 @@ impl DedupTopDocs {
 }
 
 impl DedupHit {
+    /// The [`sort_value`](Self::sort_value) as `T` (`u64`, `i64`, `f64`, `bool` or
+    /// `DateTime`), the type `TopDocs::order_by_fast_field::<T>` gives for the field:
+    /// `None` when the collector ranks by score, the document has no value, or the field
+    /// is of another type than `T`.
+    #[must_use]
+    pub fn sort_value_as<T: FastValue>(&self) -> Option<T> {
+        self.sort_value.and_then(SortValue::get)
+    }
+
     /// The addresses of the hits this one hid, in ranking order.
     #[must_use]
     pub fn hidden_addresses(&self) -> Vec<DocAddress> {

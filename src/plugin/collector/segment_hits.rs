@@ -426,7 +426,6 @@ pub(crate) struct Gathered {
     /// Once more than `whole` came: the best `capacity`.
     top: Option<TopHits>,
     capacity: usize,
-    max_doc: u32,
     /// The score a hit must exceed, whatever was kept (a floor carried from an earlier
     /// segment, or [`Score::MIN`]).
     floor: Score,
@@ -442,7 +441,6 @@ impl Gathered {
             whole,
             top: (whole == 0).then(|| TopHits::new(capacity, max_doc)),
             capacity,
-            max_doc,
             floor: Score::MIN,
         }
     }
@@ -472,14 +470,11 @@ impl Hits for Gathered {
             None if self.all.len() < self.whole => self.all.push((key, doc)),
             Some(top) => top.push(key, doc),
             None => {
-                // Past the whole-segment number: the best `capacity` from here on, fed the
-                // hits so far in the order they came.
-                let mut top = TopHits::new(self.capacity, self.max_doc);
-                for (key, doc) in self.all.drain(..) {
-                    top.push(key, doc);
-                }
-                top.push(key, doc);
-                self.top = Some(top);
+                // Past the whole-segment number: the best `capacity` from here on, starting
+                // from the best of the hits so far.
+                let mut all = std::mem::take(&mut self.all);
+                all.push((key, doc));
+                self.top = Some(TopHits::from_hits(self.capacity, all));
             }
         }
     }

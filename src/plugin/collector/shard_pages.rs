@@ -9,13 +9,13 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use tantivy::collector::Collector;
 use tantivy::query::{Bm25StatisticsProvider, EnableScoring, Query};
-use tantivy::schema::OwnedValue;
 use tantivy::{DocAddress, Score, Searcher, SegmentOrdinal};
 
 use super::dedup_collector::{top_hits, DedupCollector};
-use super::rank_key::{owned_value, RankKey};
+use super::rank_key::RankKey;
 use super::segment_hits::{RankedHit, Ranking};
 use super::shards::ShardedTopDocs;
+use super::sort_value::SortValue;
 use super::suppression::{walk, Page};
 use super::top_hits::TopHits;
 use crate::error::{Error, Result};
@@ -39,7 +39,7 @@ pub struct ShardHit {
     /// The query's score (0 when ranked by a fast field).
     pub score: Score,
     /// Its value in the field the collector ranks by, if it does and the hit has one.
-    pub sort_value: Option<OwnedValue>,
+    pub sort_value: Option<SortValue>,
     /// Its address in the shard's searcher.
     pub address: DocAddress,
     /// Its fingerprint.
@@ -125,7 +125,7 @@ impl DedupCollector {
                     .append_signature(doc, &mut values)?
                     .then_some(values);
                 let sort_value =
-                    sort.and_then(|order| owned_value(key.value(order)?, columns.sort_type()?));
+                    sort.and_then(|order| SortValue::of(key.value(order)?, columns.sort_type()?));
                 Ok(ShardHit {
                     rank: key.bits(),
                     score: if sort.is_none() { key.score() } else { 0.0 },
@@ -233,7 +233,7 @@ impl DedupCollector {
         }
         if sort.is_some() {
             for hit in &mut page.hits {
-                hit.sort_value = by_address[&hit.address].sort_value.clone();
+                hit.sort_value = by_address[&hit.address].sort_value;
             }
         }
         if self.page().matcher.verifies() {

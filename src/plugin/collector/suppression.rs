@@ -10,9 +10,10 @@ use std::ops::Range;
 use tantivy::columnar::ColumnType;
 use tantivy::{DocAddress, DocId, Order, SegmentOrdinal};
 
-use super::rank_key::{owned_value, RankKey, KEY_BITS};
+use super::rank_key::{RankKey, KEY_BITS};
 use super::results::{DedupHit, DedupTopDocs, HiddenHit};
 use super::segment_hits::{RankedHit, SegmentHits};
+use super::sort_value::SortValue;
 use crate::error::Result;
 use crate::fingerprint::Fingerprint;
 use crate::matching::Matcher;
@@ -45,7 +46,34 @@ pub(crate) type ReadSignature<'a> = dyn Fn(DocAddress, &mut Vec<u32>) -> Result<
 ///
 /// # Errors
 /// As [`SegmentColumns::append_signature`](crate::plugin::columns::segment::SegmentColumns).
-pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTopDocs> {
+pub(crate) fn merge(segments: &[SegmentHits], page: Page) -> Result<DedupTopDocs> {
+    merge_walked(segments, page).map(|merged| merged.top)
+}
+
+/// A merge's page, and where its walk stopped.
+pub(crate) struct Merged {
+    pub(crate) top: DedupTopDocs,
+    /// The shown hit after the page that ended the walk; `None` when the walk went
+    /// through every hit it was given.
+    stop: Option<Entry>,
+}
+
+impl Merged {
+    /// How many of `segment`'s hits rank at or above the hit that ended the walk: all it
+    /// gave, when no hit ended it.
+    pub(crate) fn reached(&self, segment: &SegmentHits) -> usize {
+        match self.stop {
+            Some(stop) => Entry::all(segment).filter(|&entry| entry >= stop).count(),
+            None => segment.hits.len(),
+        }
+    }
+}
+
+/// [`merge`], with where the walk stopped.
+///
+/// # Errors
+/// As [`merge`].
+pub(crate) fn merge_walked(segments: &[SegmentHits], mut page: Page) -> Result<Merged> {
     if let Some((_, column_type @ None)) = &mut page.sort {
         *column_type = segments
             .iter()
@@ -84,7 +112,7 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
         None => Ok(false),
     };
     let verifies = page.matcher.verifies();
-    let mut top = walk(ranked, page, &read)?;
+    let (mut top, stop) = walk_to_stop(ranked, page, &read)?;
     if verifies {
         let mut scratch = Vec::new();
         top.count_unverified(|address| match columns_of(address.segment_ord) {
@@ -92,7 +120,8 @@ pub(crate) fn merge(segments: &[SegmentHits], mut page: Page) -> Result<DedupTop
             None => Ok(false),
         })?;
     }
-    Ok(top)
+    let stop = stop.map(|hit| Entry::pack(hit.key, hit.address));
+    Ok(Merged { top, stop })
 }
 
 /// The entries `entries` passes on, best first, ranked lazily: the walk usually stops
@@ -227,7 +256,7 @@ impl Entry {
 struct Member {
     address: DocAddress,
     score: tantivy::Score,
-    sort_value: Option<tantivy::schema::OwnedValue>,
+    sort_value: Option<SortValue>,
     fingerprint: Option<Fingerprint>,
     flagged: bool,
 }
@@ -237,9 +266,9 @@ impl Member {
         Member {
             address: hit.address,
             score: hit.score,
-            sort_value: page
-                .sort
-                .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?)),
+            sort_value: page.sort.and_then(|(order, column_type)| {
+                SortValue::of(hit.key.value(order)?, column_type?)
+            }),
             fingerprint: hit.fingerprint,
             flagged: hit.flagged,
         }
@@ -302,7 +331,7 @@ fn lead_by_original(
     }
     *hit = DedupHit {
         score: original.score,
-        sort_value: original.sort_value.clone(),
+        sort_value: original.sort_value,
         address: original.address,
         fingerprint: original.fingerprint,
         hidden,
@@ -384,6 +413,18 @@ pub(crate) fn walk(
     page: Page,
     read: &ReadSignature,
 ) -> Result<DedupTopDocs> {
+    walk_to_stop(ranked, page, read).map(|(top, _)| top)
+}
+
+/// [`walk`], with the shown hit after the page that ended it (`None` when none did).
+///
+/// # Errors
+/// What `read` returns.
+fn walk_to_stop(
+    ranked: impl IntoIterator<Item = RankedHit>,
+    page: Page,
+    read: &ReadSignature,
+) -> Result<(DedupTopDocs, Option<RankedHit>)> {
     let matcher = page.matcher;
     let end = page.offset.saturating_add(page.limit);
     // The shown hits so far, in ranking order.
@@ -391,7 +432,7 @@ pub(crate) fn walk(
     let mut shown_count = 0usize;
     // Room for the page up to a bound (a limit may be far above the hits there are).
     let mut hits: Vec<DedupHit> = Vec::with_capacity(page.limit.min(PAGE_RESERVED));
-    let mut has_more = false;
+    let mut stop = None;
     let mut signatures = Signatures::default();
     // What the page's groups are made of, parallel to `hits` when groups are led by their
     // originals (`Page::originals_first`; else empty, nothing copied): each leader's and its
@@ -451,7 +492,7 @@ pub(crate) fn walk(
             }
         }
         if shown_count == end {
-            has_more = true;
+            stop = Some(hit);
             break;
         }
         if let Some(fingerprint) = hit.fingerprint {
@@ -463,9 +504,9 @@ pub(crate) fn walk(
             });
         }
         if shown_count >= page.offset {
-            let sort_value = page
-                .sort
-                .and_then(|(order, column_type)| owned_value(hit.key.value(order)?, column_type?));
+            let sort_value = page.sort.and_then(|(order, column_type)| {
+                SortValue::of(hit.key.value(order)?, column_type?)
+            });
             if page.originals_first {
                 groups.push(Group {
                     leader: Member::of(&hit, &page),
@@ -488,12 +529,13 @@ pub(crate) fn walk(
         }
     }
     let hidden_total = hits.iter().map(|hit| hit.hidden.len()).sum();
-    Ok(DedupTopDocs {
+    let top = DedupTopDocs {
         hits,
         hidden_total,
-        has_more,
+        has_more: stop.is_some(),
         unverified: 0,
-    })
+    };
+    Ok((top, stop))
 }
 
 #[cfg(test)]

@@ -52,6 +52,37 @@ impl TopHits {
         }
     }
 
+    /// The heap `push` would hold after `hits` (in increasing doc id) were pushed one by one:
+    /// their best `capacity`, chosen by one selection and one heapify instead of a heap
+    /// operation each (a segment's first hits, gathered before it was known to have many).
+    pub(crate) fn from_hits(capacity: usize, hits: Vec<(RankKey, DocId)>) -> TopHits {
+        // The ranking as one integer (greater first: the key above the inverted doc id),
+        // so that the selection compares integers instead of calling `rank_order`.
+        let mut packed: Vec<u128> = (hits.iter())
+            .map(|&(key, doc)| key.bits() << 32 | u128::from(!doc))
+            .collect();
+        if packed.len() > capacity {
+            if capacity > 0 {
+                packed.select_nth_unstable_by(capacity - 1, |a, b| b.cmp(a));
+            }
+            packed.truncate(capacity);
+        }
+        let heap: BinaryHeap<Worst> = (packed.into_iter())
+            .map(|hit| Worst {
+                key: RankKey::from_bits(hit >> 32),
+                doc: !(hit as DocId),
+            })
+            .collect();
+        let floor = (heap.len() >= capacity)
+            .then(|| heap.peek().map(|worst| worst.key))
+            .flatten();
+        TopHits {
+            heap,
+            capacity,
+            floor,
+        }
+    }
+
     /// The score a hit must exceed to enter, when hits rank by score: the worst kept score
     /// when full, else [`Score::MIN`] (what `for_each_pruning` expects).
     #[inline]
@@ -156,6 +187,35 @@ mod tests {
     }
 
     proptest! {
+        /// `from_hits` keeps what pushing the same hits one by one keeps, and goes on alike.
+        #[test]
+        fn from_hits_is_pushing_them(
+            scores in prop::collection::vec(0u8..20, 0..100),
+            later in prop::collection::vec(0u8..20, 0..20),
+            capacity in 0usize..30,
+        ) {
+            let hits: Vec<(RankKey, DocId)> = (scores.iter().enumerate())
+                .map(|(doc, &score)| (RankKey::of_score(Score::from(score)), doc as DocId))
+                .collect();
+            let mut pushed = TopHits::new(capacity, 1_000);
+            for &(key, doc) in &hits {
+                pushed.push(key, doc);
+            }
+            let mut built = TopHits::from_hits(capacity, hits.clone());
+            prop_assert_eq!(built.score_threshold(), pushed.score_threshold());
+            for (at, &score) in later.iter().enumerate() {
+                let doc = (hits.len() + at) as DocId;
+                built.push(RankKey::of_score(Score::from(score)), doc);
+                pushed.push(RankKey::of_score(Score::from(score)), doc);
+            }
+            let (mut a, truncated_a) = built.into_hits();
+            let (mut b, truncated_b) = pushed.into_hits();
+            a.sort_by(rank_order);
+            b.sort_by(rank_order);
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(truncated_a, truncated_b);
+        }
+
         /// Against a sort of every hit: the kept hits are the best `capacity`, and a hit at
         /// or below the threshold (which block-WAND may skip) is never among them.
         #[test]

@@ -2,6 +2,7 @@
 //! once per segment (and kept across searches by a
 //! [`ColumnCache`](crate::plugin::ColumnCache)).
 
+use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
 
 use tantivy::columnar::{Column, ColumnType};
@@ -35,6 +36,10 @@ struct Columns {
     /// The fast field hits are ranked by, as `u64` (tantivy's order-preserving form), with
     /// its type.
     sort: Option<(Column<u64>, ColumnType)>,
+    /// What the collector's searches learned of how many hits this segment must give
+    /// (`CapacityHint`): kept with the columns, so that it lives as long as the segment
+    /// in a cache, and goes with it.
+    learned: AtomicUsize,
 }
 
 /// Which columns to open: field names, and the signature's number of values.
@@ -107,17 +112,29 @@ impl SegmentColumns {
             signature,
             scope,
             sort,
+            learned: AtomicUsize::new(0),
         })))
     }
 
-    /// True when [`append_signature`](Self::append_signature) finds a signature of `doc`
-    /// (read into `scratch`, cleared first).
+    /// True when [`append_signature`](Self::append_signature) finds a signature of `doc`:
+    /// told by its count of column values when that is enough, else read into `scratch`
+    /// (cleared first).
     ///
     /// # Errors
     /// As `append_signature`.
     pub(crate) fn has_signature(&self, doc: DocId, scratch: &mut Vec<u32>) -> Result<bool> {
+        if let Some((column, hashes)) = &self.0.signature {
+            if let Some(signed) = column.signed(doc, *hashes) {
+                return Ok(signed);
+            }
+        }
         scratch.clear();
         self.append_signature(doc, scratch)
+    }
+
+    /// What the collector's searches learned of this segment (see `CapacityHint`).
+    pub(crate) fn learned(&self) -> &AtomicUsize {
+        &self.0.learned
     }
 
     /// True when the segment has a flag column (else no document is flagged).

@@ -255,6 +255,34 @@ impl SignatureColumn {
         }
     }
 
+    /// Whether [`read_slice`](Self::read_slice) finds a signature of `hashes` values for
+    /// `doc` (`Ok(true)`, rather than `Ok(false)` or a decode error), when the count of its
+    /// column values tells it without reading them: `None` when only a read can (values
+    /// one a column value in a column holding some beyond a u32, and the bytes layout). A
+    /// page's count of hits judged without a signature asks this of every hit, and a read
+    /// unpacks the whole signature.
+    pub(crate) fn signed(&self, doc: DocId, hashes: usize) -> Option<bool> {
+        let Self::Values(column) = self else {
+            return None;
+        };
+        let fits = column.values.max_value() <= u64::from(u32::MAX);
+        let stored = column.index.value_row_ids(doc).len();
+        // The branches of `read_slice`, in its order, with the checks its reads make on
+        // the column as a whole.
+        Some(if stored == 0 {
+            false
+        } else if stored == hashes {
+            if !fits {
+                return None;
+            }
+            true
+        } else if stored == hashes.div_ceil(2) {
+            !(hashes >= 2 && fits)
+        } else {
+            stored == hashes.div_ceil(8)
+        })
+    }
+
     /// `doc`'s signature of `hashes` values, if it has one.
     ///
     /// # Errors
@@ -329,16 +357,29 @@ fn read_pairs(column: &Column<u64>, start: RowId, out: &mut [u32]) -> Result<()>
 /// 255 with probability 2^-1024).
 fn read_octets(column: &Column<u64>, start: RowId, out: &mut [u32]) {
     let mut chunk = [0u64; CHUNK];
+    // Whether every byte read is 0xFF, told by the column values (a signature is read
+    // for every pair the walk reports, and a check of each value cost as much as the
+    // read).
+    let mut all_ones = true;
     for (slots, start) in out.chunks_mut(8 * CHUNK).zip((start..).step_by(CHUNK)) {
         let values = &mut chunk[..slots.len().div_ceil(8)];
         column.values.get_range(u64::from(start), values);
-        for (octet, &value) in slots.chunks_mut(8).zip(values.iter()) {
-            for (slot, byte) in octet.iter_mut().zip(value.to_le_bytes()) {
+        // Whole octets a fixed-size array at a time, which the compiler widens at once.
+        let (octets, last) = slots.as_chunks_mut::<8>();
+        for (octet, &value) in octets.iter_mut().zip(values.iter()) {
+            *octet = value.to_le_bytes().map(u32::from);
+            all_ones &= value == u64::MAX;
+        }
+        if !last.is_empty() {
+            let value = values[octets.len()];
+            for (slot, byte) in last.iter_mut().zip(value.to_le_bytes()) {
                 *slot = u32::from(byte);
             }
+            let mask = u64::MAX >> (64 - 8 * last.len());
+            all_ones &= value & mask == mask;
         }
     }
-    if out.iter().all(|&value| value == 0xFF) {
+    if all_ones {
         out.fill(EMPTY);
     }
 }
@@ -558,6 +599,37 @@ mod tests {
                 matches!(&read[..], [Ok(Some(v))] if v == &[u32::MAX]),
                 "{read:?}"
             );
+        }
+    }
+
+    #[test]
+    fn signed_agrees_with_a_read_in_every_layout_and_length() {
+        let signatures = [
+            Some(vec![1, 2, 3, 4, 5, 6, 7, 8]),
+            None,
+            Some(vec![1, 2, 3, 4]),
+            Some(vec![u32::MAX; 8]),
+            Some(vec![9; 3]),
+        ];
+        for layout in [
+            SignatureLayout::Octets,
+            SignatureLayout::Pairs,
+            SignatureLayout::Values,
+        ] {
+            for hashes in [1, 2, 3, 4, 8, 16] {
+                let index = written(layout, &signatures, true);
+                let searcher = index.reader().unwrap().searcher();
+                let reader = &searcher.segment_readers()[0];
+                let column = SignatureColumn::open(reader, SIGNATURE_FIELD)
+                    .unwrap()
+                    .unwrap();
+                for doc in 0..reader.max_doc() {
+                    let read = matches!(column.read(doc, hashes), Ok(Some(_)));
+                    if let Some(signed) = column.signed(doc, hashes) {
+                        assert_eq!(signed, read, "{layout:?}, {hashes} values, doc {doc}");
+                    }
+                }
+            }
         }
     }
 

@@ -9,6 +9,7 @@ use tantivy::query::Query;
 use tantivy::schema::TantivyDocument;
 use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, SegmentMeta, Term};
 
+use super::prepared_commit::DedupPreparedCommit;
 use super::rejudge::Dependents;
 use super::view::{Judged, WriterView};
 use super::{AddOutcome, Check, Policy};
@@ -94,6 +95,58 @@ pub(super) struct State {
     /// A delete by query happened since the last commit: which documents it deletes is known
     /// only once committed, so the view is read again then.
     stale: bool,
+}
+
+impl State {
+    /// Tantivy's writer, apart from what the plugin keeps beside it (borrowed together by a
+    /// prepared commit).
+    fn split(&mut self) -> (&mut IndexWriter, Books<'_>) {
+        let State {
+            writer,
+            view,
+            dependents,
+            stale,
+            ..
+        } = self;
+        let books = Books {
+            view,
+            dependents,
+            stale,
+        };
+        (writer, books)
+    }
+}
+
+/// What the writer keeps beside tantivy's writer that a commit or a rollback changes: one
+/// place for `commit`, `rollback` and a prepared commit's two ends.
+pub(super) struct Books<'a> {
+    view: &'a mut WriterView,
+    dependents: &'a mut Dependents,
+    stale: &'a mut bool,
+}
+
+impl Books<'_> {
+    /// Tantivy committed: the view takes the new commit as its base, and what was held for
+    /// the batch is let go.
+    pub(super) fn committed(self, reader: &IndexReader, matcher: &Matcher) -> Result<()> {
+        reader.reload()?;
+        self.view.commit(reader.searcher());
+        self.dependents.commit();
+        if *self.stale {
+            // A delete by query or of every document: which documents went is known now.
+            self.view.rebuild(matcher)?;
+            *self.stale = false;
+        }
+        Ok(())
+    }
+
+    /// Tantivy rolled back: the view is read again from the last commit.
+    pub(super) fn rolled_back(self, matcher: &Matcher) -> Result<()> {
+        self.dependents.rollback();
+        self.view.rebuild(matcher)?;
+        *self.stale = false;
+        Ok(())
+    }
 }
 
 /// What a lookup of a new document found.
@@ -682,14 +735,9 @@ impl DedupWriter {
     /// As [`IndexWriter::commit`].
     pub fn commit(&self) -> Result<Opstamp> {
         let mut state = self.lock();
-        let opstamp = state.writer.commit()?;
-        self.reader.reload()?;
-        state.view.commit(self.reader.searcher());
-        state.dependents.commit();
-        if state.stale {
-            state.view.rebuild(&self.matcher)?;
-            state.stale = false;
-        }
+        let (writer, books) = state.split();
+        let opstamp = writer.commit()?;
+        books.committed(&self.reader, &self.matcher)?;
         Ok(opstamp)
     }
 
@@ -700,11 +748,33 @@ impl DedupWriter {
     /// As [`IndexWriter::rollback`].
     pub fn rollback(&self) -> Result<Opstamp> {
         let mut state = self.lock();
-        let opstamp = state.writer.rollback()?;
-        state.dependents.rollback();
-        state.view.rebuild(&self.matcher)?;
-        state.stale = false;
+        let (writer, books) = state.split();
+        let opstamp = writer.rollback()?;
+        books.rolled_back(&self.matcher)?;
         Ok(opstamp)
+    }
+
+    /// The first step of a two-phase commit, as [`IndexWriter::prepare_commit`]: the
+    /// documents added so far are written to their segments, and the returned
+    /// [`DedupPreparedCommit`] commits or aborts them, with the writer's view of the index.
+    ///
+    /// It takes the writer exclusively (`&mut self`), as tantivy's does: no document can be
+    /// decided between the prepare and the commit, so what the commit makes visible is what
+    /// the view holds. A writer shared in an `Arc` commits with [`commit`](Self::commit).
+    ///
+    /// # Errors
+    /// As [`IndexWriter::prepare_commit`].
+    pub fn prepare_commit(&mut self) -> Result<DedupPreparedCommit<'_>> {
+        let DedupWriter {
+            state,
+            reader,
+            matcher,
+            ..
+        } = self;
+        let state = state.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let (writer, books) = state.split();
+        let prepared = writer.prepare_commit()?;
+        Ok(DedupPreparedCommit::new(prepared, books, reader, matcher))
     }
 
     /// Merges the committed segments `segment_ids` into one and waits for it, as

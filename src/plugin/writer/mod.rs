@@ -13,6 +13,8 @@
 //!   the committed references found again in the writer's searcher.
 //! * `rejudge`: [`Rejudged`], the records judged against a document that changed, decided
 //!   again ([`DedupWriter::take_rejudged`]).
+//! * `prepared_commit`: [`DedupPreparedCommit`], a two-phase commit
+//!   ([`DedupWriter::prepare_commit`]) that the writer's view follows.
 //! * `outcome`: [`Policy`], [`AddOutcome`], [`Check`] (a dry run's answer) and [`Duplicate`].
 //! * `shared` (cargo feature `cluster`): [`DedupWriter::shared`], a writer whose documents
 //!   are decided in a near-duplicate space shared with other writers first.
@@ -20,6 +22,7 @@
 mod dedup_writer;
 mod outcome;
 mod parallel;
+mod prepared_commit;
 mod rejudge;
 #[cfg(feature = "cluster")]
 mod shared;
@@ -29,4 +32,5 @@ mod view;
 pub use dedup_writer::{DedupWriter, PreparedDocument};
 pub use outcome::{AddOutcome, Check, Duplicate, Policy};
 pub use parallel::AddAll;
+pub use prepared_commit::DedupPreparedCommit;
 pub use rejudge::Rejudged;
