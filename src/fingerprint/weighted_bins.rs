@@ -117,8 +117,8 @@ impl WeightedBins {
 ///
 /// Computed here rather than by `f64::ln`, for two reasons: the platform's `ln` may differ
 /// in its last bit from one C library to another, and a stored signature must not depend
-/// on where it was computed; and it is a third of the cost of a weighted signature
-/// (`f64::ln` measured 27 ns a call). With `x = 2^e m`, `m` in `[1, 2)`:
+/// on where it was computed; and it is cheaper (`f64::ln` measured 27 ns a call; this,
+/// half of a weighted signature's 8 µs for 130 shingles). With `x = 2^e m`, `m` in `[1, 2)`:
 /// `ln x = e ln 2 + ln m`, and `ln m = 2 atanh t` with `t = (m - 1) / (m + 1)` in
 /// `[0, 1/3)`, whose series to `t^11` is within `2e-7` of it.
 #[inline]
