@@ -317,7 +317,7 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
     // takes the first writer's, then holds the others to them.
     let earlier = format!("{namespace}-earlier");
     let described = serde_json::json!({
-        "layout": 3, "groups": 16, "list_buckets": 16, "distance": 3,
+        "layout": 3, "groups": 16, "list_buckets": 64, "distance": 3,
         "verification": &verification
     });
     redis::cmd("SET")

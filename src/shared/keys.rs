@@ -32,6 +32,14 @@ pub(super) struct ListKey {
 }
 
 impl ListKey {
+    /// Whether the key is a fingerprint block's, whose entries carry their documents'
+    /// fingerprints: a block value is shared by many documents beyond the rule's reach,
+    /// which a reader drops before reading their records. A band value is nearly always
+    /// shared by near-duplicates only: its entries keep just the ids, 8 bytes fewer each.
+    pub(super) fn holds_fingerprints(&self) -> bool {
+        self.field >= BLOCK_FIELDS
+    }
+
     fn of_field(field: u64) -> ListKey {
         let (group, bucket) = place_of_field(field);
         ListKey {
@@ -104,13 +112,19 @@ pub(super) fn member(id: &str, fingerprint: Fingerprint) -> Result<Vec<u8>> {
     Ok(member)
 }
 
-/// A [`member`] as an entry of a list: its id's length in two bytes (big-endian), then
-/// its bytes (the fingerprint's 8, then the id's).
-pub(super) fn list_entry(member: &[u8]) -> Vec<u8> {
+/// A [`member`] as an entry of the list of `key`: its id's length in two bytes
+/// (big-endian), then the fingerprint's 8 bytes when the key
+/// [holds fingerprints](ListKey::holds_fingerprints), then the id's.
+pub(super) fn list_entry(member: &[u8], key: &ListKey) -> Vec<u8> {
     let length = u16::try_from(member.len() - 8).expect("member checks the id's length");
-    let mut entry = Vec::with_capacity(2 + member.len());
+    let kept = if key.holds_fingerprints() {
+        member
+    } else {
+        &member[8..]
+    };
+    let mut entry = Vec::with_capacity(2 + kept.len());
     entry.extend_from_slice(&length.to_be_bytes());
-    entry.extend_from_slice(member);
+    entry.extend_from_slice(kept);
     entry
 }
 
@@ -121,15 +135,26 @@ pub(super) fn parse_member(member: &[u8]) -> Option<(Fingerprint, String)> {
     Some((Fingerprint(u64::from_le_bytes(*fingerprint)), id))
 }
 
-/// The members of a list's value, [`list_entry`] after entry; `None` when it is not such
-/// a list.
-pub(super) fn parse_list(mut value: &[u8]) -> Option<Vec<(Fingerprint, String)>> {
+/// The members of the value of `key`'s list, [`list_entry`] after entry (a fingerprint
+/// when the key holds them); `None` when it is not such a list.
+pub(super) fn parse_list(
+    mut value: &[u8],
+    key: &ListKey,
+) -> Option<Vec<(Option<Fingerprint>, String)>> {
     let mut members = Vec::new();
     while !value.is_empty() {
         let (length, rest) = value.split_first_chunk::<2>()?;
-        let length = 8 + usize::from(u16::from_be_bytes(*length));
-        members.push(parse_member(rest.get(..length)?)?);
-        value = &rest[length..];
+        let id_length = usize::from(u16::from_be_bytes(*length));
+        if key.holds_fingerprints() {
+            let length = 8 + id_length;
+            let (fingerprint, id) = parse_member(rest.get(..length)?)?;
+            members.push((Some(fingerprint), id));
+            value = &rest[length..];
+        } else {
+            let id = String::from_utf8(rest.get(..id_length)?.to_vec()).ok()?;
+            members.push((None, id));
+            value = &rest[id_length..];
+        }
     }
     Some(members)
 }
@@ -190,21 +215,25 @@ mod tests {
     }
 
     #[test]
-    fn members_read_back_from_band_fields() {
+    fn members_read_back_from_lists() {
         let ids = ["", "a", "grown-1", "ü/€", &"x".repeat(300)];
         let members: Vec<Vec<u8>> = (ids.iter().enumerate())
             .map(|(i, id)| member(id, Fingerprint(u64::MAX - i as u64)).unwrap())
             .collect();
-        let value: Vec<u8> = members.iter().flat_map(|m| list_entry(m)).collect();
-        let read = parse_list(&value).unwrap();
-        assert_eq!(read.len(), ids.len());
-        for (i, (fingerprint, id)) in read.iter().enumerate() {
-            assert_eq!(
-                (fingerprint.bits(), id.as_str()),
-                (u64::MAX - i as u64, ids[i])
-            );
+        let block = ListKey::of_field(BLOCK_FIELDS | 7);
+        let band = ListKey::of_field(7);
+        for key in [block, band] {
+            let value: Vec<u8> = members.iter().flat_map(|m| list_entry(m, &key)).collect();
+            let read = parse_list(&value, &key).unwrap();
+            assert_eq!(read.len(), ids.len());
+            for (i, (fingerprint, id)) in read.iter().enumerate() {
+                let kept = key
+                    .holds_fingerprints()
+                    .then_some(Fingerprint(u64::MAX - i as u64));
+                assert_eq!((*fingerprint, id.as_str()), (kept, ids[i]));
+            }
+            assert_eq!(parse_list(&value[..value.len() - 1], &key), None);
         }
-        assert_eq!(parse_list(&value[..value.len() - 1]), None);
         assert_eq!(parse_member(b"short"), None);
         assert!(matches!(
             member(&"x".repeat(70_000), Fingerprint(0)),
@@ -215,7 +244,10 @@ mod tests {
         ));
         // The longest key tantivy indexes fits an entry.
         let longest = "y".repeat(65_530);
-        let value = list_entry(&member(&longest, Fingerprint(7)).unwrap());
-        assert_eq!(parse_list(&value).unwrap(), [(Fingerprint(7), longest)]);
+        let value = list_entry(&member(&longest, Fingerprint(7)).unwrap(), &block);
+        assert_eq!(
+            parse_list(&value, &block).unwrap(),
+            [(Some(Fingerprint(7)), longest)]
+        );
     }
 }

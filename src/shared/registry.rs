@@ -312,7 +312,9 @@ impl SharedRegistry {
         Ok((keys.lists.iter())
             .filter_map(|key| listed.get(key))
             .flatten()
-            .filter(|(theirs, other)| other != id && fingerprint.distance(*theirs) <= reach)
+            .filter(|(theirs, other)| {
+                other != id && theirs.is_none_or(|theirs| fingerprint.distance(theirs) <= reach)
+            })
             .map(|(_, other)| other.clone())
             .collect())
     }

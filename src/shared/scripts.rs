@@ -53,8 +53,9 @@ return out
 /// Lists documents under candidate keys of one group, and adds ids to the group's part of
 /// this writer's set: `KEYS[1]` that set, the other keys list hashes; `ARGV[1]` the number
 /// of ids, the ids, then for each list hash the number of its entries and each entry's
-/// field and [`list_entry`](super::keys::list_entry). An entry already in its list (a
-/// retried step, or a resumed run) is not added again.
+/// field and [`list_entry`](super::keys::list_entry) (with a fingerprint, 10 bytes before
+/// its id, when the field is a block's: 2^40 or more; else 2). An entry already in its list
+/// (a retried step, or a resumed run) is not added again.
 pub(super) const REGISTER: &str = "
 local a = 2 + tonumber(ARGV[1])
 if a > 2 then redis.call('SADD', KEYS[1], unpack(ARGV, 2, a - 1)) end
@@ -72,8 +73,9 @@ for k = 2, #KEYS do
       order[#order + 1] = f
     end
     local j, size, there = 1, #e, false
+    local head = tonumber(f) >= 1099511627776 and 10 or 2
     while j + 1 < #v do
-      local span = 10 + string.byte(v, j) * 256 + string.byte(v, j + 1)
+      local span = head + string.byte(v, j) * 256 + string.byte(v, j + 1)
       if span == size and string.sub(v, j, j + span - 1) == e then there = true break end
       j = j + span
     end

@@ -9,12 +9,15 @@
 /// that a window of documents touches each group's keys many times.
 pub(super) const GROUPS: u64 = 16;
 
-/// The list hashes of a group. A list hash stays in Redis's compact encoding (listpack)
-/// up to `hash-max-listpack-entries` fields (512 in `scripts/redis-cluster.sh`): with 18
-/// candidate keys a document, 256 list hashes stay compact up to about 7,000 documents;
-/// beyond, Redis keeps them as hash tables, at about twice the bytes a key
-/// (docs/SCALING.md, "Keys and memory").
-pub(super) const LIST_BUCKETS: u64 = 16;
+/// The list hashes of a group. A window of `w` documents (18 candidate keys each) touches
+/// up to `min(18 w, 1,024)` list hashes, with one `HMGET` and one `HSET` to register and
+/// one `HMGET` to read each: at 512 documents a window, about 6 commands a document. A
+/// list hash stays in Redis's compact encoding (listpack) up to
+/// `hash-max-listpack-entries` fields (512 in `scripts/redis-cluster.sh`), up to about
+/// 29,000 documents in all; beyond, Redis keeps it as a hash table, at about twice the
+/// bytes a key. Smaller list hashes also cost Redis less: a listpack's field is found by
+/// a scan (docs/SCALING.md, "Keys and memory").
+pub(super) const LIST_BUCKETS: u64 = 64;
 
 /// The hash tag of group `group` of the space `ns`: every key of the group has it.
 pub(super) fn tag(ns: &str, group: u64) -> String {

@@ -36,7 +36,7 @@ pub(super) struct Claimed<'a> {
 }
 
 /// The documents under candidate keys, by key.
-type Listed = HashMap<ListKey, Vec<(Fingerprint, String)>>;
+type Listed = HashMap<ListKey, Vec<(Option<Fingerprint>, String)>>;
 
 impl SharedRegistry {
     /// Decides each of `documents` (unique ids; see [`decide`](Self::decide)) against every
@@ -156,7 +156,6 @@ impl SharedRegistry {
         type Group<'b> = (Vec<&'b str>, BTreeMap<u64, Vec<(u64, Vec<u8>)>>);
         let mut groups: BTreeMap<u64, Group<'_>> = BTreeMap::new();
         for doc in claimed.iter() {
-            let entry = list_entry(&doc.member);
             groups
                 .entry(group_of_id(doc.id))
                 .or_default()
@@ -164,10 +163,11 @@ impl SharedRegistry {
                 .push(doc.id);
             for key in &doc.keys.lists {
                 let lists = &mut groups.entry(key.group).or_default().1;
+                let entry = list_entry(&doc.member, key);
                 lists
                     .entry(key.bucket)
                     .or_default()
-                    .push((key.field, entry.clone()));
+                    .push((key.field, entry));
             }
         }
         self.store.run("cannot register documents' keys", |c| {
@@ -217,7 +217,8 @@ impl SharedRegistry {
                     .filter_map(|key| listed.get(key))
                     .flatten()
                     .filter(|(theirs, other)| {
-                        other != doc.id && doc.fingerprint.distance(*theirs) <= reach
+                        other != doc.id
+                            && theirs.is_none_or(|theirs| doc.fingerprint.distance(theirs) <= reach)
                     })
                     .map(|(_, other)| other.clone())
                     .collect()
@@ -448,7 +449,12 @@ impl SharedRegistry {
             }
             for (&field, value) in fields.iter().zip(values) {
                 let Some(value) = value else { continue };
-                let members = parse_list(&value).ok_or_else(|| Error::Decode {
+                let key = ListKey {
+                    group,
+                    bucket,
+                    field,
+                };
+                let members = parse_list(&value, &key).ok_or_else(|| Error::Decode {
                     what: "a candidate key of the shared index",
                     source: format!(
                         "{} field {field}: not a list",
@@ -456,14 +462,7 @@ impl SharedRegistry {
                     )
                     .into(),
                 })?;
-                listed.insert(
-                    ListKey {
-                        group,
-                        bucket,
-                        field,
-                    },
-                    members,
-                );
+                listed.insert(key, members);
             }
         }
         Ok(listed)
