@@ -11,7 +11,7 @@
 //! as an index keeps them by default), except one in ten: a near copy of an earlier
 //! document (2 bits of its fingerprint and 8 of its signature's values changed), so that
 //! band values are shared as they are in a corpus. Ids are `doc-<n>`. The writers
-//! (threads, each with its own connection) take the documents in turn, a window of 128 at
+//! (threads, each with its own connection) take the documents in turn, a window of 512 at
 //! a time, as `ingest --cluster` decides them.
 
 use std::time::Instant;
@@ -21,8 +21,8 @@ use tantivy_dedup::plugin::{MatchingSettings, Verification};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry, WindowDocument};
 use tantivy_dedup::Fingerprint;
 
-/// The documents a writer decides at once, as `ingest --cluster` does on two threads.
-const WINDOW: usize = 128;
+/// The documents a writer decides at once, as `ingest --cluster` does.
+const WINDOW: usize = 512;
 
 /// SplitMix64: a document's values from its number alone, whichever writer makes them.
 fn mix(mut x: u64) -> u64 {
