@@ -7,18 +7,22 @@
 //!     redis://127.0.0.1:30001,... DOCUMENTS [WRITERS] [NAMESPACE]
 //! ```
 //!
-//! Each document has a random fingerprint and a random 128-value signature, except one in
-//! ten: a near copy of an earlier document (2 bits of its fingerprint and 8 of its
-//! signature's values changed), so that band values are shared as they are in a corpus.
-//! Ids are `doc-<n>`. The writers (threads, each with its own connection) take the
-//! documents in turn.
+//! Each document has a random fingerprint and a random 128-value signature (a byte a value,
+//! as an index keeps them by default), except one in ten: a near copy of an earlier
+//! document (2 bits of its fingerprint and 8 of its signature's values changed), so that
+//! band values are shared as they are in a corpus. Ids are `doc-<n>`. The writers
+//! (threads, each with its own connection) take the documents in turn, a window of 512 at
+//! a time, as `ingest --cluster` decides them.
 
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use tantivy_dedup::plugin::{MatchingSettings, Verification};
-use tantivy_dedup::shared::{SharedDecision, SharedRegistry};
+use tantivy_dedup::shared::{SharedDecision, SharedRegistry, WindowDocument};
 use tantivy_dedup::Fingerprint;
+
+/// The documents a writer decides at once, as `ingest --cluster` does.
+const WINDOW: usize = 512;
 
 /// SplitMix64: a document's values from its number alone, whichever writer makes them.
 fn mix(mut x: u64) -> u64 {
@@ -31,7 +35,9 @@ fn mix(mut x: u64) -> u64 {
 /// The fingerprint and signature of document `n`.
 fn document(n: u64, hashes: usize) -> (Fingerprint, Vec<u32>) {
     let original = |n: u64| {
-        let signature = (0..hashes as u64).map(|i| mix(n << 8 | i) as u32).collect();
+        let signature = (0..hashes as u64)
+            .map(|i| mix(n << 8 | i) as u32 & 0xFF)
+            .collect();
         (Fingerprint(mix(n ^ 0xF1F1)), signature)
     };
     let draw = mix(n ^ 0xABCD);
@@ -41,7 +47,7 @@ fn document(n: u64, hashes: usize) -> (Fingerprint, Vec<u32>) {
     let (fingerprint, mut signature) = original(draw % n);
     for i in 0..8 {
         let at = mix(n + i) as usize % hashes;
-        signature[at] = mix(n << 16 | i) as u32;
+        signature[at] = mix(n << 16 | i) as u32 & 0xFF;
     }
     let bits = (1u64 << ((draw >> 8) % 64)) | (1u64 << ((draw >> 16) % 64));
     (Fingerprint(fingerprint.bits() ^ bits), signature)
@@ -73,13 +79,23 @@ fn main() -> anyhow::Result<()> {
                         .verification(Some(verification.clone()));
                     let registry = SharedRegistry::connect(seeds, namespace, &node, &matching)?;
                     let mut rejected = 0;
-                    for n in (writer..documents).step_by(writers as usize) {
-                        let (fingerprint, signature) = document(n, hashes);
-                        let id = format!("doc-{n}");
-                        if let SharedDecision::Rejected { .. } =
-                            registry.decide(&id, fingerprint, Some(&signature))?
-                        {
-                            rejected += 1;
+                    let mine: Vec<u64> = (writer..documents).step_by(writers as usize).collect();
+                    for window in mine.chunks(WINDOW) {
+                        let made: Vec<(String, Fingerprint, Vec<u32>)> = (window.iter())
+                            .map(|&n| {
+                                let (fingerprint, signature) = document(n, hashes);
+                                (format!("doc-{n}"), fingerprint, signature)
+                            })
+                            .collect();
+                        let documents: Vec<WindowDocument<'_>> = (made.iter())
+                            .map(|(id, fingerprint, signature)| {
+                                (id.as_str(), *fingerprint, Some(signature.as_slice()))
+                            })
+                            .collect();
+                        for decision in registry.decide_window(&documents)? {
+                            if let SharedDecision::Rejected { .. } = decision? {
+                                rejected += 1;
+                            }
                         }
                     }
                     Ok(rejected)

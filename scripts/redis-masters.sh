@@ -1,7 +1,9 @@
 # Sourced by the measurement scripts of the shared space (scripts/redis-memory.sh,
 # scripts/shared-throughput.sh): starts a Redis Cluster in "$cluster" (stopped on exit) and
 # sets `seeds` (comma-separated URLs) and `masters` (the master ports); `used` prints the
-# bytes of memory the masters use together.
+# bytes of memory the masters use together, `backlog` the bytes of it their replication
+# backlogs take (`repl-backlog-size`, 1 MB a master by default: filled by the first
+# megabyte written, then fixed whatever the space holds).
 trap 'bash scripts/redis-cluster.sh stop "$cluster" >/dev/null 2>&1 || true' EXIT
 seeds="$(bash scripts/redis-cluster.sh start "$cluster" 2>/dev/null | paste -sd, -)"
 masters=()
@@ -13,6 +15,13 @@ used() {
   local total=0 port
   for port in "${masters[@]}"; do
     total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p')))
+  done
+  echo "$total"
+}
+backlog() {
+  local total=0 port
+  for port in "${masters[@]}"; do
+    total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^mem_replication_backlog://p')))
   done
   echo "$total"
 }

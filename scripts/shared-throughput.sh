@@ -4,7 +4,8 @@
 # 3 replicas on loopback): one `ingest` of INPUT local-only, then one `ingest --cluster` of
 # it into a new shard; prints both rates and their ratio, the commands a document the
 # masters served (INFO commandstats: the calls a script makes are counted as commands too,
-# and the scripts themselves apart), and the masters' used_memory a document.
+# and the scripts themselves apart), and the masters' used_memory a document (with and
+# without the growth of their replication backlogs, a fixed megabyte a master once full).
 #
 #   INPUT=/tmp/reuters4k.jsonl scripts/shared-throughput.sh
 #
@@ -29,16 +30,20 @@ start=$(date +%s.%N)
 local_s=$(seconds "$start")
 for port in "${masters[@]}"; do redis-cli -p "$port" config resetstat >/dev/null; done
 before=$(used)
+backlog_before=$(backlog)
 start=$(date +%s.%N)
 "$BIN" ingest --index "$WORK/shared" --report "$WORK/report.jsonl" \
   --cluster "$seeds" --cluster-namespace bench "$INPUT" 2>"$WORK/shared.log"
 shared_s=$(seconds "$start")
 after=$(used)
+backlog_after=$(backlog)
 echo "documents: $docs ($(grep -c '"status":"added"' "$WORK/report.jsonl") added)"
 echo "local-only: ${local_s} s ($(echo "$docs / $local_s" | bc) a second)"
 echo "--cluster:  ${shared_s} s ($(echo "$docs / $shared_s" | bc) a second)"
 echo "ratio: $(echo "scale=3; $local_s / $shared_s" | bc)"
-echo "masters' used_memory: $(((after - before) / docs)) bytes a document"
+echo "masters' used_memory: $(((after - before) / docs)) bytes a document," \
+  "$(((backlog_after - backlog_before) / docs)) of them the replication backlogs' growth" \
+  "(fixed once full): $(((after - before - backlog_after + backlog_before) / docs)) without it"
 for port in "${masters[@]}"; do redis-cli -p "$port" info commandstats | tr -d '\r'; done |
   sed -n 's/^cmdstat_\([a-z|]*\):calls=\([0-9]*\),.*/\1 \2/p' | grep -v '^config\|^info' |
   awk -v docs="$docs" '{c[$1]+=$2; t+=$2} END {

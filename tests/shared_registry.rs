@@ -317,7 +317,8 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
     // takes the first writer's, then holds the others to them.
     let earlier = format!("{namespace}-earlier");
     let described = serde_json::json!({
-        "layout": 2, "bucket_bits": 20, "distance": 3, "verification": &verification
+        "layout": 3, "groups": 16, "list_buckets": 64, "distance": 3,
+        "verification": &verification
     });
     redis::cmd("SET")
         .arg(format!("{earlier}:space"))
@@ -337,7 +338,7 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
         SharedRegistry::connect(&seeds(), &older, "w", &rule(3, Some(&verification))).unwrap_err();
     assert!(
         matches!(&error, Error::SpaceMismatch { differences, .. }
-            if differences.contains(&"layout: 1 in the space, 2 here".to_owned())),
+            if differences.contains(&"layout: 1 in the space, 3 here".to_owned())),
         "{error:?}"
     );
 }

@@ -25,7 +25,7 @@ use crate::cli::report::{Report, Tally};
 #[cfg(feature = "cluster")]
 use crate::cli::shared::{matching_of, ClusterOptions, SharedCheck};
 use crate::cli::source_index::{SourceFields, SourceIndex};
-use crate::cli::windows::read_in_windows;
+use crate::cli::windows::{read_in_windows, SHARED_WINDOW};
 
 /// What to do with a near-duplicate.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -256,9 +256,11 @@ impl IngestCommand {
                 }
             }
         };
-        read_in_windows(DedupWriter::default_window(), &stop, read, |records| {
-            ingestion.ingest(records)
-        });
+        let window = match shared {
+            Some(_) => SHARED_WINDOW.max(DedupWriter::default_window()),
+            None => DedupWriter::default_window(),
+        };
+        read_in_windows(window, &stop, read, |records| ingestion.ingest(records));
         let Ingestion {
             progress,
             tally,

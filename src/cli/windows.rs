@@ -14,6 +14,12 @@ use crate::cli::input::Record;
 /// records held at once come to twice this, or one record beyond it.
 pub const WINDOW_BYTES: usize = 64 << 20;
 
+/// The most records in one window of `ingest --cluster`: the shared space decides a window
+/// in a fixed number of steps, with one call a group of keys and list hash, so that a
+/// larger window takes fewer Redis commands and round trips a document (docs/BENCHMARKS.md,
+/// "Shared index in Redis Cluster").
+pub const SHARED_WINDOW: usize = 512;
+
 /// Runs `read` on a thread of its own and gives what it reads to `take`, in order, in
 /// windows of at most `window` records and [`WINDOW_BYTES`] bytes (at least one record):
 /// every record read by the time `take` is ready for more. Reading runs ahead by up to one

@@ -1,53 +1,69 @@
 //! The keys under which a document is found as a candidate: every document near it shares
 //! at least one.
 //!
-//! Two kinds, stored two ways. A fingerprint block of 16 bits has 65,536 values, so each
-//! is shared by many documents: a Redis set per block value. A band value is nearly always
-//! one document's own: a set per band value took about 200 bytes of Redis memory for one
-//! id, 32 times a document. Band values are therefore fields of hashes that each hold many
-//! (a bucket per high bits of the band key), whose values list the ids: a few tens of bytes
-//! an entry in a hash's compact encoding (docs/SCALING.md, "Keys and memory").
+//! Two kinds: the `k + 1` blocks of its fingerprint, and its signature's bands. Each is a
+//! field (a number: Redis keeps a field that reads as an integer in a few bytes) of one of
+//! a group's list hashes ([`slots`](super::slots)), whose value lists the documents under
+//! that key, one [`list_entry`] after another: many keys a hash, so that a window's keys are
+//! written and read with one command per hash, and a few tens of bytes a key in a hash's
+//! compact encoding (docs/SCALING.md, "Keys and memory").
 
 use crate::error::{Error, Result};
 use crate::lookup::band_keys;
 use crate::matching::Matcher;
 use crate::Fingerprint;
 
-/// The high bits of a band key that name its bucket: 2^20 buckets hold 32 band values
-/// each at a million documents, well within Redis's compact encoding of a hash
-/// (`hash-max-listpack-entries`, 128 by default; its `hash-max-listpack-value`, 64 bytes
-/// by default, is below most URLs' entries: docs/SCALING.md says what to set).
-pub(super) const BUCKET_BITS: u32 = 20;
+use super::slots::place_of_field;
 
 /// A document's candidate keys in the shared space.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct CandidateKeys {
-    /// The sets of its fingerprint's blocks.
-    pub(super) blocks: Vec<String>,
-    /// Its signature's bands, as fields of bucket hashes.
-    pub(super) bands: Vec<BandEntry>,
+    /// Its fingerprint's blocks, then its signature's bands.
+    pub(super) lists: Vec<ListKey>,
 }
 
-/// Where one band value's ids are: the field `field` of the hash `bucket`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct BandEntry {
-    pub(super) bucket: String,
-    /// The band key's low bits: Redis stores a field that reads as an integer in a few bytes.
-    pub(super) field: u32,
+/// Where the documents under one candidate key are: the field `field` of the list hash
+/// `bucket` of group `group`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(super) struct ListKey {
+    pub(super) group: u64,
+    pub(super) bucket: u64,
+    pub(super) field: u64,
 }
 
-/// The candidate keys of a document with `fingerprint` and `signature`, under the
-/// namespace `ns`: the `t + 1` blocks of its fingerprint for the table distance `t` (two
-/// fingerprints within `t` bits agree on at least one block, by the pigeonhole principle),
-/// and, when the rule takes candidates from bands, the keys of its signature's bands.
+impl ListKey {
+    /// Whether the key is a fingerprint block's, whose entries carry their documents'
+    /// fingerprints: a block value is shared by many documents beyond the rule's reach,
+    /// which a reader drops before reading their records. A band value is nearly always
+    /// shared by near-duplicates only: its entries keep just the ids, 8 bytes fewer each.
+    pub(super) fn holds_fingerprints(&self) -> bool {
+        self.field >= BLOCK_FIELDS
+    }
+
+    fn of_field(field: u64) -> ListKey {
+        let (group, bucket) = place_of_field(field);
+        ListKey {
+            group,
+            bucket,
+            field,
+        }
+    }
+}
+
+/// A band key is 32 bits; a block's field is above them: `2^40`, its block's number, its value.
+const BLOCK_FIELDS: u64 = 1 << 40;
+
+/// The candidate keys of a document with `fingerprint` and `signature`: the `t + 1` blocks
+/// of its fingerprint for the table distance `t` (two fingerprints within `t` bits agree on
+/// at least one block, by the pigeonhole principle), and, when the rule takes candidates
+/// from bands, the keys of its signature's bands.
 pub(super) fn candidate_keys(
-    ns: &str,
     matcher: &Matcher,
     fingerprint: Fingerprint,
     signature: Option<&[u32]>,
 ) -> CandidateKeys {
     let blocks = matcher.table_distance() + 1;
-    let block_keys = (0..blocks)
+    let mut lists: Vec<ListKey> = (0..blocks)
         .map(|block| {
             let (start, end) = block_bits(block, blocks);
             let width = end - start;
@@ -56,23 +72,15 @@ pub(super) fn candidate_keys(
             } else {
                 (1u64 << width) - 1
             };
-            let value = (fingerprint.bits() >> start) & mask;
-            format!("{ns}:b:{block}:{value:x}")
+            // A block is 32 bits at most (k >= 1): its value fits below its number.
+            let value = (fingerprint.bits() >> start) & mask & 0xFFFF_FFFF;
+            ListKey::of_field(BLOCK_FIELDS | u64::from(block) << 32 | value)
         })
         .collect();
-    let bands = match (matcher.bands(), signature) {
-        (Some((_, rows)), Some(signature)) => band_keys(signature, rows)
-            .map(|key| BandEntry {
-                bucket: format!("{ns}:s:{:x}", key >> (32 - BUCKET_BITS)),
-                field: key & ((1 << (32 - BUCKET_BITS)) - 1),
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    CandidateKeys {
-        blocks: block_keys,
-        bands,
+    if let (Some((_, rows)), Some(signature)) = (matcher.bands(), signature) {
+        lists.extend(band_keys(signature, rows).map(|key| ListKey::of_field(u64::from(key))));
     }
+    CandidateKeys { lists }
 }
 
 /// The bit range `start..end` of block `block` of `blocks` over 64 bits, as even as can be.
@@ -104,13 +112,19 @@ pub(super) fn member(id: &str, fingerprint: Fingerprint) -> Result<Vec<u8>> {
     Ok(member)
 }
 
-/// A [`member`] as an entry of a band field: its id's length in two bytes (big-endian),
-/// then its bytes (the fingerprint's 8, then the id's).
-pub(super) fn band_entry(member: &[u8]) -> Vec<u8> {
+/// A [`member`] as an entry of the list of `key`: its id's length in two bytes
+/// (big-endian), then the fingerprint's 8 bytes when the key
+/// [holds fingerprints](ListKey::holds_fingerprints), then the id's.
+pub(super) fn list_entry(member: &[u8], key: &ListKey) -> Vec<u8> {
     let length = u16::try_from(member.len() - 8).expect("member checks the id's length");
-    let mut entry = Vec::with_capacity(2 + member.len());
+    let kept = if key.holds_fingerprints() {
+        member
+    } else {
+        &member[8..]
+    };
+    let mut entry = Vec::with_capacity(2 + kept.len());
     entry.extend_from_slice(&length.to_be_bytes());
-    entry.extend_from_slice(member);
+    entry.extend_from_slice(kept);
     entry
 }
 
@@ -121,38 +135,29 @@ pub(super) fn parse_member(member: &[u8]) -> Option<(Fingerprint, String)> {
     Some((Fingerprint(u64::from_le_bytes(*fingerprint)), id))
 }
 
-/// The members of a band field's value, as [`ADD_MEMBER`] wrote them; `None` when it is
-/// not such a list.
-pub(super) fn parse_band(mut value: &[u8]) -> Option<Vec<(Fingerprint, String)>> {
+/// The members of the value of `key`'s list, [`list_entry`] after entry (a fingerprint
+/// when the key holds them); `None` when it is not such a list.
+pub(super) fn parse_list(
+    mut value: &[u8],
+    key: &ListKey,
+) -> Option<Vec<(Option<Fingerprint>, String)>> {
     let mut members = Vec::new();
     while !value.is_empty() {
         let (length, rest) = value.split_first_chunk::<2>()?;
-        let length = 8 + usize::from(u16::from_be_bytes(*length));
-        members.push(parse_member(rest.get(..length)?)?);
-        value = &rest[length..];
+        let id_length = usize::from(u16::from_be_bytes(*length));
+        if key.holds_fingerprints() {
+            let length = 8 + id_length;
+            let (fingerprint, id) = parse_member(rest.get(..length)?)?;
+            members.push((Some(fingerprint), id));
+            value = &rest[length..];
+        } else {
+            let id = String::from_utf8(rest.get(..id_length)?.to_vec()).ok()?;
+            members.push((None, id));
+            value = &rest[id_length..];
+        }
     }
     Some(members)
 }
-
-/// Adds the entry `ARGV[2]` (a [`band_entry`]) to the field `ARGV[1]` of the hash
-/// `KEYS[1]` unless the field lists it already (a retried step, or a resumed run,
-/// registers an id again): Redis has no append to a hash field, and the script is atomic
-/// on its node. Entries of another length are stepped over without a copy.
-pub(super) const ADD_MEMBER: &str = "
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-if not v then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-  return 1
-end
-local i, size = 1, #ARGV[2]
-while i + 1 < #v do
-  local span = 10 + string.byte(v, i) * 256 + string.byte(v, i + 1)
-  if span == size and string.sub(v, i, i + span - 1) == ARGV[2] then return 0 end
-  i = i + span
-end
-redis.call('HSET', KEYS[1], ARGV[1], v .. ARGV[2])
-return 1
-";
 
 #[cfg(test)]
 mod tests {
@@ -165,20 +170,20 @@ mod tests {
         // Three bits flipped, one in each of three blocks: the fourth block agrees.
         let b = Fingerprint(a.bits() ^ (1 | 1 << 20 | 1 << 40));
         let (ka, kb) = (
-            candidate_keys("t", &matcher, a, None).blocks,
-            candidate_keys("t", &matcher, b, None).blocks,
+            candidate_keys(&matcher, a, None).lists,
+            candidate_keys(&matcher, b, None).lists,
         );
         assert_eq!(ka.len(), 4);
         assert!(ka.iter().any(|k| kb.contains(k)));
         let far = Fingerprint(!a.bits());
-        assert!(!candidate_keys("t", &matcher, far, None)
-            .blocks
+        assert!(!candidate_keys(&matcher, far, None)
+            .lists
             .iter()
             .any(|k| ka.contains(k)));
     }
 
     #[test]
-    fn signatures_that_share_a_band_share_a_band_entry() {
+    fn signatures_that_share_a_band_share_a_list_entry() {
         let verification = crate::matching::Verification::default();
         let (bands, rows) = verification.get_bands().unwrap();
         let matcher = Matcher::new(3, Some(&verification));
@@ -189,8 +194,9 @@ mod tests {
             *value += 1000;
         }
         let fingerprint = Fingerprint(0);
-        let ka = candidate_keys("t", &matcher, fingerprint, Some(&a)).bands;
-        let kb = candidate_keys("t", &matcher, fingerprint, Some(&b)).bands;
+        let blocks = matcher.table_distance() as usize + 1;
+        let ka = candidate_keys(&matcher, fingerprint, Some(&a)).lists[blocks..].to_vec();
+        let kb = candidate_keys(&matcher, fingerprint, Some(&b)).lists[blocks..].to_vec();
         assert_eq!(ka.len(), bands);
         assert_eq!(ka[0], kb[0]);
         assert!(ka[1..].iter().all(|entry| !kb.contains(entry)));
@@ -209,21 +215,25 @@ mod tests {
     }
 
     #[test]
-    fn members_read_back_from_band_fields() {
+    fn members_read_back_from_lists() {
         let ids = ["", "a", "grown-1", "ü/€", &"x".repeat(300)];
         let members: Vec<Vec<u8>> = (ids.iter().enumerate())
             .map(|(i, id)| member(id, Fingerprint(u64::MAX - i as u64)).unwrap())
             .collect();
-        let value: Vec<u8> = members.iter().flat_map(|m| band_entry(m)).collect();
-        let read = parse_band(&value).unwrap();
-        assert_eq!(read.len(), ids.len());
-        for (i, (fingerprint, id)) in read.iter().enumerate() {
-            assert_eq!(
-                (fingerprint.bits(), id.as_str()),
-                (u64::MAX - i as u64, ids[i])
-            );
+        let block = ListKey::of_field(BLOCK_FIELDS | 7);
+        let band = ListKey::of_field(7);
+        for key in [block, band] {
+            let value: Vec<u8> = members.iter().flat_map(|m| list_entry(m, &key)).collect();
+            let read = parse_list(&value, &key).unwrap();
+            assert_eq!(read.len(), ids.len());
+            for (i, (fingerprint, id)) in read.iter().enumerate() {
+                let kept = key
+                    .holds_fingerprints()
+                    .then_some(Fingerprint(u64::MAX - i as u64));
+                assert_eq!((*fingerprint, id.as_str()), (kept, ids[i]));
+            }
+            assert_eq!(parse_list(&value[..value.len() - 1], &key), None);
         }
-        assert_eq!(parse_band(&value[..value.len() - 1]), None);
         assert_eq!(parse_member(b"short"), None);
         assert!(matches!(
             member(&"x".repeat(70_000), Fingerprint(0)),
@@ -234,7 +244,10 @@ mod tests {
         ));
         // The longest key tantivy indexes fits an entry.
         let longest = "y".repeat(65_530);
-        let value = band_entry(&member(&longest, Fingerprint(7)).unwrap());
-        assert_eq!(parse_band(&value).unwrap(), [(Fingerprint(7), longest)]);
+        let value = list_entry(&member(&longest, Fingerprint(7)).unwrap(), &block);
+        assert_eq!(
+            parse_list(&value, &block).unwrap(),
+            [(Some(Fingerprint(7)), longest)]
+        );
     }
 }

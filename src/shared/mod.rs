@@ -16,6 +16,8 @@ mod lease;
 mod record;
 mod registry;
 mod repair;
+mod scripts;
+mod slots;
 mod space;
 mod store;
 mod window;

@@ -3,17 +3,16 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use redis::cluster::cluster_pipe;
-use redis::{Commands, RedisResult};
+use redis::Commands;
 
-use super::keys::{
-    band_entry, candidate_keys, member, parse_band, parse_member, BandEntry, CandidateKeys,
-    ADD_MEMBER,
-};
+use super::keys::{candidate_keys, member, CandidateKeys};
 use super::lease::Lease;
-use super::record::{self, Hash, Record, State};
+use super::record::{self, Record, State};
+use super::scripts::{self, Shas};
+use super::slots::{group_of_id, records_key};
 use super::space;
 use super::store::Store;
+use super::window::Claimed;
 use crate::error::{Error, Result};
 use crate::lookup::MAX_TABLE_DISTANCE;
 use crate::matching::{Matcher, MatchingSettings};
@@ -101,6 +100,8 @@ pub struct SharedRegistry {
     hold: Option<Lease>,
     /// The space's description, as this writer's settings make it.
     description: String,
+    /// The scripts' SHA-1s.
+    pub(super) shas: Shas,
 }
 
 impl std::fmt::Debug for SharedRegistry {
@@ -149,6 +150,7 @@ impl SharedRegistry {
         let description = space::describe(matching)?;
         let store = Store::connect(urls)?;
         space::check(&store, namespace, &description, true)?;
+        let shas = store.run("cannot load the shared index's scripts", scripts::load)?;
         Ok(SharedRegistry {
             store,
             matcher,
@@ -158,6 +160,7 @@ impl SharedRegistry {
             urls: urls.to_vec(),
             hold: None,
             description,
+            shas,
         })
     }
 
@@ -253,50 +256,35 @@ impl SharedRegistry {
     ) -> Result<SharedDecision> {
         self.check_lease()?;
         let member = member(id, fingerprint)?;
-        let record_key = self.record_key(id);
-        // 1. The record (claimed: one writer decides an id), then the candidate keys.
+        let keys = candidate_keys(&self.matcher, fingerprint, signature);
+        // 1. The record (claimed: one writer decides an id), then the rest as a window's.
         loop {
             // Registered now: the lease runs from the claim, by the Redis server's clock.
-            let fields = record::fields(&self.node, fingerprint, signature);
-            let Some(record) = self.claim(&record_key, &fields)? else {
-                break;
-            };
-            if let Some(decision) = self.settled(&record)? {
+            let mut doc = [Claimed {
+                at: 0,
+                id,
+                fingerprint,
+                signature,
+                member: member.clone(),
+                keys: keys.clone(),
+                record: record::registration(&self.node, fingerprint, signature),
+                seq: 0,
+            }];
+            let (taken, bytes) =
+                (self.claim_all(&doc)?.pop()).ok_or_else(|| short_reply("a claim"))?;
+            if taken {
+                doc[0].record = bytes;
+                let mut out = [None];
+                self.decide_claimed(&mut doc, &mut out)?;
+                let [decision] = out;
+                return decision.expect("the document decided");
+            }
+            if let Some(decision) = self.settled(&record::read(id, &bytes)?)? {
                 return Ok(decision);
             }
             // Another writer claimed it first: its decision, once made, is the answer.
             std::thread::sleep(POLL);
         }
-        let keys = candidate_keys(&self.namespace, &self.matcher, fingerprint, signature);
-        self.register(id, &member, &keys)?;
-        // 2. Its number, after its keys.
-        let seq: u64 = self
-            .store
-            .run("cannot number a document", |c| c.incr(self.seq_key(), 1))?;
-        // 3. Its number into its record, and the candidates (in one pipeline: the order
-        // that matters is the counter's before the reads), each judged once decided.
-        let candidates = self.candidates(id, fingerprint, &keys, Some(seq))?;
-        let by = self.first_admitted_near(seq, fingerprint, signature, candidates)?;
-        let fields = Nearest::decision_fields(by.as_ref());
-        let rejected = by.is_some();
-        self.store.run("cannot record a decision", |c| {
-            let mut pipe = cluster_pipe();
-            pipe.hset_multiple(&record_key, &fields).ignore();
-            if rejected {
-                pipe.srem(self.node_key(), id).ignore();
-            }
-            pipe.query::<()>(c)
-        })?;
-        Ok(match by {
-            Some(near) => SharedDecision::Rejected {
-                seq,
-                by: near.id,
-                fingerprint: near.fingerprint,
-                distance: near.distance,
-                similarity: near.similarity,
-            },
-            None => SharedDecision::Admitted { seq, again: false },
-        })
     }
 
     /// [`Error::WriterRunning`] once this writer's lease on its name was found another's.
@@ -310,105 +298,24 @@ impl SharedRegistry {
         Ok(())
     }
 
-    /// Lists `id` (as `member`) under each of `keys`, and adds it to this writer's set
-    /// (registered, not known rejected), which `repair` checks against its shard: in the
-    /// same step, so that no admitted id is missing from it.
-    fn register(&self, id: &str, member: &[u8], keys: &CandidateKeys) -> Result<()> {
-        let entry = band_entry(member);
-        // A band value is nearly always new: a plain HSETNX takes it. One another document
-        // holds already (a near-duplicate's, or a collision of 32-bit keys) is appended to
-        // by a script, in a second step: a script per band would cost Redis several times
-        // the command.
-        let new: Vec<bool> = self.store.run("cannot register a document's keys", |c| {
-            let mut pipe = cluster_pipe();
-            for key in &keys.blocks {
-                pipe.sadd(key, member).ignore();
-            }
-            for band in &keys.bands {
-                pipe.hset_nx(&band.bucket, band.field, &entry);
-            }
-            pipe.sadd(self.node_key(), id).ignore();
-            pipe.query(c)
-        })?;
-        if new.len() != keys.bands.len() {
-            return Err(short_reply("a document's keys"));
-        }
-        let shared: Vec<&BandEntry> = (keys.bands.iter().zip(new))
-            .filter_map(|(band, new)| (!new).then_some(band))
-            .collect();
-        if shared.is_empty() {
-            return Ok(());
-        }
-        self.store.run("cannot register a document's keys", |c| {
-            let mut pipe = cluster_pipe();
-            for band in &shared {
-                (pipe.cmd("EVAL").arg(ADD_MEMBER).arg(1).arg(&band.bucket))
-                    .arg(band.field)
-                    .arg(&entry)
-                    .ignore();
-            }
-            pipe.query::<()>(c)
-        })
-    }
-
     /// The ids other than `id` listed under `keys` with a fingerprint within the rule's
-    /// reach of `fingerprint` (the others cannot be near, whatever their records say);
-    /// with `number`, written into `id`'s record in the same pipeline, before the reads.
+    /// reach of `fingerprint` (the others cannot be near, whatever their records say).
     pub(super) fn candidates(
         &self,
         id: &str,
         fingerprint: Fingerprint,
         keys: &CandidateKeys,
-        number: Option<u64>,
     ) -> Result<BTreeSet<String>> {
-        type Read = (Vec<Vec<Vec<u8>>>, Vec<Option<Vec<u8>>>);
-        let read: Option<Read> = self.store.run("cannot read candidates", |c| {
-            let mut pipe = cluster_pipe();
-            if let Some(seq) = number {
-                pipe.hset(self.record_key(id), "seq", seq).ignore();
-            }
-            for key in &keys.blocks {
-                pipe.smembers(key);
-            }
-            for band in &keys.bands {
-                pipe.hget(&band.bucket, band.field);
-            }
-            let values: Vec<redis::Value> = pipe.query(c)?;
-            if values.len() != keys.blocks.len() + keys.bands.len() {
-                return Ok(None);
-            }
-            let (blocks, bands) = values.split_at(keys.blocks.len());
-            fn read<T: redis::FromRedisValue>(values: &[redis::Value]) -> RedisResult<Vec<T>> {
-                Ok((values.iter())
-                    .map(redis::from_redis_value_ref)
-                    .collect::<std::result::Result<_, _>>()?)
-            }
-            Ok(Some((read(blocks)?, read(bands)?)))
-        })?;
-        let (blocks, bands) = read.ok_or_else(|| short_reply("candidates"))?;
-        let undecodable = |what: String| Error::Decode {
-            what: "a candidate key of the shared index",
-            source: what.into(),
-        };
-        let mut members = Vec::new();
-        for (key, listed) in keys.blocks.iter().zip(blocks) {
-            for bytes in listed {
-                members.push(
-                    parse_member(&bytes)
-                        .ok_or_else(|| undecodable(format!("{key}: not a member")))?,
-                );
-            }
-        }
-        for (band, value) in keys.bands.iter().zip(bands) {
-            let Some(value) = value else { continue };
-            members.extend(parse_band(&value).ok_or_else(|| {
-                undecodable(format!("{} field {}: not a list", band.bucket, band.field))
-            })?);
-        }
+        let lists: Vec<_> = keys.lists.iter().collect();
+        let listed = self.read_lists(&lists, &[])?;
         let reach = self.matcher.reach();
-        Ok((members.into_iter())
-            .filter(|(theirs, other)| other != id && fingerprint.distance(*theirs) <= reach)
-            .map(|(_, other)| other)
+        Ok((keys.lists.iter())
+            .filter_map(|key| listed.get(key))
+            .flatten()
+            .filter(|(theirs, other)| {
+                other != id && theirs.is_none_or(|theirs| fingerprint.distance(theirs) <= reach)
+            })
+            .map(|(_, other)| other.clone())
             .collect())
     }
 
@@ -419,14 +326,19 @@ impl SharedRegistry {
     /// # Errors
     /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
     pub fn abort(&self, id: &str) -> Result<Vec<String>> {
-        let record = self.read_record(id)?;
-        let record_key = self.record_key(id);
-        self.store.run("cannot give a document up", |c| {
-            let mut pipe = cluster_pipe();
-            pipe.hset(&record_key, "st", State::Aborted.code()).ignore();
-            pipe.srem(self.node_key(), id).ignore();
-            pipe.query::<()>(c)
-        })?;
+        let found = self.read_record_bytes(id)?;
+        let record = found
+            .as_deref()
+            .map(|bytes| record::read(id, bytes))
+            .transpose()?;
+        let given_up = found
+            .as_deref()
+            .map(|bytes| record::with_state(bytes, State::Aborted));
+        let updates: Vec<(&str, &[u8], &[u8])> = match (&found, &given_up) {
+            (Some(old), Some(new)) => vec![(id, old.as_slice(), new.as_slice())],
+            _ => Vec::new(),
+        };
+        self.update_records(&updates, &[id])?;
         match record {
             Some(record) if record.state == State::Admitted => self.reopen_rejected_by(id, &record),
             _ => Ok(Vec::new()),
@@ -469,125 +381,26 @@ impl SharedRegistry {
 
     /// The fingerprint in `id`'s record.
     fn fingerprint_of(&self, id: &str) -> Result<Fingerprint> {
-        let record_key = self.record_key(id);
-        let hex: Option<String> =
-            (self.store).run("cannot read a record", |c| c.hget(&record_key, "fp"))?;
-        hex.and_then(|hex| u64::from_str_radix(&hex, 16).ok())
-            .map(Fingerprint)
-            .ok_or_else(|| Error::Decode {
+        match self.read_record(id)? {
+            Some(record) => Ok(record.fingerprint),
+            None => Err(Error::Decode {
                 what: "a record of the shared index",
-                source: format!("{record_key}: no fingerprint").into(),
-            })
+                source: format!("{id}: no record").into(),
+            }),
+        }
     }
 
-    /// Writes `fields` as the record at `record_key`, in one step on its node, unless the
-    /// record there is decided or another writer's live registration: `None` once
-    /// written, else that record.
-    fn claim(
-        &self,
-        record_key: &str,
-        fields: &[(&'static str, Vec<u8>)],
-    ) -> Result<Option<Record>> {
-        let mut script = redis::cmd("EVAL");
-        script.arg(CLAIM).arg(1).arg(record_key);
-        script.arg(&self.node).arg(self.lease.as_millis() as u64);
-        for (field, value) in fields {
-            script.arg(*field).arg(value);
-        }
-        let found: Vec<Vec<u8>> = self
-            .store
-            .run("cannot register a document", |c| script.query(c))?;
-        if found.is_empty() {
-            return Ok(None);
-        }
-        let hash: Hash = (found.chunks_exact(2))
-            .map(|pair| {
-                (
-                    String::from_utf8_lossy(&pair[0]).into_owned(),
-                    pair[1].clone(),
-                )
-            })
-            .collect();
-        record::read(record_key, &hash).map(Some)
+    /// The bytes of `id`'s record; `None` when there is none.
+    pub(super) fn read_record_bytes(&self, id: &str) -> Result<Option<Vec<u8>>> {
+        let key = records_key(&self.namespace, group_of_id(id));
+        self.store.run("cannot read a record", |c| c.hget(&key, id))
     }
 
-    /// The lowest-numbered admitted near-duplicate among `candidates` numbered before
-    /// `seq`, reading again those not decided yet until they are (or their lease ends).
-    fn first_admitted_near(
-        &self,
-        seq: u64,
-        fingerprint: Fingerprint,
-        signature: Option<&[u32]>,
-        mut candidates: BTreeSet<String>,
-    ) -> Result<Option<Nearest>> {
-        let mut admitted: Option<(u64, Nearest)> = None;
-        while !candidates.is_empty() {
-            let ids: Vec<String> = candidates.iter().cloned().collect();
-            let read = self.read_aged_records(&ids)?;
-            for (other, (record, age)) in ids.into_iter().zip(read) {
-                match self.judge(seq, fingerprint, signature, record, age) {
-                    Verdict::Wait => continue,
-                    Verdict::Admitted {
-                        seq: their_seq,
-                        fingerprint,
-                        distance,
-                        similarity,
-                    } => {
-                        if admitted.as_ref().is_none_or(|(best, _)| their_seq < *best) {
-                            let id = other.clone();
-                            admitted = Some((
-                                their_seq,
-                                Nearest {
-                                    id,
-                                    fingerprint,
-                                    distance,
-                                    similarity,
-                                },
-                            ));
-                        }
-                    }
-                    Verdict::Irrelevant => {}
-                }
-                candidates.remove(&other);
-            }
-            if !candidates.is_empty() {
-                std::thread::sleep(POLL);
-            }
-        }
-        Ok(admitted.map(|(_, nearest)| nearest))
-    }
-
-    /// The records of `ids` (`None` for one removed), each with its age in milliseconds by
-    /// its Redis node's clock, in one pipeline: a lease is judged by the clock that stamped
-    /// it, never a writer's.
-    ///
-    /// # Errors
-    /// [`Error::Shared`] when the space cannot be read, or a record does not read as one (an
-    /// older build's, which would be judged wrongly).
-    pub(super) fn read_aged_records(&self, ids: &[String]) -> Result<Vec<(Option<Record>, u64)>> {
-        let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot read candidates", |c| {
-            let mut pipe = cluster_pipe();
-            for other in ids {
-                pipe.cmd("EVAL")
-                    .arg(READ_AGED)
-                    .arg(1)
-                    .arg(self.record_key(other));
-            }
-            pipe.query(c)
-        })?;
-        if replies.len() != ids.len() {
-            return Err(short_reply("candidates' records"));
-        }
-        (ids.iter().zip(replies))
-            .map(|(other, reply)| {
-                let (hash, age) = aged_hash(reply);
-                let record = match hash.is_empty() {
-                    true => None,
-                    false => Some(record::read(&self.record_key(other), &hash)?),
-                };
-                Ok((record, age))
-            })
-            .collect()
+    /// `id`'s record; `None` when there is none.
+    pub(super) fn read_record(&self, id: &str) -> Result<Option<Record>> {
+        (self.read_record_bytes(id)?)
+            .map(|bytes| record::read(id, &bytes))
+            .transpose()
     }
 
     /// What a candidate's record means for a document numbered `seq`, read `age`
@@ -635,15 +448,6 @@ impl SharedRegistry {
         }
     }
 
-    pub(super) fn record_key(&self, id: &str) -> String {
-        format!("{}:d:{id}", self.namespace)
-    }
-
-    /// The set of the ids this writer admitted.
-    pub(super) fn node_key(&self) -> String {
-        format!("{}:n:{}", self.namespace, self.node)
-    }
-
     /// The lease of the writer `node`.
     fn writer_key(&self, node: &str) -> String {
         format!("{}:w:{node}", self.namespace)
@@ -654,87 +458,12 @@ impl SharedRegistry {
     }
 }
 
-/// The claim of [`SharedRegistry::claim`], on one key: `ARGV[1]` this writer, `ARGV[2]` the
-/// lease (milliseconds), the rest the new record's fields. Returns the record found when it
-/// is decided or another writer's live registration, else writes the new one, stamped
-/// `at` with the Redis server's time (milliseconds), and returns nothing. Every lease is
-/// judged by the server's clock: writers' clocks may be off by any amount.
-pub(super) const CLAIM: &str = "
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local found = redis.call('HGETALL', KEYS[1])
-if #found > 0 then
-  local r = {}
-  for i = 1, #found, 2 do r[found[i]] = found[i + 1] end
-  local decided = (r.st == 'a' or r.st == 'r') and r.seq ~= nil
-  local live = r.st == 'p' and now - tonumber(r.at or '0') <= tonumber(ARGV[2])
-  if decided or (r.node ~= ARGV[1] and live) then return found end
-end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'at', string.format('%d', now), unpack(ARGV, 3))
-return {}
-";
-
-/// The record at `KEYS[1]` (its fields and values, as HGETALL), then the pseudo-field
-/// `~age`: the milliseconds since it was registered (`at`), by the clock of the Redis
-/// server that stamped it.
-pub(super) const READ_AGED: &str = "
-local found = redis.call('HGETALL', KEYS[1])
-local at = nil
-for i = 1, #found, 2 do if found[i] == 'at' then at = tonumber(found[i + 1]) end end
-if at then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  found[#found + 1] = '~age'
-  found[#found + 1] = string.format('%d', math.max(0, now - at))
-end
-return found
-";
-
-/// A reply of [`READ_AGED`]: the record's hash, and its age (0 when it has none).
-pub(super) fn aged_hash(reply: Vec<Vec<u8>>) -> (Hash, u64) {
-    let mut age = 0;
-    let mut hash = Hash::new();
-    let mut values = reply.into_iter();
-    while let (Some(field), Some(value)) = (values.next(), values.next()) {
-        let field = String::from_utf8_lossy(&field).into_owned();
-        if field == "~age" {
-            age = (std::str::from_utf8(&value).ok())
-                .and_then(|age| age.parse().ok())
-                .unwrap_or(0);
-        } else {
-            hash.insert(field, value);
-        }
-    }
-    (hash, age)
-}
-
 /// The admitted near-duplicate that rejects a document.
 pub(super) struct Nearest {
     pub(super) id: String,
     pub(super) fingerprint: Fingerprint,
     pub(super) distance: u32,
     pub(super) similarity: Option<f64>,
-}
-
-impl Nearest {
-    /// The fields a document's record takes when it is decided: rejected by `by`, or
-    /// admitted.
-    pub(super) fn decision_fields(by: Option<&Nearest>) -> Vec<(&'static str, String)> {
-        match by {
-            Some(near) => {
-                let mut fields = vec![
-                    ("st", State::Rejected.code().to_owned()),
-                    ("by", near.id.clone()),
-                    ("byfp", format!("{:x}", near.fingerprint.bits())),
-                    ("dist", near.distance.to_string()),
-                ];
-                fields.extend(near.similarity.map(|s| ("sim", s.to_string())));
-                fields
-            }
-            None => vec![("st", State::Admitted.code().to_owned())],
-        }
-    }
 }
 
 /// What a candidate means for a document.

@@ -8,8 +8,9 @@ use std::time::Duration;
 use redis::Commands;
 
 use super::keys::candidate_keys;
-use super::record::{self, Hash, Record, State};
+use super::record::{self, Record, State};
 use super::registry::SharedRegistry;
+use super::slots::{group_of_id, node_set_key, GROUPS};
 use super::store::RETRY_FOR;
 use crate::error::Result;
 
@@ -77,11 +78,15 @@ impl SharedRegistry {
     /// # Errors
     /// [`Error::Cluster`](crate::Error::Cluster).
     pub fn admitted_ids(&self) -> Result<Vec<String>> {
-        let node_key = self.node_key();
-        // SSCAN, a page at a time: one SMEMBERS of millions of ids would hold Redis up.
-        let mut ids: Vec<String> = self.store.run("cannot read the writer's ids", |c| {
-            c.sscan::<_, String>(&node_key)?.collect()
-        })?;
+        let mut ids = Vec::new();
+        for group in 0..GROUPS {
+            let node_key = node_set_key(&self.namespace, group, &self.node);
+            // SSCAN, a page at a time: one SMEMBERS of millions of ids would hold Redis up.
+            let part: Vec<String> = self.store.run("cannot read the writer's ids", |c| {
+                c.sscan::<_, String>(&node_key)?.collect()
+            })?;
+            ids.extend(part);
+        }
         ids.sort_unstable();
         Ok(ids)
     }
@@ -105,13 +110,13 @@ impl SharedRegistry {
     /// [`Error::Cluster`](crate::Error::Cluster); [`Error::Decode`](crate::Error::Decode) for
     /// a record this build cannot read.
     pub fn release(&self, ids: &[String]) -> Result<Vec<Released>> {
-        let node_key = self.node_key();
         let mut released = Vec::new();
         for id in ids {
             // Read before it is given up: once it is, another writer may claim the id anew
             // with other values.
             let record = self.read_record(id)?;
             let done = self.give_up_if(id, State::Admitted, "node", &self.node)?;
+            let node_key = node_set_key(&self.namespace, group_of_id(id), &self.node);
             self.store.run("cannot give a document up", |c| {
                 c.srem::<_, _, ()>(&node_key, id)
             })?;
@@ -136,13 +141,12 @@ impl SharedRegistry {
     /// each shares a candidate key with it, as every near-duplicate does.
     pub(super) fn reopen_rejected_by(&self, id: &str, record: &Record) -> Result<Vec<String>> {
         let keys = candidate_keys(
-            &self.namespace,
             &self.matcher,
             record.fingerprint,
             record.signature.as_deref(),
         );
         let mut reopened = Vec::new();
-        for other in self.candidates(id, record.fingerprint, &keys, None)? {
+        for other in self.candidates(id, record.fingerprint, &keys)? {
             if self.give_up_if(&other, State::Rejected, "by", id)? {
                 reopened.push(other);
             }
@@ -150,40 +154,22 @@ impl SharedRegistry {
         Ok(reopened)
     }
 
-    /// `id`'s record; `None` when there is none.
-    pub(super) fn read_record(&self, id: &str) -> Result<Option<Record>> {
-        let record_key = self.record_key(id);
-        let hash: Hash = (self.store).run("cannot read a record", |c| c.hgetall(&record_key))?;
-        if hash.is_empty() {
-            return Ok(None);
-        }
-        record::read(&record_key, &hash).map(Some)
-    }
-
-    /// Gives up `id`'s record when it is in `state` with `field` equal to `value`, in one
-    /// step on its node (a record claimed anew meanwhile is left alone); whether it did.
+    /// Gives up `id`'s record when it is in `state` with `field` (`node` or `by`) equal to
+    /// `value`, in one step on its node (a record claimed anew meanwhile is left alone);
+    /// whether it did.
     fn give_up_if(&self, id: &str, state: State, field: &str, value: &str) -> Result<bool> {
-        let record_key = self.record_key(id);
-        let done: i64 = self.store.run("cannot give a document up", |c| {
-            redis::cmd("EVAL")
-                .arg(GIVE_UP_IF)
-                .arg(1)
-                .arg(&record_key)
-                .arg(state.code())
-                .arg(field)
-                .arg(value)
-                .query(c)
-        })?;
-        Ok(done == 1)
+        let Some(bytes) = self.read_record_bytes(id)? else {
+            return Ok(false);
+        };
+        let record = record::read(id, &bytes)?;
+        let holds = match field {
+            "node" => record.node == value,
+            _ => record.by.as_deref() == Some(value),
+        };
+        if record.state != state || !holds {
+            return Ok(false);
+        }
+        let given_up = record::with_state(&bytes, State::Aborted);
+        self.compare_and_set(id, &bytes, &given_up)
     }
 }
-
-/// Gives up the record at `KEYS[1]` when its state is `ARGV[1]` and its field `ARGV[2]` is
-/// `ARGV[3]`: 1 if it did, else 0.
-const GIVE_UP_IF: &str = "
-if redis.call('HGET', KEYS[1], 'st') == ARGV[1] and redis.call('HGET', KEYS[1], ARGV[2]) == ARGV[3] then
-  redis.call('HSET', KEYS[1], 'st', 'x')
-  return 1
-end
-return 0
-";

@@ -8,21 +8,27 @@ use std::collections::{BTreeMap, BTreeSet};
 use redis::Commands;
 use serde::Serialize;
 
-use super::keys::BUCKET_BITS;
+use super::slots::{GROUPS, LIST_BUCKETS};
 use super::store::Store;
 use crate::error::{Error, Result};
 use crate::fingerprint::FingerprintConfig;
 use crate::matching::{MatchingSettings, Verification};
 
 /// The layout of the keys and records this build writes, in the space's description and in
-/// every record (`v`). Layout 1 (no description) kept a set per band value and signatures in
-/// hexadecimal; 2 keeps band values as fields of bucket hashes and signatures as bytes.
-pub(super) const LAYOUT: u32 = 2;
+/// every record (its first byte: one digit). Layout 1 (no description) kept a set per band
+/// value and signatures in hexadecimal; 2 kept band values as fields of bucket hashes, a
+/// key per document's record and a set per block value; 3 keeps every key in one of
+/// [`GROUPS`] groups under hash tags, candidate keys as fields of a group's list hashes,
+/// records packed as fields of a group's records hash. A writer of another layout is
+/// refused: old and new writers never share a space, since neither would find the other's
+/// documents.
+pub(super) const LAYOUT: u32 = 3;
 
 #[derive(Serialize)]
 struct Description<'a> {
     layout: u32,
-    bucket_bits: u32,
+    groups: u64,
+    list_buckets: u64,
     distance: u32,
     verification: Option<&'a Verification>,
     /// Everything that changes a fingerprint's or a signature's bits: documents
@@ -34,7 +40,8 @@ struct Description<'a> {
 pub(super) fn describe(matching: &MatchingSettings) -> Result<String> {
     serde_json::to_string(&Description {
         layout: LAYOUT,
-        bucket_bits: BUCKET_BITS,
+        groups: GROUPS,
+        list_buckets: LIST_BUCKETS,
         distance: matching.get_distance(),
         verification: matching.get_verification(),
         fingerprint: matching.get_fingerprint(),

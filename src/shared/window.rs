@@ -1,19 +1,21 @@
 //! [`SharedRegistry::decide_window`]: the protocol of [`SharedRegistry`], a window of
-//! documents at a time, each step one pipeline for the whole window: claims, keys, one
-//! counter increment for all their numbers, numbers and candidate keys, candidates'
-//! records (each read once for the window), decisions. A document waits only for
-//! documents numbered before it, as one at a time.
+//! documents at a time, each step one pipeline for the whole window with one script (or one
+//! command) a group of keys ([`slots`](super::slots)): claims, keys, one counter increment
+//! for all their numbers, numbers and candidate keys, candidates' records (each read once
+//! for the window), decisions. A document waits only for documents numbered before it, as
+//! one at a time.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use redis::cluster::cluster_pipe;
 use redis::Commands;
 
-use super::keys::{
-    band_entry, candidate_keys, member, parse_band, parse_member, CandidateKeys, ADD_MEMBER,
-};
+use super::keys::{candidate_keys, list_entry, member, parse_list, CandidateKeys, ListKey};
 use super::record::{self, Record};
-use super::registry::{short_reply, Nearest, SharedDecision, SharedRegistry, Verdict, CLAIM, POLL};
+use super::registry::{short_reply, Nearest, SharedDecision, SharedRegistry, Verdict, POLL};
+use super::scripts::reloading;
+use super::slots::{group_of_id, list_key, node_set_key, records_key};
+use super::space::LAYOUT;
 use crate::error::{Error, Result};
 use crate::Fingerprint;
 
@@ -21,15 +23,20 @@ use crate::Fingerprint;
 pub type WindowDocument<'a> = (&'a str, Fingerprint, Option<&'a [u32]>);
 
 /// A document of the window claimed for this writer, on its way to a decision.
-struct Claimed<'a> {
-    at: usize,
-    id: &'a str,
-    fingerprint: Fingerprint,
-    signature: Option<&'a [u32]>,
-    member: Vec<u8>,
-    keys: CandidateKeys,
-    seq: u64,
+pub(super) struct Claimed<'a> {
+    pub(super) at: usize,
+    pub(super) id: &'a str,
+    pub(super) fingerprint: Fingerprint,
+    pub(super) signature: Option<&'a [u32]>,
+    pub(super) member: Vec<u8>,
+    pub(super) keys: CandidateKeys,
+    /// Its record as the claim wrote it.
+    pub(super) record: Vec<u8>,
+    pub(super) seq: u64,
 }
+
+/// The documents under candidate keys, by key.
+type Listed = HashMap<ListKey, Vec<(Option<Fingerprint>, String)>>;
 
 impl SharedRegistry {
     /// Decides each of `documents` (unique ids; see [`decide`](Self::decide)) against every
@@ -60,36 +67,21 @@ impl SharedRegistry {
                     fingerprint,
                     signature,
                     member,
-                    keys: candidate_keys(&self.namespace, &self.matcher, fingerprint, signature),
+                    keys: candidate_keys(&self.matcher, fingerprint, signature),
+                    record: record::registration(&self.node, fingerprint, signature),
                     seq: 0,
                 }),
             }
         }
         // 1. The claims.
-        let lease = self.lease.as_millis() as u64;
-        let found: Vec<Vec<Vec<u8>>> = self.store.run("cannot register documents", |c| {
-            let mut pipe = cluster_pipe();
-            for doc in &claiming {
-                let fields = record::fields(&self.node, doc.fingerprint, doc.signature);
-                let script = pipe
-                    .cmd("EVAL")
-                    .arg(CLAIM)
-                    .arg(1)
-                    .arg(self.record_key(doc.id));
-                script.arg(&self.node).arg(lease);
-                for (field, value) in &fields {
-                    script.arg(*field).arg(value);
-                }
-            }
-            pipe.query(c)
-        })?;
-        if found.len() != claiming.len() {
-            return Err(short_reply("claims"));
-        }
+        let found = self.claim_all(&claiming)?;
         let mut claimed = Vec::new();
-        for (doc, found) in claiming.into_iter().zip(found) {
-            match found.is_empty() {
-                true => claimed.push(doc),
+        for (mut doc, (taken, bytes)) in claiming.into_iter().zip(found) {
+            match taken {
+                true => {
+                    doc.record = bytes;
+                    claimed.push(doc);
+                }
                 false => alone.push(doc.at),
             }
         }
@@ -108,52 +100,99 @@ impl SharedRegistry {
             .collect())
     }
 
+    /// Claims the records of `docs` (their `record`s, registrations), one script a group:
+    /// for each, whether it was taken, and the record written (taken) or found.
+    pub(super) fn claim_all(&self, docs: &[Claimed<'_>]) -> Result<Vec<(bool, Vec<u8>)>> {
+        let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (n, doc) in docs.iter().enumerate() {
+            groups.entry(group_of_id(doc.id)).or_default().push(n);
+        }
+        let lease = self.lease.as_millis() as u64;
+        let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot register documents", |c| {
+            let mut pipe = cluster_pipe();
+            for (&group, members) in &groups {
+                let script = (pipe.cmd("EVALSHA").arg(&self.shas.claim))
+                    .arg(1)
+                    .arg(records_key(&self.namespace, group))
+                    .arg(&self.node)
+                    .arg(lease)
+                    .arg(LAYOUT);
+                for &n in members {
+                    script.arg(docs[n].id).arg(&docs[n].record);
+                }
+            }
+            {
+                let result = pipe.query(c);
+                reloading(c, result)
+            }
+        })?;
+        if replies.len() != groups.len() {
+            return Err(short_reply("claims"));
+        }
+        let mut out: Vec<Option<(bool, Vec<u8>)>> = (0..docs.len()).map(|_| None).collect();
+        for (members, reply) in groups.values().zip(replies) {
+            if reply.len() != 2 * members.len() {
+                return Err(short_reply("claims"));
+            }
+            let mut reply = reply.into_iter();
+            for &n in members {
+                let taken = reply.next().is_some_and(|flag| flag == b"1");
+                out[n] = Some((taken, reply.next().unwrap_or_default()));
+            }
+        }
+        Ok(out
+            .into_iter()
+            .map(|o| o.expect("one a document"))
+            .collect())
+    }
+
     /// Steps 2 to 7 for the documents `claimed` (their records written).
-    fn decide_claimed(
+    pub(super) fn decide_claimed(
         &self,
         claimed: &mut [Claimed<'_>],
         out: &mut [Option<Result<SharedDecision>>],
     ) -> Result<()> {
-        // 2. Their keys, and this writer's set.
-        let entries: Vec<Vec<u8>> = claimed.iter().map(|doc| band_entry(&doc.member)).collect();
-        let new: Vec<bool> = self.store.run("cannot register documents' keys", |c| {
+        // 2. Their keys, and this writer's set: a script a group.
+        type Group<'b> = (Vec<&'b str>, BTreeMap<u64, Vec<(u64, Vec<u8>)>>);
+        let mut groups: BTreeMap<u64, Group<'_>> = BTreeMap::new();
+        for doc in claimed.iter() {
+            groups
+                .entry(group_of_id(doc.id))
+                .or_default()
+                .0
+                .push(doc.id);
+            for key in &doc.keys.lists {
+                let lists = &mut groups.entry(key.group).or_default().1;
+                let entry = list_entry(&doc.member, key);
+                lists
+                    .entry(key.bucket)
+                    .or_default()
+                    .push((key.field, entry));
+            }
+        }
+        self.store.run("cannot register documents' keys", |c| {
             let mut pipe = cluster_pipe();
-            for (doc, entry) in claimed.iter().zip(&entries) {
-                for key in &doc.keys.blocks {
-                    pipe.sadd(key, &doc.member).ignore();
+            for (&group, (ids, lists)) in &groups {
+                let script = (pipe.cmd("EVALSHA").arg(&self.shas.register))
+                    .arg(1 + lists.len())
+                    .arg(node_set_key(&self.namespace, group, &self.node));
+                for &bucket in lists.keys() {
+                    script.arg(list_key(&self.namespace, group, bucket));
                 }
-                for band in &doc.keys.bands {
-                    pipe.hset_nx(&band.bucket, band.field, entry);
+                script.arg(ids.len()).arg(ids);
+                for entries in lists.values() {
+                    script.arg(entries.len());
+                    for (field, entry) in entries {
+                        script.arg(*field).arg(entry.as_slice());
+                    }
                 }
-                pipe.sadd(self.node_key(), doc.id).ignore();
+                script.ignore();
             }
-            pipe.query(c)
+            {
+                let result = pipe.query::<()>(c);
+                reloading(c, result)
+            }
         })?;
-        let bands: usize = claimed.iter().map(|doc| doc.keys.bands.len()).sum();
-        if new.len() != bands {
-            return Err(short_reply("documents' keys"));
-        }
-        let mut shared = Vec::new();
-        let mut new = new.into_iter();
-        for (doc, entry) in claimed.iter().zip(&entries) {
-            for band in &doc.keys.bands {
-                if !new.next().unwrap_or(true) {
-                    shared.push((band, entry));
-                }
-            }
-        }
-        if !shared.is_empty() {
-            self.store.run("cannot register documents' keys", |c| {
-                let mut pipe = cluster_pipe();
-                for (band, entry) in &shared {
-                    (pipe.cmd("EVAL").arg(ADD_MEMBER).arg(1).arg(&band.bucket))
-                        .arg(band.field)
-                        .arg(entry.as_slice())
-                        .ignore();
-                }
-                pipe.query::<()>(c)
-            })?;
-        }
         // 3. Their numbers, in window order, after all their keys.
         let last: u64 = self.store.run("cannot number documents", |c| {
             c.incr(self.seq_key(), claimed.len())
@@ -163,79 +202,23 @@ impl SharedRegistry {
             doc.seq = first + n as u64;
         }
         // 4. Numbers into records, then the candidate keys (each read once).
-        let blocks: Vec<&String> = (claimed.iter().flat_map(|doc| &doc.keys.blocks))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
+        let numbered: Vec<Vec<u8>> = (claimed.iter())
+            .map(|doc| record::numbered(&doc.record, doc.seq))
             .collect();
-        let fields: Vec<(&String, u32)> = (claimed.iter().flat_map(|doc| &doc.keys.bands))
-            .map(|band| (&band.bucket, band.field))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
+        let updates: Vec<(&str, &[u8], &[u8])> = (claimed.iter().zip(&numbered))
+            .map(|(doc, new)| (doc.id, doc.record.as_slice(), new.as_slice()))
             .collect();
-        type Read = (Vec<Vec<Vec<u8>>>, Vec<Option<Vec<u8>>>);
-        let (listed, values): Read = self.store.run("cannot read candidates", |c| {
-            let mut pipe = cluster_pipe();
-            for doc in claimed.iter() {
-                pipe.hset(self.record_key(doc.id), "seq", doc.seq).ignore();
-            }
-            for key in &blocks {
-                pipe.smembers(*key);
-            }
-            for (bucket, field) in &fields {
-                pipe.hget(*bucket, *field);
-            }
-            let replies: Vec<redis::Value> = pipe.query(c)?;
-            if replies.len() != blocks.len() + fields.len() {
-                return Ok((Vec::new(), Vec::new()));
-            }
-            let (a, b) = replies.split_at(blocks.len());
-            fn read<T: redis::FromRedisValue>(
-                values: &[redis::Value],
-            ) -> redis::RedisResult<Vec<T>> {
-                Ok((values.iter())
-                    .map(redis::from_redis_value_ref)
-                    .collect::<std::result::Result<_, _>>()?)
-            }
-            let (listed, values) = (read(a)?, read(b)?);
-            Ok((listed, values))
-        })?;
-        if listed.len() != blocks.len() || values.len() != fields.len() {
-            return Err(short_reply("candidates"));
-        }
-        let undecodable = |what: String| Error::Decode {
-            what: "a candidate key of the shared index",
-            source: what.into(),
-        };
-        let mut members_of: HashMap<&str, Vec<(Fingerprint, String)>> = HashMap::new();
-        for (key, listed) in blocks.iter().zip(listed) {
-            let members = members_of.entry(key.as_str()).or_default();
-            for bytes in listed {
-                members.push(
-                    parse_member(&bytes)
-                        .ok_or_else(|| undecodable(format!("{key}: not a member")))?,
-                );
-            }
-        }
-        let mut band_members: HashMap<(&str, u32), Vec<(Fingerprint, String)>> = HashMap::new();
-        for ((bucket, field), value) in fields.iter().zip(values) {
-            let Some(value) = value else { continue };
-            let members = parse_band(&value)
-                .ok_or_else(|| undecodable(format!("{bucket} field {field}: not a list")))?;
-            band_members.insert((bucket.as_str(), *field), members);
-        }
+        let keys: Vec<&ListKey> = claimed.iter().flat_map(|doc| &doc.keys.lists).collect();
+        let listed = self.read_lists(&keys, &updates)?;
         let reach = self.matcher.reach();
         let candidates: Vec<BTreeSet<String>> = (claimed.iter())
             .map(|doc| {
-                let blocks = doc
-                    .keys
-                    .blocks
-                    .iter()
-                    .filter_map(|key| members_of.get(key.as_str()));
-                let bands = (doc.keys.bands.iter())
-                    .filter_map(|band| band_members.get(&(band.bucket.as_str(), band.field)));
-                (blocks.chain(bands).flatten())
+                (doc.keys.lists.iter())
+                    .filter_map(|key| listed.get(key))
+                    .flatten()
                     .filter(|(theirs, other)| {
-                        other != doc.id && doc.fingerprint.distance(*theirs) <= reach
+                        other != doc.id
+                            && theirs.is_none_or(|theirs| doc.fingerprint.distance(theirs) <= reach)
                     })
                     .map(|(_, other)| other.clone())
                     .collect()
@@ -321,19 +304,30 @@ impl SharedRegistry {
             }
             decided.push(best.map(|(_, near)| near));
         }
-        // 7. The decisions.
-        self.store.run("cannot record decisions", |c| {
-            let mut pipe = cluster_pipe();
-            for (doc, by) in claimed.iter().zip(&decided) {
-                let fields = Nearest::decision_fields(by.as_ref());
-                pipe.hset_multiple(self.record_key(doc.id), &fields)
-                    .ignore();
-                if by.is_some() {
-                    pipe.srem(self.node_key(), doc.id).ignore();
-                }
-            }
-            pipe.query::<()>(c)
-        })?;
+        // 7. The decisions: each written where the record is still the one numbered here.
+        let finals: Vec<Vec<u8>> = (numbered.iter().zip(&decided))
+            .map(|(bytes, by)| {
+                record::decided(
+                    bytes,
+                    by.as_ref().map(|near| {
+                        (
+                            near.id.as_str(),
+                            near.fingerprint,
+                            near.distance,
+                            near.similarity,
+                        )
+                    }),
+                )
+            })
+            .collect();
+        let updates: Vec<(&str, &[u8], &[u8])> = (claimed.iter().zip(&numbered).zip(&finals))
+            .map(|((doc, old), new)| (doc.id, old.as_slice(), new.as_slice()))
+            .collect();
+        let rejected: Vec<&str> = (claimed.iter().zip(&decided))
+            .filter(|(_, by)| by.is_some())
+            .map(|(doc, _)| doc.id)
+            .collect();
+        self.update_records(&updates, &rejected)?;
         for (doc, by) in claimed.iter().zip(decided) {
             out[doc.at] = Some(Ok(match by {
                 Some(near) => SharedDecision::Rejected {
@@ -352,6 +346,128 @@ impl SharedRegistry {
         Ok(())
     }
 
+    /// Writes each of `updates` (id, the record expected, the new record) where the record
+    /// is the one expected, and takes `unlisted` out of this writer's set: a script a group.
+    pub(super) fn update_records(
+        &self,
+        updates: &[(&str, &[u8], &[u8])],
+        unlisted: &[&str],
+    ) -> Result<()> {
+        let pipe = self.update_pipe(updates, unlisted);
+        self.store.run("cannot record decisions", |c| {
+            let result = pipe.query::<()>(c);
+            reloading(c, result)
+        })
+    }
+
+    /// Writes `new` as `id`'s record where the record is `old`: whether it holds `new` now.
+    pub(super) fn compare_and_set(&self, id: &str, old: &[u8], new: &[u8]) -> Result<bool> {
+        let group = group_of_id(id);
+        let set: Vec<i64> = self.store.run("cannot give a document up", |c| {
+            let result = redis::cmd("EVALSHA")
+                .arg(&self.shas.update)
+                .arg(2)
+                .arg(records_key(&self.namespace, group))
+                .arg(node_set_key(&self.namespace, group, &self.node))
+                .arg(1)
+                .arg(id)
+                .arg(old)
+                .arg(new)
+                .query(c);
+            reloading(c, result)
+        })?;
+        Ok(set == [1])
+    }
+
+    /// The pipeline of [`update_records`](Self::update_records), its replies ignored.
+    fn update_pipe(
+        &self,
+        updates: &[(&str, &[u8], &[u8])],
+        unlisted: &[&str],
+    ) -> redis::cluster::ClusterPipeline {
+        type Group<'b> = (Vec<(&'b str, &'b [u8], &'b [u8])>, Vec<&'b str>);
+        let mut groups: BTreeMap<u64, Group<'_>> = BTreeMap::new();
+        for &update in updates {
+            groups
+                .entry(group_of_id(update.0))
+                .or_default()
+                .0
+                .push(update);
+        }
+        for &id in unlisted {
+            groups.entry(group_of_id(id)).or_default().1.push(id);
+        }
+        let mut pipe = cluster_pipe();
+        for (&group, (updates, unlisted)) in &groups {
+            let script = (pipe.cmd("EVALSHA").arg(&self.shas.update))
+                .arg(2)
+                .arg(records_key(&self.namespace, group))
+                .arg(node_set_key(&self.namespace, group, &self.node))
+                .arg(updates.len());
+            for (id, old, new) in updates {
+                script.arg(*id).arg(*old).arg(*new);
+            }
+            script.arg(unlisted).ignore();
+        }
+        pipe
+    }
+
+    /// The documents listed under `keys`, one `HMGET` a list hash, after `updates` (as
+    /// [`update_records`](Self::update_records)) in the same pipeline.
+    pub(super) fn read_lists(
+        &self,
+        keys: &[&ListKey],
+        updates: &[(&str, &[u8], &[u8])],
+    ) -> Result<Listed> {
+        let mut hashes: BTreeMap<(u64, u64), BTreeSet<u64>> = BTreeMap::new();
+        for key in keys {
+            hashes
+                .entry((key.group, key.bucket))
+                .or_default()
+                .insert(key.field);
+        }
+        let mut pipe = match updates.is_empty() {
+            true => cluster_pipe(),
+            false => self.update_pipe(updates, &[]),
+        };
+        for (&(group, bucket), fields) in &hashes {
+            pipe.cmd("HMGET")
+                .arg(list_key(&self.namespace, group, bucket))
+                .arg(fields.iter().copied().collect::<Vec<u64>>());
+        }
+        let values: Vec<Vec<Option<Vec<u8>>>> = self.store.run("cannot read candidates", |c| {
+            let result = pipe.query(c);
+            reloading(c, result)
+        })?;
+        if values.len() != hashes.len() {
+            return Err(short_reply("candidates"));
+        }
+        let mut listed = Listed::new();
+        for ((&(group, bucket), fields), values) in hashes.iter().zip(values) {
+            if values.len() != fields.len() {
+                return Err(short_reply("candidates"));
+            }
+            for (&field, value) in fields.iter().zip(values) {
+                let Some(value) = value else { continue };
+                let key = ListKey {
+                    group,
+                    bucket,
+                    field,
+                };
+                let members = parse_list(&value, &key).ok_or_else(|| Error::Decode {
+                    what: "a candidate key of the shared index",
+                    source: format!(
+                        "{} field {field}: not a list",
+                        list_key(&self.namespace, group, bucket)
+                    )
+                    .into(),
+                })?;
+                listed.insert(key, members);
+            }
+        }
+        Ok(listed)
+    }
+
     /// Reads the records of `ids` with their ages into `records`, in one pipeline.
     fn read_aged(
         &self,
@@ -364,6 +480,55 @@ impl SharedRegistry {
         let read = self.read_aged_records(&ids)?;
         records.extend(ids.into_iter().zip(read));
         Ok(())
+    }
+
+    /// The records of `ids` (`None` for one there is none of), each with its age in
+    /// milliseconds by its Redis node's clock, one script a group: a lease is judged by the
+    /// clock that stamped it, never a writer's.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`]; [`Error::Decode`] for a record that does not read as one.
+    pub(super) fn read_aged_records(&self, ids: &[String]) -> Result<Vec<(Option<Record>, u64)>> {
+        let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (n, id) in ids.iter().enumerate() {
+            groups.entry(group_of_id(id)).or_default().push(n);
+        }
+        let replies: Vec<Vec<Option<Vec<u8>>>> = self.store.run("cannot read candidates", |c| {
+            let mut pipe = cluster_pipe();
+            for (&group, members) in &groups {
+                let script = (pipe.cmd("EVALSHA").arg(&self.shas.read))
+                    .arg(1)
+                    .arg(records_key(&self.namespace, group));
+                for &n in members {
+                    script.arg(&ids[n]);
+                }
+            }
+            {
+                let result = pipe.query(c);
+                reloading(c, result)
+            }
+        })?;
+        if replies.len() != groups.len() {
+            return Err(short_reply("candidates' records"));
+        }
+        let mut out: Vec<(Option<Record>, u64)> = (0..ids.len()).map(|_| (None, 0)).collect();
+        for (members, reply) in groups.values().zip(replies) {
+            if reply.len() != members.len() + 1 {
+                return Err(short_reply("candidates' records"));
+            }
+            let mut reply = reply.into_iter();
+            let now: u64 = (reply.next().flatten())
+                .and_then(|now| std::str::from_utf8(&now).ok()?.parse().ok())
+                .unwrap_or(0);
+            for (&n, bytes) in members.iter().zip(reply) {
+                if let Some(bytes) = bytes {
+                    let record = record::read(&ids[n], &bytes)?;
+                    let age = now.saturating_sub(record.at);
+                    out[n] = (Some(record), age);
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
