@@ -11,17 +11,13 @@ for url in ${seeds//,/ }; do
   port=${url##*:}
   if redis-cli -p "$port" role | head -1 | grep -q master; then masters+=("$port"); fi
 done
-used() {
+# The sum over the masters of one field of INFO memory.
+memory_field() {
   local total=0 port
   for port in "${masters[@]}"; do
-    total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p')))
+    total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n "s/^$1://p")))
   done
   echo "$total"
 }
-backlog() {
-  local total=0 port
-  for port in "${masters[@]}"; do
-    total=$((total + $(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^mem_replication_backlog://p')))
-  done
-  echo "$total"
-}
+used() { memory_field used_memory; }
+backlog() { memory_field mem_replication_backlog; }
