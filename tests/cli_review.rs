@@ -181,3 +181,76 @@ fn review_of_a_report_shows_rejected_texts_from_the_inputs() {
         stderr(&missing)
     );
 }
+
+#[test]
+fn an_id_writes_its_page_alone() {
+    // 1,010 originals each flagged with a copy: 1,010 decisions, two pages.
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = support::rng::Rng(3);
+    let words = [
+        "river", "stone", "market", "harbour", "winter", "signal", "copper", "orchard",
+    ];
+    let mut lines_of_input = String::new();
+    for i in 0..1_010 {
+        let text: Vec<String> = (0..40)
+            .map(|_| format!("{}{}", words[rng.below(8) as usize], rng.below(1000)))
+            .collect();
+        let text = text.join(" ");
+        for (id, text) in [(format!("o{i}"), text.clone()), (format!("c{i}"), text)] {
+            lines_of_input.push_str(&format!(
+                "{}\n",
+                serde_json::json!({"id": id, "text": text})
+            ));
+        }
+    }
+    let input = dir.path().join("input.jsonl");
+    std::fs::write(&input, lines_of_input).unwrap();
+    let index = dir.path().join("index");
+    let index = index.to_str().unwrap();
+    let ingested = run(
+        &[
+            "ingest",
+            "--index",
+            index,
+            "--policy",
+            "flag",
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(ingested.status.success(), "{}", stderr(&ingested));
+    let out = dir.path().join("review.html");
+    let out_arg = out.to_str().unwrap();
+    let all = run(&["review", "--index", index, "--json"], b"");
+    let decisions = lines(&all);
+    assert_eq!(decisions.len(), 1_010);
+    // The last decision is on the second page: that page alone is written.
+    let last = decisions.last().unwrap()["other"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let at = run(
+        &["review", "--index", index, "--out", out_arg, "--id", &last],
+        b"",
+    );
+    assert!(at.status.success(), "{}", stderr(&at));
+    let second = dir.path().join("review-2.html");
+    assert_eq!(
+        String::from_utf8_lossy(&at.stdout).trim(),
+        format!(
+            "{}#{}",
+            second.display(),
+            tantivy_dedup::review::anchor_of(&last)
+        )
+    );
+    assert!(second.is_file());
+    assert!(
+        !out.exists(),
+        "the first page is not written for a decision of the second"
+    );
+    assert!(
+        stderr(&at).contains("wrote page 2 of 2 alone"),
+        "{}",
+        stderr(&at)
+    );
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use tantivy_dedup::review::{page_path, Review, DECISIONS_PER_PAGE};
+use tantivy_dedup::review::{Review, DECISIONS_PER_PAGE};
 
 use crate::cli::index_dir::IndexArg;
 use crate::cli::opened::OpenedIndex;
@@ -44,8 +44,9 @@ pub struct ReviewCommand {
     /// Print one JSON line per decision instead of writing pages.
     #[arg(long)]
     json: bool,
-    /// Print where the decision about this record is (`FILE#ANCHOR`), or with --json its
-    /// line only. An error when no decision names it.
+    /// Write the page of the decision about this record alone and print where it is
+    /// (`FILE#ANCHOR`), or with --json print its line only. An error when no decision
+    /// names it.
     #[arg(long, value_name = "ID")]
     id: Option<String>,
 }
@@ -100,23 +101,32 @@ impl ReviewCommand {
             out.flush().context("cannot write to standard output")?;
             return Ok(true);
         }
-        let written = (review.write_html(&self.out))
-            .with_context(|| format!("cannot write the review to {}", self.out.display()))?;
-        match rank {
-            Some(rank) => {
-                let decision = (review.decision_at(rank, &self.out))
-                    .context("cannot read the index")?
-                    .expect("the rank is a decision's");
-                let page = page_path(&self.out, (rank - 1) / DECISIONS_PER_PAGE);
-                crate::cli::print(&format!("{}#{}\n", page.display(), decision.anchor))?;
+        let cannot_write = || format!("cannot write the review to {}", self.out.display());
+        if let Some(rank) = rank {
+            // The decision's page alone: at a million decisions, the others are a thousand
+            // pages, which a look at one decision should not wait for.
+            let page = (rank - 1) / DECISIONS_PER_PAGE;
+            let path = review
+                .write_page(&self.out, page)
+                .with_context(cannot_write)?;
+            let decision = (review.decision_at(rank, &self.out))
+                .context("cannot read the index")?
+                .expect("the rank is a decision's");
+            crate::cli::print(&format!("{}#{}\n", path.display(), decision.anchor))?;
+            if review.pages() > 1 {
+                note!(
+                    "wrote page {} of {} alone: `review` without --id writes them all",
+                    page + 1,
+                    review.pages()
+                );
             }
-            None => {
-                let lines: String = (written.iter())
-                    .map(|path| format!("{}\n", path.display()))
-                    .collect();
-                crate::cli::print(&lines)?;
-            }
+            return Ok(true);
         }
+        let written = review.write_html(&self.out).with_context(cannot_write)?;
+        let lines: String = (written.iter())
+            .map(|path| format!("{}\n", path.display()))
+            .collect();
+        crate::cli::print(&lines)?;
         note!(
             "{} decisions in {} page{} from {}",
             review.len(),

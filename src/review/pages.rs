@@ -65,34 +65,46 @@ impl Review<'_> {
     /// # Errors
     /// [`Error::Io`] when a page cannot be written; what reading the index returns.
     pub fn write_html(&self, out: &Path) -> Result<Vec<PathBuf>> {
-        let pages = self.len().div_ceil(DECISIONS_PER_PAGE).max(1);
-        let mut written = Vec::with_capacity(pages);
-        for page in 0..pages {
-            let from = page * DECISIONS_PER_PAGE;
-            let decisions = self.decisions_in(from, from + DECISIONS_PER_PAGE, out)?;
-            let header = PageHeader {
-                page,
-                pages,
-                total: self.len(),
-                source: self.source(),
-                rule: &self.rule().to_string(),
-                name_of: &|page| page_name(out, page),
-                decisions: &decisions,
-            };
-            let mut html = String::new();
-            page_start(&header, &mut html);
-            for decision in &decisions {
-                write_decision(decision, &mut html);
-            }
-            page_end(&header, &mut html);
-            let path = page_path(out, page);
-            std::fs::write(&path, html).map_err(|source| Error::Io {
-                path: path.clone(),
-                source,
-            })?;
-            written.push(path);
+        (0..self.pages())
+            .map(|page| self.write_page(out, page))
+            .collect()
+    }
+
+    /// The pages of [`write_html`](Self::write_html): at least one.
+    pub fn pages(&self) -> usize {
+        self.len().div_ceil(DECISIONS_PER_PAGE).max(1)
+    }
+
+    /// Writes page `page` (from 0) of [`write_html`](Self::write_html) alone, at its path
+    /// beside `out` (what `review --id` writes: the page of one decision, without reading
+    /// the texts of the others). Returns its path.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the page cannot be written; what reading the index returns.
+    pub fn write_page(&self, out: &Path, page: usize) -> Result<PathBuf> {
+        let from = page * DECISIONS_PER_PAGE;
+        let decisions = self.decisions_in(from, from + DECISIONS_PER_PAGE, out)?;
+        let header = PageHeader {
+            page,
+            pages: self.pages(),
+            total: self.len(),
+            source: self.source(),
+            rule: &self.rule().to_string(),
+            name_of: &|page| page_name(out, page),
+            decisions: &decisions,
+        };
+        let mut html = String::new();
+        page_start(&header, &mut html);
+        for decision in &decisions {
+            write_decision(decision, &mut html);
         }
-        Ok(written)
+        page_end(&header, &mut html);
+        let path = page_path(out, page);
+        std::fs::write(&path, html).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
     }
 }
 
