@@ -197,10 +197,23 @@ fn documents_a_page_had_replaced_come_back_when_it_no_longer_covers_them() {
         statuses(&again),
         [("s".into(), "exists".into()), ("k".into(), "exists".into())]
     );
-    // Replaced in a batch committed before `m` changes: its text is no longer held, and
-    // it is reported lost.
+    // Replaced in a batch committed before `m` changes: its text is kept with its record
+    // (dedup_replaced_text), and it comes back.
     let c = random_text(9, 120);
     let report = ingest(&index, "replace", "1", &[("q", &c), ("m", &c), ("m", &n)]);
-    assert_eq!(last(&report, "q")["status"], "lost", "{report:?}");
+    assert_eq!(last(&report, "q")["status"], "added", "{report:?}");
     assert_eq!(last(&report, "q")["rejudged_after"], "m");
+    assert_eq!(search(&index, c.split(' ').next().unwrap(), &[]), ["q"]);
+    // And replaced in an earlier run: the same.
+    let (d, e) = (random_text(10, 120), random_text(11, 120));
+    ingest(&index, "replace", "1000", &[("t", &d), ("p", &d)]);
+    let report = ingest(&index, "replace", "1000", &[("p", &e)]);
+    assert_eq!(last(&report, "t")["status"], "added", "{report:?}");
+    assert_eq!(last(&report, "t")["rejudged_after"], "p");
+    assert_eq!(search(&index, d.split(' ').next().unwrap(), &[]), ["t"]);
+    let again = ingest(&index, "replace", "1000", &[("t", &d), ("p", &e)]);
+    assert_eq!(
+        statuses(&again),
+        [("t".into(), "exists".into()), ("p".into(), "exists".into())]
+    );
 }
