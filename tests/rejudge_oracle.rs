@@ -517,6 +517,20 @@ fn cases_found_before() {
         vec![add(3, 1, 2), Op::Delete(0), add(4, 2, 0)],
     ];
     check(Policy::Replace, &kept_texts).unwrap();
+    // A holder written again, then replaced: its text comes back without the records it
+    // held (one of them of a page deleted since).
+    let rewritten = vec![
+        vec![add(2, 2, 0), add(1, 2, 0), add(0, 2, 0)],
+        vec![add(1, 0, 0), add(2, 2, 1), Op::Delete(2), add(1, 0, 0)],
+    ];
+    check(Policy::Replace, &rewritten).unwrap();
+    // Two records of one page taken over by one document: the older, sent again and found
+    // `exists`, was then let go in a later commit in favour of the newer.
+    let two_taken = vec![
+        vec![add(3, 0, 1), add(0, 0, 0), add(3, 0, 2)],
+        vec![add(4, 0, 0), add(3, 0, 1), Op::Commit, add(4, 0, 1)],
+    ];
+    check(Policy::Replace, &two_taken).unwrap();
     let replaced = vec![
         vec![add(0, 0, 0)],
         vec![add(4, 0, 0), add(0, 1, 0), add(1, 1, 0), add(4, 1, 0)],

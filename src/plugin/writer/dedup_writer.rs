@@ -648,7 +648,13 @@ impl DedupWriter {
                                 }
                                 Some(self.prepare(fields.unmarked(&stored))?)
                             }
-                            None => dependents.take_added(old_key),
+                            // As it was sent: the records it held then are taken over
+                            // below, not brought back with its text.
+                            None => dependents.take_added(old_key).map(|mut held| {
+                                held.document = fields.unmarked(&held.document);
+                                held.records.clear();
+                                held
+                            }),
                         };
                         if let (Some(record), Some(text)) = (&own, text) {
                             dependents.hold_text(record.clone(), text);
@@ -852,16 +858,20 @@ fn added(update: Option<&str>, fingerprint: Option<Fingerprint>, opstamp: Opstam
 
 /// Appends to `records` what a replacing document takes over from the documents it
 /// replaced (`taken_over`, nearest first: each one's own record and the ones it held): their
-/// own records first, then theirs in order, each once, up to [`MAX_REPLACED_RECORDS`].
+/// own records first, then theirs in order, one of each key (the first, the newer: a
+/// document's own text is newer than the records it holds of its key, so that a later
+/// word of that key is never ordered behind an older one), up to [`MAX_REPLACED_RECORDS`].
 fn take_over(records: &mut Vec<String>, taken_over: Vec<(Option<String>, Vec<String>)>) {
-    let mut seen: HashSet<String> = records.iter().cloned().collect();
+    // A record is its text digest (16 hex digits), then its key.
+    let key = |record: &str| record.get(16..).unwrap_or(record).to_owned();
+    let mut seen: HashSet<String> = records.iter().map(|record| key(record)).collect();
     let (own, held): (Vec<_>, Vec<_>) = taken_over.into_iter().unzip();
     let candidates = own.into_iter().flatten().chain(held.into_iter().flatten());
     for record in candidates {
         if records.len() >= MAX_REPLACED_RECORDS {
             break;
         }
-        if seen.insert(record.clone()) {
+        if seen.insert(key(&record)) {
             records.push(record);
         }
     }
