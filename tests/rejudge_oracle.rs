@@ -8,7 +8,8 @@
 //! * **Nothing lost.** Every text a run's input leaves as its key's last word is in the
 //!   index under its key; or, under Reject, kept out because of a document of its family
 //!   that is still there (the one its last outcome names), and under Replace, a document of
-//!   its family is there; or it was reported [`Rejudged::Lost`].
+//!   its family is there; or, under Reject, it was reported [`Rejudged::Lost`] (a replaced
+//!   text comes back, whenever it was replaced).
 //! * **Judged again.** Every flagged document points at an alive, unflagged document of its
 //!   family; every record a document holds ([`REPLACED_FIELD`]) is of its family; no two
 //!   references (unflagged documents) are of one family.
@@ -86,7 +87,9 @@ fn key(key: usize) -> String {
 
 struct Fixture {
     index: DedupIndex,
-    writer: DedupWriter,
+    policy: Policy,
+    /// The writer of the current run (a run of `ingest` is a process: a writer of its own).
+    writer: Option<DedupWriter>,
     url: tantivy::schema::Field,
     body: tantivy::schema::Field,
 }
@@ -106,9 +109,26 @@ fn fixture(policy: Policy) -> Fixture {
     let writer = DedupWriter::new(index.clone(), inner, policy).unwrap();
     Fixture {
         index,
-        writer,
+        policy,
+        writer: Some(writer),
         url,
         body,
+    }
+}
+
+impl Fixture {
+    fn w(&self) -> &DedupWriter {
+        self.writer.as_ref().expect("a writer")
+    }
+
+    /// A new run: the writer goes (what it held in memory with it) and another opens the
+    /// index, as a new `ingest` process would.
+    fn reopen(&mut self) {
+        drop(self.writer.take());
+        let inner = (self.index.index())
+            .writer_with_num_threads(1, 15_000_000)
+            .unwrap();
+        self.writer = Some(DedupWriter::new(self.index.clone(), inner, self.policy).unwrap());
     }
 }
 
@@ -123,7 +143,7 @@ struct Stored {
 
 /// Every alive document of the last commit.
 fn contents(f: &Fixture) -> BTreeSet<Stored> {
-    let searcher = f.writer.searcher();
+    let searcher = f.w().searcher();
     let schema = f.index.index().schema();
     let flag = schema.get_field(FLAG_FIELD).unwrap();
     let of = schema.get_field(DUPLICATE_OF_FIELD).unwrap();
@@ -164,7 +184,7 @@ fn run(f: &Fixture, ops: &[Op]) -> (HashMap<String, Fate>, usize) {
     let mut fates = HashMap::new();
     let mut rejudged = 0;
     let mut note = |fates: &mut HashMap<String, Fate>, f: &Fixture| {
-        for event in f.writer.take_rejudged() {
+        for event in f.w().take_rejudged() {
             rejudged += 1;
             match event {
                 Rejudged::Decided { key, outcome, .. } => {
@@ -184,20 +204,20 @@ fn run(f: &Fixture, ops: &[Op]) -> (HashMap<String, Fate>, usize) {
                 variant,
             } => {
                 let document = doc!(f.url => key(k), f.body => text(family, variant));
-                let outcome = f.writer.add(document).unwrap();
+                let outcome = f.w().add(document).unwrap();
                 fates.insert(key(k), Fate::Outcome(outcome));
             }
             Op::Delete(k) => {
-                f.writer.delete_key(&key(k)).unwrap();
+                f.w().delete_key(&key(k)).unwrap();
                 fates.remove(&key(k));
             }
             Op::Commit => {
-                f.writer.commit().unwrap();
+                f.w().commit().unwrap();
             }
         }
         note(&mut fates, f);
     }
-    f.writer.commit().unwrap();
+    f.w().commit().unwrap();
     (fates, rejudged)
 }
 
@@ -228,8 +248,9 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
     let digests: HashMap<u64, usize> = (families.iter())
         .map(|(text, &family)| (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), family))
         .collect();
-    let f = fixture(policy);
+    let mut f = fixture(policy);
     for ops in runs {
+        f.reopen();
         let (fates, _) = run(&f, ops);
         let contents = contents(&f);
         let alive: HashMap<&str, &Stored> = contents.iter().map(|s| (s.key.as_str(), s)).collect();
@@ -293,7 +314,9 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
             }
             let fate = fates.get(&k);
             let kept = match (policy, fate) {
-                (_, Some(Fate::Lost)) => true,
+                // A replaced text comes back, also when replaced in an earlier commit or
+                // run: only a rejected one can be lost.
+                (Policy::Reject, Some(Fate::Lost)) => true,
                 (
                     Policy::Reject,
                     Some(Fate::Outcome(AddOutcome::Rejected { duplicate_of, .. })),
@@ -326,9 +349,11 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
         let before = if lost.is_empty() {
             contents
         } else {
+            f.reopen();
             run_again(&f, policy, &again, false)?;
             self::contents(&f)
         };
+        f.reopen();
         run_again(&f, policy, &again, true)?;
         prop_assert_eq!(before, self::contents(&f), "run again: {:?}", again);
     }
@@ -347,16 +372,16 @@ fn run_again(f: &Fixture, policy: Policy, again: &[Op], strict: bool) -> Result<
                     variant,
                 } => {
                     let document = doc!(f.url => key(k), f.body => text(family, variant));
-                    f.writer.add(document).unwrap();
+                    f.w().add(document).unwrap();
                 }
                 Op::Delete(k) => {
-                    f.writer.delete_key(&key(k)).unwrap();
+                    f.w().delete_key(&key(k)).unwrap();
                 }
                 Op::Commit => {}
             }
-            f.writer.take_rejudged();
+            f.w().take_rejudged();
         }
-        f.writer.commit().unwrap();
+        f.w().commit().unwrap();
         return Ok(());
     }
     for op in again {
@@ -367,7 +392,7 @@ fn run_again(f: &Fixture, policy: Policy, again: &[Op], strict: bool) -> Result<
                 variant,
             } => {
                 let document = doc!(f.url => key(k), f.body => text(family, variant));
-                let outcome = f.writer.add(document).unwrap();
+                let outcome = f.w().add(document).unwrap();
                 let unchanged = match outcome {
                     AddOutcome::Exists { .. } => true,
                     AddOutcome::Rejected { .. } => policy == Policy::Reject,
@@ -376,14 +401,14 @@ fn run_again(f: &Fixture, policy: Policy, again: &[Op], strict: bool) -> Result<
                 prop_assert!(unchanged, "{} again: {:?}", key(k), outcome);
             }
             Op::Delete(k) => {
-                f.writer.delete_key(&key(k)).unwrap();
+                f.w().delete_key(&key(k)).unwrap();
             }
             Op::Commit => {}
         }
-        let rejudged = f.writer.take_rejudged();
+        let rejudged = f.w().take_rejudged();
         prop_assert!(rejudged.is_empty(), "{:?}", rejudged);
     }
-    f.writer.commit().unwrap();
+    f.w().commit().unwrap();
     Ok(())
 }
 
@@ -395,14 +420,14 @@ fn families_are_what_the_writer_judges_near() {
     for family in 0..FAMILIES {
         let document = doc!(f.url => format!("f{family}"), f.body => text(family, 0));
         assert!(matches!(
-            f.writer.add(document).unwrap(),
+            f.w().add(document).unwrap(),
             AddOutcome::Added { .. }
         ));
     }
     for family in 0..FAMILIES {
         for variant in 1..VARIANTS {
             let document = doc!(f.url => "probe", f.body => text(family, variant));
-            match f.writer.check(&document).unwrap() {
+            match f.w().check(&document).unwrap() {
                 Check::Duplicate { of, .. } => {
                     let keys: Vec<_> = of.iter().map(|d| d.key.clone().unwrap()).collect();
                     assert_eq!(keys, [format!("f{family}")], "{family}/{variant}");
@@ -475,6 +500,37 @@ fn cases_found_before() {
         ],
     ];
     check(Policy::Reject, &chain).unwrap();
+    // A record replaced in an earlier run comes back when its holder changes (it was
+    // reported lost when the writer held the texts of its own batch only).
+    let earlier = vec![vec![add(0, 1, 0)], vec![add(1, 1, 0)], vec![add(1, 2, 0)]];
+    check(Policy::Replace, &earlier).unwrap();
+    // A page deleted in a later run than its record was made: the record goes with it.
+    let deleted_later = vec![
+        vec![add(0, 1, 0)],
+        vec![add(2, 1, 0), Op::Delete(0), Op::Commit, add(2, 2, 0)],
+    ];
+    check(Policy::Replace, &deleted_later).unwrap();
+    // A holder written again without a deleted page's record keeps the others' texts.
+    let kept_texts = vec![
+        vec![add(0, 1, 0), add(3, 1, 2)],
+        vec![add(4, 1, 0)],
+        vec![add(3, 1, 2), Op::Delete(0), add(4, 2, 0)],
+    ];
+    check(Policy::Replace, &kept_texts).unwrap();
+    // A holder written again, then replaced: its text comes back without the records it
+    // held (one of them of a page deleted since).
+    let rewritten = vec![
+        vec![add(2, 2, 0), add(1, 2, 0), add(0, 2, 0)],
+        vec![add(1, 0, 0), add(2, 2, 1), Op::Delete(2), add(1, 0, 0)],
+    ];
+    check(Policy::Replace, &rewritten).unwrap();
+    // Two records of one page taken over by one document: the older, sent again and found
+    // `exists`, was then let go in a later commit in favour of the newer.
+    let two_taken = vec![
+        vec![add(3, 0, 1), add(0, 0, 0), add(3, 0, 2)],
+        vec![add(4, 0, 0), add(3, 0, 1), Op::Commit, add(4, 0, 1)],
+    ];
+    check(Policy::Replace, &two_taken).unwrap();
     let replaced = vec![
         vec![add(0, 0, 0)],
         vec![add(4, 0, 0), add(0, 1, 0), add(1, 1, 0), add(4, 1, 0)],

@@ -14,7 +14,7 @@ use tantivy::schema::{Schema, Value};
 use tantivy::{Index, Searcher, TantivyDocument};
 use tantivy_dedup::plugin::{
     reindex, text_field_options, AddOutcome, DedupIndex, DedupSettings, DedupWriter, Policy,
-    MAX_REPLACED_RECORDS, REPLACED_FIELD,
+    Rejudged, MAX_REPLACED_RECORDS, REPLACED_FIELD,
 };
 
 const MEMORY: usize = 15_000_000;
@@ -158,13 +158,16 @@ fn a_changed_record_or_a_deleted_replacement_is_judged_again() {
     writer.commit().unwrap();
     // "a" holds b's record now: b's text again is exists, and "a" is indexed by its own key.
     assert!(is_exists(&writer.add(page(&index, "b", &body)).unwrap()));
-    // A deleted holder takes its records along: "b" is a new record then.
+    // A deleted holder gives its records back: "b" (replaced a commit earlier) comes back
+    // as a document from the text its record keeps, and is indexed when sent again.
     writer.delete_key("a").unwrap();
-    let after_delete = writer.add(page(&index, "b", &body)).unwrap();
+    let back = writer.take_rejudged();
     assert!(
-        matches!(after_delete, AddOutcome::Added { .. }),
-        "{after_delete:?}"
+        matches!(&back[..], [Rejudged::Decided { key: Some(key), outcome: AddOutcome::Added { .. }, .. }] if key == "b"),
+        "{back:?}"
     );
+    let after_delete = writer.add(page(&index, "b", &body)).unwrap();
+    assert!(is_exists(&after_delete), "{after_delete:?}");
     writer.commit().unwrap();
     assert_eq!(
         contents(&writer.searcher()),

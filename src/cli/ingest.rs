@@ -88,7 +88,8 @@ pub struct IngestCommand {
     /// Write one JSON line per record to FILE (- for standard output).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
-    /// Commit every N documents.
+    /// Commit every N documents, and sooner when 128 MiB of text are pending (tantivy
+    /// queues documents by count, not size, until they are indexed).
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     commit_every: u64,
     #[command(flatten)]
@@ -232,6 +233,7 @@ impl IngestCommand {
             progress: Progress::new("ingesting"),
             tally: Tally::default(),
             pending: 0,
+            pending_bytes: 0,
             commit_every: self.commit_every,
             index_dir: &self.index.index,
             interrupted: &interrupted,
@@ -302,6 +304,8 @@ struct Ingestion<'a> {
     tally: Tally,
     /// Records since the last commit.
     pending: u64,
+    /// Bytes of text handed to the writer since the last commit (see [`COMMIT_BYTES`]).
+    pending_bytes: usize,
     commit_every: u64,
     index_dir: &'a std::path::Path,
     interrupted: &'a AtomicBool,
@@ -313,8 +317,19 @@ struct Ingestion<'a> {
 /// document of it handed to the writer.
 enum Item {
     Line(ReportLine),
-    Added { id: String, place: String },
+    Added {
+        id: String,
+        place: String,
+        bytes: usize,
+    },
 }
+
+/// The most bytes of text handed to the writer between two commits. tantivy's writer takes
+/// up to 10,000 documents into its indexing queue whatever their size, and only a commit
+/// waits for them to be indexed: without this bound, records of 15 MiB piled up there
+/// (120 of them peaked at 3.6 GB). A commit of this much text costs little beside indexing
+/// it.
+const COMMIT_BYTES: usize = 128 << 20;
 
 /// How a window's documents reach the index.
 enum Adding<'a, I> {
@@ -338,7 +353,7 @@ impl Ingestion<'_> {
 
     /// Ingests a window of records: their documents prepared in parallel, then each record
     /// decided, reported and counted in input order, with a commit after every
-    /// `commit_every`. False once the run stops (failed, or interrupted).
+    /// `commit_every` (or [`COMMIT_BYTES`] of text). False once the run stops (failed, or interrupted).
     fn ingest(&mut self, records: Vec<Record>) -> bool {
         let mut documents = Vec::with_capacity(records.len());
         let items: Vec<Item> = (records.into_iter())
@@ -373,6 +388,7 @@ impl Ingestion<'_> {
                     Item::Added {
                         id: record.id,
                         place: doc.place,
+                        bytes: record.text.len(),
                     }
                 }
             })
@@ -419,7 +435,8 @@ impl Ingestion<'_> {
             let mut rejudged = Vec::new();
             let line = match item {
                 Item::Line(line) => line,
-                Item::Added { id, place } => {
+                Item::Added { id, place, bytes } => {
+                    self.pending_bytes += bytes;
                     let (outcome, fresh) = match &mut adding {
                         Adding::Local(outcomes) => {
                             (outcomes.next().expect("one per document"), false)
@@ -497,8 +514,9 @@ impl Ingestion<'_> {
         }
         self.progress.inc();
         self.pending += 1;
-        if self.pending >= self.commit_every {
+        if self.pending >= self.commit_every || self.pending_bytes >= COMMIT_BYTES {
             self.pending = 0;
+            self.pending_bytes = 0;
             self.failure = (self.writer.commit())
                 .context("commit failed")
                 .and_then(|_| share_metadata(self.index_dir))

@@ -79,7 +79,8 @@ pub use collector::{
 };
 pub use columns::{
     DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
-    MAX_REPLACED_RECORDS, REPLACED_FIELD, SCOPE_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
+    MAX_REPLACED_RECORDS, REPLACED_FIELD, REPLACED_KEY_FIELD, REPLACED_TEXT_FIELD, SCOPE_FIELD,
+    SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
 pub use index::{register_tokenizer, DedupIndex};
 pub use read_only::ReadOnlyTolerantDirectory;

@@ -9,12 +9,13 @@ use tantivy::schema::{
 };
 use tantivy::schema::{TantivyDocument, Value};
 use tantivy::tokenizer::MAX_TOKEN_LEN;
+use tantivy::Document as _;
 
 use super::signature::{self, SignatureLayout};
 use super::stored::key_hash;
 use super::{
-    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, REPLACED_FIELD, SCOPE_FIELD,
-    SEQUENCE_FIELD, SIGNATURE_FIELD,
+    CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, REPLACED_FIELD,
+    REPLACED_KEY_FIELD, REPLACED_TEXT_FIELD, SCOPE_FIELD, SEQUENCE_FIELD, SIGNATURE_FIELD,
 };
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
@@ -43,6 +44,11 @@ pub struct DedupFields {
     /// [`REPLACED_FIELD`], if the schema has it (indexes with a key field made by this
     /// version of the crate).
     pub replaced: Option<Field>,
+    /// [`REPLACED_TEXT_FIELD`], if the schema has it (indexes with a key field made by this
+    /// version of the crate).
+    pub(crate) replaced_text: Option<Field>,
+    /// [`REPLACED_KEY_FIELD`], if the schema has it (with [`REPLACED_TEXT_FIELD`]).
+    pub(crate) replaced_key: Option<Field>,
     /// The scope field the settings name and [`SCOPE_FIELD`], if they name one.
     pub scope: Option<(Field, Field)>,
 }
@@ -60,6 +66,8 @@ impl DedupFields {
             schema.add_text_field(key, STRING | STORED | FAST);
             schema.add_u64_field(CONTENT_FIELD, FAST);
             schema.add_text_field(REPLACED_FIELD, STRING | STORED);
+            schema.add_text_field(REPLACED_TEXT_FIELD, STORED);
+            schema.add_text_field(REPLACED_KEY_FIELD, STRING);
         }
         if settings.get_flagging() {
             schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
@@ -190,6 +198,21 @@ impl DedupFields {
             })?),
             Err(_) => None,
         };
+        // Optional too: without it, a replaced record cannot come back after the commit.
+        let replaced_text = match schema.get_field(REPLACED_TEXT_FIELD) {
+            Ok(_) => Some(field(schema, REPLACED_TEXT_FIELD, |ty| match ty {
+                FieldType::Str(options) if options.is_stored() => Ok(()),
+                _ => Err("must be a stored string field".into()),
+            })?),
+            Err(_) => None,
+        };
+        let replaced_key = match schema.get_field(REPLACED_KEY_FIELD) {
+            Ok(_) => Some(field(schema, REPLACED_KEY_FIELD, |ty| match ty {
+                FieldType::Str(options) if is_raw(options) => Ok(()),
+                _ => Err("must be a raw string field (STRING)".into()),
+            })?),
+            Err(_) => None,
+        };
         let scope = settings
             .get_scope_field()
             .map(|name| {
@@ -222,6 +245,8 @@ impl DedupFields {
                 .unwrap_or(SignatureLayout::Pairs),
             content,
             replaced,
+            replaced_text,
+            replaced_key,
         })
     }
 
@@ -325,6 +350,8 @@ impl DedupFields {
             self.flag.map(|(flag, _)| flag),
             self.flag.map(|(_, of)| of),
             self.replaced,
+            self.replaced_text,
+            self.replaced_key,
         ];
         let mut unmarked = TantivyDocument::new();
         for (field, value) in document.field_values() {
@@ -342,6 +369,64 @@ impl DedupFields {
                 document.add_text(field, record);
             }
         }
+        self.add_record_keys(document, records);
+    }
+
+    /// Indexes the keys of `records` in [`REPLACED_KEY_FIELD`], when the index has it.
+    pub(crate) fn add_record_keys(&self, document: &mut TantivyDocument, records: &[String]) {
+        if let Some(field) = self.replaced_key {
+            for key in records
+                .iter()
+                .filter_map(|record| self.key_of_record(record))
+            {
+                document.add_text(field, key);
+            }
+        }
+    }
+
+    /// Adds to a document's [`REPLACED_TEXT_FIELD`] the stored fields of the document each
+    /// of `texts` records (its [`REPLACED_FIELD`] value), when the index has the field:
+    /// only the stored fields, without the plugin's marks, are what a stored document reads
+    /// back as.
+    pub(crate) fn add_texts<'d>(
+        &self,
+        schema: &Schema,
+        document: &mut TantivyDocument,
+        texts: impl IntoIterator<Item = (&'d str, &'d TantivyDocument)>,
+    ) {
+        let Some(field) = self.replaced_text else {
+            return;
+        };
+        for (record, text) in texts {
+            let mut stored = TantivyDocument::new();
+            for (of, value) in self.unmarked(text).field_values() {
+                if schema.get_field_entry(of).is_stored() {
+                    stored.add_field_value(of, value);
+                }
+            }
+            let value = serde_json::json!([record, stored.to_json(schema)]);
+            document.add_text(field, value.to_string());
+        }
+    }
+
+    /// The records' documents a stored document holds in [`REPLACED_TEXT_FIELD`] (see
+    /// [`add_texts`](Self::add_texts)), by record; values that do not read back (written by
+    /// something else) are left out, and their records are then reported lost.
+    pub(crate) fn texts_in(
+        &self,
+        schema: &Schema,
+        document: &TantivyDocument,
+    ) -> Vec<(String, TantivyDocument)> {
+        let Some(field) = self.replaced_text else {
+            return Vec::new();
+        };
+        let parse = |value: &str| {
+            let (record, text): (String, String) = serde_json::from_str(value).ok()?;
+            Some((record, TantivyDocument::parse_json(schema, &text).ok()?))
+        };
+        (document.get_all(field))
+            .filter_map(|value| value.as_str().and_then(parse))
+            .collect()
     }
 
     /// The hash of a document's scope, when the settings name a scope field: of its first

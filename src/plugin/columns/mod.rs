@@ -62,8 +62,23 @@ pub const CONTENT_FIELD: &str = "dedup_content";
 /// [`MAX_REPLACED_RECORDS`]). A record added again with that key and text, while its key
 /// has no document of its own, is [`Exists`](crate::plugin::AddOutcome::Exists): a finished
 /// replace job run again changes nothing. In indexes with a key field; indexes made before
-/// it existed replace again on such a run.
+/// it existed replace again on such a run. The records' texts are in
+/// [`REPLACED_TEXT_FIELD`], their keys indexed in [`REPLACED_KEY_FIELD`].
 pub const REPLACED_FIELD: &str = "dedup_replaced";
+
+/// The stored-only string field (multi-valued) beside [`REPLACED_FIELD`]: for each record
+/// a document holds, the replaced document's stored fields, as a JSON array of the record
+/// and the document (tantivy's JSON form of it). What lets a replaced text come back as a
+/// document when its holder changes in a later commit or run, where its holder's new text
+/// no longer covers it. In indexes with a key field made by this version of the crate;
+/// records of older indexes (or of documents without stored text) are reported lost
+/// instead.
+pub const REPLACED_TEXT_FIELD: &str = "dedup_replaced_text";
+
+/// The indexed-only raw string field (multi-valued) beside [`REPLACED_FIELD`]: the key of
+/// each record a document holds, so that the holders of a key's records are found when
+/// that key is deleted (and its records let go with it). With [`REPLACED_TEXT_FIELD`].
+pub const REPLACED_KEY_FIELD: &str = "dedup_replaced_key";
 
 /// The most records of [`REPLACED_FIELD`] one document keeps: the documents it replaced
 /// itself first, then theirs, nearest first. A cluster of more near-duplicates replaced one

@@ -164,13 +164,13 @@ enum Lookup<'k> {
 /// (to decide it elsewhere first, as `ingest --cluster` does in a shared space).
 #[derive(Clone, Debug)]
 pub struct PreparedDocument {
-    document: TantivyDocument,
+    pub(super) document: TantivyDocument,
     pub(super) fingerprint: Option<Fingerprint>,
     pub(super) signature: Option<Signature>,
     pub(super) version: Option<u64>,
     pub(super) key: Option<String>,
     pub(super) scope: Option<u64>,
-    records: Vec<String>,
+    pub(super) records: Vec<String>,
 }
 
 impl PreparedDocument {
@@ -430,6 +430,7 @@ impl DedupWriter {
         fields.set_scope(&mut document, scope);
         // Records of replaced documents the document brings along (a copy, in a reindex).
         let records = fields.records_in(&document);
+        fields.add_record_keys(&mut document, &records);
         Ok(PreparedDocument {
             document,
             fingerprint,
@@ -492,6 +493,10 @@ impl DedupWriter {
                 Lookup::Judged { update } => update.map(str::to_owned),
             }
         };
+        // A new word of its key: what other documents hold of the key's older texts goes.
+        if let (Policy::Replace, Some(key)) = (self.policy, prepared.key.as_deref()) {
+            self.let_go_records_of(state, key)?;
+        }
         let nearest = state.judged.first().copied();
         let reference =
             prepared.fingerprint.is_some() && (nearest.is_none() || self.policy == Policy::Replace);
@@ -549,6 +554,8 @@ impl DedupWriter {
                 .map(|fingerprint| (fingerprint, signature.as_ref(), scope));
             let kept = self.release_records(state, old, new)?;
             fields.add_records(&mut document, &kept);
+            let schema = self.index.index().schema();
+            (state.dependents).write_texts(&schema, fields, &mut document, &kept);
             records.extend(kept);
         }
         let State {
@@ -620,6 +627,7 @@ impl DedupWriter {
             }
             Policy::Replace => {
                 let key_field = key_field.expect("checked in DedupWriter::new");
+                let schema = self.index.index().schema();
                 let mut replaced = Vec::with_capacity(judged.len());
                 // What each replaced document stood for: itself, then its own records.
                 let mut taken_over = Vec::with_capacity(judged.len());
@@ -631,9 +639,22 @@ impl DedupWriter {
                         // Its text, held until the commit in case this document changes.
                         let text = match duplicate.address {
                             Some(address) => {
-                                Some(self.prepare(fields.unmarked(&view.doc_at(address)?))?)
+                                let stored = view.doc_at(address)?;
+                                // The texts of its records, which this document takes over.
+                                for (record, text) in fields.texts_in(&schema, &stored) {
+                                    if !dependents.holds_text(&record) {
+                                        dependents.load_text(record, self.prepare(text)?);
+                                    }
+                                }
+                                Some(self.prepare(fields.unmarked(&stored))?)
                             }
-                            None => dependents.take_added(old_key),
+                            // As it was sent: the records it held then are taken over
+                            // below, not brought back with its text.
+                            None => dependents.take_added(old_key).map(|mut held| {
+                                held.document = fields.unmarked(&held.document);
+                                held.records.clear();
+                                held
+                            }),
                         };
                         if let (Some(record), Some(text)) = (&own, text) {
                             dependents.hold_text(record.clone(), text);
@@ -647,6 +668,7 @@ impl DedupWriter {
                 let carried = records.len();
                 take_over(&mut records, taken_over);
                 fields.add_records(&mut document, &records[carried..]);
+                dependents.write_texts(&schema, fields, &mut document, &records[carried..]);
                 replace_old_version(writer, view, dependents)?;
                 fields.set_flag(&mut document, None);
                 view.insert((fingerprint, signature, scope), (key.as_deref(), version));
@@ -676,7 +698,8 @@ impl DedupWriter {
         };
         let mut state = self.lock();
         state.dependents.deleted(key);
-        let released = self.release_records(&mut state, key, None);
+        let let_go = self.let_go_records_of(&mut state, key);
+        let released = let_go.and_then(|()| self.release_records(&mut state, key, None));
         state.dependents.changed(key);
         let deleted = (state.view.delete_key(key))
             .map(|()| state.writer.delete_term(Term::from_field_text(field, key)));
@@ -835,16 +858,20 @@ fn added(update: Option<&str>, fingerprint: Option<Fingerprint>, opstamp: Opstam
 
 /// Appends to `records` what a replacing document takes over from the documents it
 /// replaced (`taken_over`, nearest first: each one's own record and the ones it held): their
-/// own records first, then theirs in order, each once, up to [`MAX_REPLACED_RECORDS`].
+/// own records first, then theirs in order, one of each key (the first, the newer: a
+/// document's own text is newer than the records it holds of its key, so that a later
+/// word of that key is never ordered behind an older one), up to [`MAX_REPLACED_RECORDS`].
 fn take_over(records: &mut Vec<String>, taken_over: Vec<(Option<String>, Vec<String>)>) {
-    let mut seen: HashSet<String> = records.iter().cloned().collect();
+    // A record is its text digest (16 hex digits), then its key.
+    let key = |record: &str| record.get(16..).unwrap_or(record).to_owned();
+    let mut seen: HashSet<String> = records.iter().map(|record| key(record)).collect();
     let (own, held): (Vec<_>, Vec<_>) = taken_over.into_iter().unzip();
     let candidates = own.into_iter().flatten().chain(held.into_iter().flatten());
     for record in candidates {
         if records.len() >= MAX_REPLACED_RECORDS {
             break;
         }
-        if seen.insert(record.clone()) {
+        if seen.insert(key(&record)) {
             records.push(record);
         }
     }

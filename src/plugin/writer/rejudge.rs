@@ -12,13 +12,19 @@
 //!   [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD), or held since the commit) are
 //!   written again from their stored fields and decided again: unflagged, or flagged against
 //!   another document.
-//! * Under [`Policy::Replace`], the texts of the documents replaced since the commit are held
-//!   until it; when their holder changes, those its new text still covers stay its records,
-//!   the others are decided again. A record whose text is no longer known (replaced before
-//!   the commit) is reported [`Rejudged::Lost`] and dropped, so that its text, added again,
-//!   is judged again rather than taken for indexed.
+//! * Under [`Policy::Replace`], a replacing document keeps the stored fields of each record
+//!   it holds ([`REPLACED_TEXT_FIELD`](crate::plugin::REPLACED_TEXT_FIELD)), and the batch's
+//!   are held until the commit; when their holder changes, those its new text still covers
+//!   stay its records, the others are decided again as any addition, in whichever commit or
+//!   run it changes. A key deleted, or decided again, takes its records out of the
+//!   documents holding them (written again without them), so that no older text of it comes
+//!   back later. A record whose text is not kept (made by an older version of the crate, or
+//!   copied by a reindex without it), or whose key another document also holds a record of
+//!   with no word of which is later, is reported [`Rejudged::Lost`] and dropped, so that
+//!   its text, added again, is judged again rather than taken for indexed.
 //!
-//! What is held until the commit is a copy of documents of the pending batch: bounded by it.
+//! What is held until the commit is a copy of documents of the pending batch (and of the
+//! records of the committed holders it changes): bounded by it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -79,6 +85,9 @@ pub(super) struct Dependents {
     /// Records of `texts` whose key was decided again since with another text: let go when
     /// their holder changes.
     superseded: HashSet<String>,
+    /// The keys decided since the commit, with the record of their latest text: a record of
+    /// such a key with another text (read back from a committed holder) is let go.
+    latest: HashMap<String, Option<String>>,
     /// Records rejected before the commit, by the key of a reference they were judged near:
     /// their key and version.
     watches: HashMap<String, Vec<(String, Option<u64>)>>,
@@ -103,6 +112,9 @@ enum Work {
         after: String,
         rewrite: bool,
     },
+    /// Write this holder again without the records of a key decided or deleted since they
+    /// were made (unreported: its text is the same), unless it changed since.
+    Rewrite(PreparedDocument),
 }
 
 impl Dependents {
@@ -134,6 +146,8 @@ impl Dependents {
         }
         self.watched.remove(key);
         self.deleted.remove(key);
+        self.latest
+            .insert(key.to_owned(), record.map(str::to_owned));
     }
 
     /// The document of `key` is deleted by key: whatever was held of it goes, and a record
@@ -215,6 +229,35 @@ impl Dependents {
         self.texts.insert(record, prepared);
     }
 
+    /// Holds the text of `record`, read back from a committed document holding it (where
+    /// [`REPLACED_TEXT_FIELD`](crate::plugin::REPLACED_TEXT_FIELD) keeps it).
+    pub fn load_text(&mut self, record: String, prepared: PreparedDocument) {
+        if let Some(key) = prepared.key.clone() {
+            (self.text_keys.entry(key).or_default()).push(record.clone());
+        }
+        self.texts.insert(record, prepared);
+    }
+
+    /// Whether the text of `record` is held.
+    pub fn holds_text(&self, record: &str) -> bool {
+        self.texts.contains_key(record)
+    }
+
+    /// Writes the held texts of `records` into `document`'s
+    /// [`REPLACED_TEXT_FIELD`](crate::plugin::REPLACED_TEXT_FIELD), which keeps them past
+    /// the commit.
+    pub fn write_texts(
+        &self,
+        schema: &tantivy::schema::Schema,
+        fields: &crate::plugin::DedupFields,
+        document: &mut tantivy::TantivyDocument,
+        records: &[String],
+    ) {
+        let texts = (records.iter())
+            .filter_map(|record| Some((record.as_str(), &self.texts.get(record)?.document)));
+        fields.add_texts(schema, document, texts);
+    }
+
     /// The document of `key` changed.
     pub fn changed(&mut self, key: &str) {
         self.queue.push_back(Work::Changed(key.to_owned()));
@@ -243,6 +286,7 @@ impl Dependents {
         self.texts.clear();
         self.text_keys.clear();
         self.superseded.clear();
+        self.latest.clear();
         self.deleted.clear();
         self.queue.clear();
         self.rejudged.clear();
@@ -285,6 +329,15 @@ impl DedupWriter {
         let held = state.view.holdings_of(old)?;
         let mut kept = Vec::new();
         let fields = self.index().fields();
+        // The texts a committed version keeps of its records, held like the batch's own.
+        let schema = self.index().index().schema();
+        for stored in state.view.committed_docs_of(old)? {
+            for (record, text) in fields.texts_in(&schema, &stored) {
+                if !state.dependents.holds_text(&record) {
+                    state.dependents.load_text(record, self.prepare(text)?);
+                }
+            }
+        }
         // Of two records of one key, the first is the newer: a document's own record comes
         // before the ones it took over.
         let mut seen = HashSet::new();
@@ -293,8 +346,10 @@ impl DedupWriter {
             if let Some(key) = key {
                 // Its page is gone (deleted since the commit), has a document of its own
                 // (added again since it was replaced), or a newer record: it is let go.
+                let decided = state.dependents.latest.get(key);
                 if state.dependents.deleted.contains(key)
                     || state.dependents.superseded.contains(&record)
+                    || decided.is_some_and(|latest| latest.as_deref() != Some(record.as_str()))
                     || !seen.insert(key.to_owned())
                     || !state.view.versions_of(key)?.is_empty()
                 {
@@ -306,6 +361,14 @@ impl DedupWriter {
                 Some(text) if new.is_some_and(|new| covers(self, new, &text)) => {
                     kept.push(record.clone());
                     state.dependents.texts.insert(record, text);
+                }
+                // Another document holds a record of its key too, and which is the later
+                // text is not known: reported lost rather than an older text brought back.
+                Some(_) if key.is_some_and(|key| self.other_holders(state, key, old, &record)) => {
+                    (state.dependents.rejudged).push(Rejudged::Lost {
+                        key: key.unwrap_or_default().to_owned(),
+                        after: old.to_owned(),
+                    });
                 }
                 Some(text) => state.dependents.queue.push_back(Work::Decide {
                     prepared: text,
@@ -323,6 +386,66 @@ impl DedupWriter {
             }
         }
         Ok(kept)
+    }
+
+    /// Lets go of the records of `key` that other documents hold, now that `key` is
+    /// deleted or decided again (its latest word is elsewhere): their holders are written
+    /// again without them, so that no later change of a holder brings an older text of
+    /// `key` back.
+    pub(super) fn let_go_records_of(&self, state: &mut State, key: &str) -> Result<()> {
+        let fields = self.index().fields();
+        if fields.replaced_key.is_none() {
+            return Ok(());
+        }
+        let schema = self.index().index().schema();
+        let others = |record: &String| fields.key_of_record(record) != Some(key);
+        for (holder, address) in state.view.holders_of_records_of(key)? {
+            let rewritten = match address {
+                Some(address) => {
+                    let stored = state.view.doc_at(address)?;
+                    let mut records = fields.records_in(&stored);
+                    records.retain(others);
+                    // Held like the batch's own: the holder, pending now, may change next.
+                    for (record, text) in fields.texts_in(&schema, &stored) {
+                        if others(&record) && !state.dependents.holds_text(&record) {
+                            state.dependents.load_text(record, self.prepare(text)?);
+                        }
+                    }
+                    let mut document = fields.unmarked(&stored);
+                    fields.add_records(&mut document, &records);
+                    (state.dependents).write_texts(&schema, fields, &mut document, &records);
+                    self.prepare(document)?
+                }
+                None => {
+                    let Some(mut held) = state.dependents.added.get(&holder).cloned() else {
+                        continue;
+                    };
+                    let mut records = state.view.holdings_of(&holder)?;
+                    records.retain(others);
+                    // Held as it was added: with the records it had then, which go.
+                    held.document = fields.unmarked(&held.document);
+                    fields.add_records(&mut held.document, &records);
+                    (state.dependents).write_texts(&schema, fields, &mut held.document, &records);
+                    held.records = records;
+                    held
+                }
+            };
+            state.dependents.queue.push_back(Work::Rewrite(rewritten));
+        }
+        Ok(())
+    }
+
+    /// Whether a document other than `old` holds a record of `key`, and `record` is not
+    /// known as `key`'s latest text.
+    fn other_holders(&self, state: &State, key: &str, old: &str, record: &str) -> bool {
+        if (state.dependents.latest.get(key))
+            .is_some_and(|latest| latest.as_deref() == Some(record))
+        {
+            return false;
+        }
+        (state.view.holders_of_records_of(key)).map_or(true, |holders| {
+            holders.iter().any(|(holder, _)| holder != old)
+        })
     }
 
     /// Does the work changes left: decides again what was judged against a changed
@@ -349,6 +472,20 @@ impl DedupWriter {
                         after,
                         outcome,
                     });
+                }
+                Work::Rewrite(prepared) => {
+                    let (Some(key), Some(field)) =
+                        (prepared.key.clone(), self.index().fields().key)
+                    else {
+                        continue;
+                    };
+                    // Replaced or updated since it was queued: nothing to write again.
+                    if state.view.versions_of(&key)? != [prepared.version] {
+                        continue;
+                    }
+                    (state.writer).delete_term(tantivy::Term::from_field_text(field, &key));
+                    state.view.delete_key(&key)?;
+                    self.decide_in(state, prepared)?;
                 }
             }
         }

@@ -97,6 +97,15 @@ impl Committed {
         }
     }
 
+    /// The alive documents holding a record of `key` (in
+    /// [`REPLACED_KEY_FIELD`](crate::plugin::REPLACED_KEY_FIELD)), in address order.
+    pub fn with_record_key(&self, key: &str) -> Result<Vec<DocAddress>> {
+        match self.index.fields().replaced_key {
+            Some(field) if self.holds_records => self.with_term(Term::from_field_text(field, key)),
+            _ => Ok(Vec::new()),
+        }
+    }
+
     /// The alive documents flagged as near-duplicates of the document of `key` (their
     /// [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD) is `key`), in address order.
     pub fn flagged_against(&self, key: &str) -> Result<Vec<DocAddress>> {

@@ -74,6 +74,9 @@ struct Pending {
     records: HashMap<String, Option<String>>,
     /// The records of each keyed holder added since the last commit, forgotten with it.
     holdings: HashMap<String, Vec<String>>,
+    /// The holders added since the last commit of records of each key (some perhaps gone
+    /// since: `holdings` says which still hold them).
+    holders: HashMap<String, Vec<String>>,
 }
 
 impl WriterView {
@@ -234,6 +237,50 @@ impl WriterView {
         Ok(held)
     }
 
+    /// The documents the writer sees alive holding a record of `key` (other than `key`'s
+    /// own): their keys, and the addresses of the committed ones (`None` for a holder added
+    /// since the last commit). Holders without a key are left out: they cannot be written
+    /// again alone.
+    pub fn holders_of_records_of(
+        &self,
+        key: &str,
+    ) -> Result<Vec<(String, Option<tantivy::DocAddress>)>> {
+        let fields = self.committed.index().fields();
+        let mut holders: Vec<(String, Option<tantivy::DocAddress>)> = Vec::new();
+        for holder in self.pending.holders.get(key).into_iter().flatten() {
+            let holds = |record: &String| fields.key_of_record(record) == Some(key);
+            let records = self.pending.holdings.get(holder);
+            if holder != key
+                && records.is_some_and(|records| records.iter().any(holds))
+                && !holders.iter().any(|(other, _)| other == holder)
+            {
+                holders.push((holder.clone(), None));
+            }
+        }
+        for address in self.committed.with_record_key(key)? {
+            match self.committed.key_at(address)? {
+                Some(holder) if holder != key && !self.touched(&holder) => {
+                    holders.push((holder, Some(address)));
+                }
+                _ => {}
+            }
+        }
+        Ok(holders)
+    }
+
+    /// The stored fields of the committed documents of `key`, when the writer sees them alive
+    /// (none when the key was added or deleted since the last commit): where the texts of
+    /// the records they hold are kept.
+    pub fn committed_docs_of(&self, key: &str) -> Result<Vec<TantivyDocument>> {
+        if self.touched(key) || !self.committed.holds_records() {
+            return Ok(Vec::new());
+        }
+        let addresses = self.committed.with_key(key)?;
+        (addresses.into_iter())
+            .map(|address| self.committed.doc_at(address))
+            .collect()
+    }
+
     /// The stored fields of the committed documents flagged as near-duplicates of the
     /// document of `key`, with their keys, leaving out those whose key was added or deleted
     /// since the last commit (the writer knows those as they are now) and those without a
@@ -274,6 +321,14 @@ impl WriterView {
                 .insert(record.clone(), holder.map(str::to_owned));
         }
         if let Some(holder) = holder {
+            let fields = self.committed.index().fields();
+            for key in records
+                .iter()
+                .filter_map(|record| fields.key_of_record(record))
+            {
+                let holders = self.pending.holders.entry(key.to_owned()).or_default();
+                holders.push(holder.to_owned());
+            }
             self.pending.holdings.insert(holder.to_owned(), records);
         }
     }
