@@ -59,7 +59,8 @@ fn new_settings(
     })
 }
 
-/// Opens the index in `dir`, or creates it there when the folder is missing or empty.
+/// Opens the index in `dir`, or creates it there when the folder is missing or empty, with
+/// `planned` (what [`planned_settings`] gave) where there are such settings.
 /// Fingerprint options given on the command line must agree with an existing index's.
 ///
 /// Creation is safe against any number of runs creating the same index at once, and
@@ -69,12 +70,17 @@ pub fn open_or_create(
     options: &FingerprintOptions,
     distance: Option<u32>,
     verify: &VerifyOptions,
+    planned: Option<DedupSettings>,
 ) -> anyhow::Result<CliIndex> {
     // The --settings file is read once, for the creation and the opening alike.
     let file = verify.settings_file()?;
     if !CorpusIndex::exists(dir) {
-        // Checked whole before anything is created.
-        let settings = new_settings(options, distance, verify, file.as_ref())?;
+        // Checked whole before anything is created. The settings [`planned_settings`] made
+        // are taken as they are: their shingle weights are not learned twice.
+        let settings = match planned {
+            Some(settings) => settings,
+            None => new_settings(options, distance, verify, file.as_ref())?,
+        };
         settings.validate().map_err(|e| {
             anyhow::Error::new(e).context(format!(
                 "cannot create an index in {} with these settings",

@@ -180,13 +180,18 @@ impl IngestCommand {
         // A new shard joins the shared space before its folder is made: a space that
         // refuses it (or a cluster out of reach) leaves nothing behind.
         #[cfg(feature = "cluster")]
-        let early = match planned_settings(dir, &self.options, self.distance, &self.verify)? {
-            Some(settings) if self.cluster.is_set() => {
-                (self.cluster).connect(&settings.matching(), dir, reject)?
-            }
-            _ => None,
+        let planned = match self.cluster.is_set() {
+            true => planned_settings(dir, &self.options, self.distance, &self.verify)?,
+            false => None,
         };
-        let index = open_or_create(dir, &self.options, self.distance, &self.verify)?;
+        #[cfg(feature = "cluster")]
+        let early = match &planned {
+            Some(settings) => (self.cluster).connect(&settings.matching(), dir, reject)?,
+            None => None,
+        };
+        #[cfg(not(feature = "cluster"))]
+        let planned = None;
+        let index = open_or_create(dir, &self.options, self.distance, &self.verify, planned)?;
         #[cfg(feature = "cluster")]
         let shared = match early {
             Some(shared) => Some(shared),

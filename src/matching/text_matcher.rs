@@ -11,6 +11,14 @@ use crate::fingerprint::{
 };
 use crate::text::ChineseDictionary;
 
+/// The error of shingle weights asked of settings without signatures.
+fn unsigned() -> Error {
+    Error::InvalidSetting {
+        name: "verification",
+        reason: "shingle weights are for signatures, and these settings have none".to_owned(),
+    }
+}
+
 /// The rule of [`MatchingSettings`] applied to texts: a text's fingerprint and (when the
 /// settings verify) its signature, as a [`DedupIndex`](crate::plugin::DedupIndex) with the
 /// same settings stores them, and the verdict on two texts or on their stored values. For
@@ -68,11 +76,7 @@ impl TextMatcher {
         weights: Arc<ShingleWeights>,
     ) -> Result<TextMatcher> {
         let Some(verification) = settings.get_verification() else {
-            return Err(Error::InvalidSetting {
-                name: "verification",
-                reason: "shingle weights are for signatures, and these settings have none"
-                    .to_owned(),
-            });
+            return Err(unsigned());
         };
         let named = match verification.get_weights() {
             Some(_) => verification.clone(),
@@ -146,11 +150,7 @@ impl TextMatcher {
         let mut builder = ShingleWeightsBuilder::new();
         for text in texts {
             let Some(hashes) = self.shingle_hashes(text) else {
-                return Err(Error::InvalidSetting {
-                    name: "verification",
-                    reason: "shingle weights are for signatures, and these settings have none"
-                        .to_owned(),
-                });
+                return Err(unsigned());
             };
             builder.add_document(hashes);
         }
