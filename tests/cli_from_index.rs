@@ -79,17 +79,20 @@ fn text(words: usize, changed: Option<usize>) -> String {
         .join(" ")
 }
 
-/// A replace job run again on an index rebuilt with --from-index finds the versions the
-/// source's documents replaced: `exists`, not added back over their successors.
-#[test]
-fn the_records_of_replaced_versions_come_along() {
-    let dir = tempfile::tempdir().unwrap();
-    let prod = dir.path().join("prod");
-    let first = format!("{{\"id\":\"v1\",\"text\":\"{}\"}}\n", text(300, None));
-    let second = format!("{{\"id\":\"v2\",\"text\":\"{}\"}}\n", text(300, Some(150)));
-    let job = format!("{first}{second}");
-    let replace = ["--policy", "replace", "-"];
-    let output = ingest(&prod, &replace, job.as_bytes());
+const REPLACE: [&str; 3] = ["--policy", "replace", "-"];
+
+/// A JSON line of `id` and `text`.
+fn line(id: &str, text: &str) -> String {
+    format!("{{\"id\":\"{id}\",\"text\":\"{text}\"}}\n")
+}
+
+/// Runs a replace job of `v1` then its near-duplicate `v2` (which replaces it) into `prod`
+/// in `dir`, then rebuilds `prod` into `rebuilt` with --from-index; returns the job and
+/// the rebuilt index.
+fn rebuilt_after_replace(dir: &Path) -> (String, std::path::PathBuf) {
+    let prod = dir.join("prod");
+    let job = line("v1", &text(300, None)) + &line("v2", &text(300, Some(150)));
+    let output = ingest(&prod, &REPLACE, job.as_bytes());
     assert_eq!(
         statuses(&output),
         [
@@ -99,7 +102,7 @@ fn the_records_of_replaced_versions_come_along() {
         "{}",
         stderr(&output)
     );
-    let rebuilt = dir.path().join("rebuilt");
+    let rebuilt = dir.join("rebuilt");
     let prod_arg = prod.to_str().unwrap();
     let output = ingest(
         &rebuilt,
@@ -107,7 +110,12 @@ fn the_records_of_replaced_versions_come_along() {
         b"",
     );
     assert_eq!(statuses(&output), [("v2".into(), "added".into())]);
-    let again = ingest(&rebuilt, &replace, job.as_bytes());
+    (job, rebuilt)
+}
+
+/// `job` run on `index` reports every record `exists`.
+fn assert_all_exist(index: &Path, job: &str) {
+    let again = ingest(index, &REPLACE, job.as_bytes());
     assert_eq!(
         statuses(&again),
         [
@@ -117,6 +125,32 @@ fn the_records_of_replaced_versions_come_along() {
         "{}",
         stderr(&again)
     );
+}
+
+/// A replace job run again on an index rebuilt with --from-index finds the versions the
+/// source's documents replaced: `exists`, not added back over their successors.
+#[test]
+fn the_records_of_replaced_versions_come_along() {
+    let dir = tempfile::tempdir().unwrap();
+    let (job, rebuilt) = rebuilt_after_replace(dir.path());
+    assert_all_exist(&rebuilt, &job);
+}
+
+/// The replaced versions' texts come along too: when the document holding one changes in
+/// the rebuilt index to a text that no longer covers it, it comes back as a document, as it
+/// would have in the source (not reported lost).
+#[test]
+fn the_texts_of_replaced_versions_come_back_after_a_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, rebuilt) = rebuilt_after_replace(dir.path());
+    let other: Vec<String> = (0..300).map(|n| format!("other{n}")).collect();
+    let changed = line("v2", &other.join(" "));
+    let report = lines(&ingest(&rebuilt, &REPLACE, changed.as_bytes()));
+    let v1: Vec<_> = report.iter().filter(|line| line["id"] == "v1").collect();
+    assert_eq!(v1.len(), 1, "{report:?}");
+    assert_eq!(v1[0]["status"], "added", "{report:?}");
+    assert_eq!(v1[0]["rejudged_after"], "v2", "{report:?}");
+    assert_all_exist(&rebuilt, &(line("v1", &text(300, None)) + &changed));
 }
 
 /// Empty and repeated ids of the source are error lines naming their place; the other

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
+use tantivy::TantivyDocument;
 use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
 #[cfg(not(feature = "cluster"))]
 use tantivy_dedup::plugin::AddOutcome;
@@ -71,7 +72,8 @@ pub struct IngestCommand {
     /// from it; the source is only read. Each stored document is one record: one that
     /// cannot be read (named by segment and document), is over --max-record-mb, has no id
     /// in --id-field or repeats an earlier one's id is an error line, and the others are
-    /// read. The records of replaced versions (dedup_replaced) come along.
+    /// read. The records of replaced versions (dedup_replaced) come along, and with
+    /// --id-field their texts (dedup_replaced_text), given back when their holder changes.
     #[arg(long, value_name = "DIR", conflicts_with = "inputs")]
     from_index: Option<PathBuf>,
     #[command(flatten)]
@@ -352,6 +354,23 @@ enum Adding<'a, I> {
 }
 
 impl Ingestion<'_> {
+    /// Adds to `document` the texts of the records it holds, read from a source index
+    /// (`--from-index`), as documents of this index.
+    fn add_replaced_texts(&self, document: &mut TantivyDocument, texts: &[(String, CorpusRecord)]) {
+        if texts.is_empty() {
+            return;
+        }
+        let documents: Vec<(&str, TantivyDocument)> = (texts.iter())
+            .map(|(record, text)| (record.as_str(), self.fields.document(text)))
+            .collect();
+        let index = self.writer.index();
+        index.fields().add_texts(
+            &index.index().schema(),
+            document,
+            documents.iter().map(|(record, text)| (*record, text)),
+        );
+    }
+
     fn stopped(&self) -> bool {
         self.failure.is_err() || self.interrupted.load(Ordering::SeqCst)
     }
@@ -388,6 +407,7 @@ impl Ingestion<'_> {
                         for replaced in &doc.replaced {
                             document.add_text(field, replaced);
                         }
+                        self.add_replaced_texts(&mut document, &doc.replaced_texts);
                     }
                     documents.push(document);
                     Item::Added {

@@ -10,7 +10,8 @@ use clap::Args;
 use tantivy::schema::{Field, Schema, TantivyDocument, Value};
 use tantivy::store::StoreReader;
 use tantivy::{DocId, Searcher};
-use tantivy_dedup::plugin::REPLACED_FIELD;
+use tantivy_dedup::corpus::CorpusRecord;
+use tantivy_dedup::plugin::{REPLACED_FIELD, REPLACED_TEXT_FIELD};
 
 use crate::cli::index_dir::open_tantivy;
 use crate::cli::input::{size_for_people, Document, ReadOptions, Record, RecordError};
@@ -41,6 +42,36 @@ struct Resolved {
     text: Vec<Field>,
     title: Option<Field>,
     url: Option<Field>,
+}
+
+/// What a stored document of the source gives through [`Resolved`] fields.
+struct Read {
+    /// Its id, when there is an id field and a non-empty value in it.
+    id: Option<String>,
+    /// Its text fields' values, joined by new lines.
+    text: String,
+    title: Option<String>,
+    url: Option<String>,
+}
+
+impl Resolved {
+    /// The values of a stored document in these fields.
+    fn read(&self, stored: &TantivyDocument) -> Read {
+        let texts: Vec<String> = (self.text.iter())
+            .flat_map(|&field| stored.get_all(field).filter_map(|v| text_of(&v)))
+            .collect();
+        let first = |field: Option<Field>| {
+            field
+                .and_then(|f| stored.get_first(f))
+                .and_then(|v| text_of(&v))
+        };
+        Read {
+            id: first(self.id).filter(|id| !id.is_empty()),
+            text: texts.join("\n"),
+            title: first(self.title),
+            url: first(self.url),
+        }
+    }
 }
 
 impl SourceFields {
@@ -92,6 +123,10 @@ pub struct SourceIndex {
     /// records of what each document replaced, copied so that a replace job run again on
     /// the new index does not bring older versions back.
     replaced: Option<Field>,
+    /// The source's [`REPLACED_TEXT_FIELD`], stored, when it is an index of this tool: the
+    /// texts of those records, copied so that they come back when their holder changes in
+    /// the new index, as they would have in the source.
+    replaced_text: Option<Field>,
 }
 
 impl SourceIndex {
@@ -103,8 +138,10 @@ impl SourceIndex {
         let index = open_tantivy(dir)?;
         let schema = index.schema();
         let resolved = fields.resolve(&schema)?;
-        let replaced = (schema.get_field(REPLACED_FIELD).ok())
-            .filter(|&field| schema.get_field_entry(field).is_stored());
+        let stored = |name: &str| {
+            (schema.get_field(name).ok()).filter(|&field| schema.get_field_entry(field).is_stored())
+        };
+        let (replaced, replaced_text) = (stored(REPLACED_FIELD), stored(REPLACED_TEXT_FIELD));
         let searcher = index
             .reader()
             .context("cannot read the source index")?
@@ -114,6 +151,7 @@ impl SourceIndex {
             searcher,
             fields: resolved,
             replaced,
+            replaced_text,
         })
     }
 
@@ -175,25 +213,16 @@ impl SourceIndex {
             ));
         }
         let stored: TantivyDocument = guarded(|| store.get(doc)).map_err(unreadable)?;
-        let texts: Vec<String> = (self.fields.text.iter())
-            .flat_map(|&field| stored.get_all(field).filter_map(|v| text_of(&v)))
-            .collect();
-        let first = |field: Option<Field>| {
-            field
-                .and_then(|f| stored.get_first(f))
-                .and_then(|v| text_of(&v))
-        };
-        let id = match self.fields.id {
-            None => place.clone(),
-            Some(field) => match first(Some(field)) {
-                Some(id) if !id.is_empty() => id,
-                _ => {
-                    return Err(format!(
-                        "no id: the stored field {:?} is empty or missing ({at})",
-                        self.searcher.schema().get_field_name(field)
-                    ))
-                }
-            },
+        let read = self.fields.read(&stored);
+        let id = match (self.fields.id, read.id) {
+            (None, _) => place.clone(),
+            (Some(_), Some(id)) => id,
+            (Some(field), None) => {
+                return Err(format!(
+                    "no id: the stored field {:?} is empty or missing ({at})",
+                    self.searcher.schema().get_field_name(field)
+                ))
+            }
         };
         if let Some(earlier) = first_of.get(&id) {
             return Err(format!(
@@ -211,13 +240,43 @@ impl SourceIndex {
         Ok(Document {
             id,
             place,
-            text: texts.join("\n"),
-            title: first(self.fields.title),
-            url: first(self.fields.url),
+            text: read.text,
+            title: read.title,
+            url: read.url,
             tags: Vec::new(),
             from_stdin: false,
             replaced,
+            replaced_texts: self.replaced_texts(&stored),
         })
+    }
+
+    /// The records' texts a stored document of the source holds in its
+    /// [`REPLACED_TEXT_FIELD`] (`[record, stored fields as JSON]` each), read through the
+    /// same fields as its own. One that does not read back, or has no id where the source
+    /// has an id field, is left out: its record is then reported lost if its holder
+    /// changes, as in the source.
+    fn replaced_texts(&self, stored: &TantivyDocument) -> Vec<(String, CorpusRecord)> {
+        let Some(field) = self.replaced_text else {
+            return Vec::new();
+        };
+        let schema = self.searcher.schema();
+        let parse = |value: &str| {
+            let (record, json): (String, String) = serde_json::from_str(value).ok()?;
+            let document = TantivyDocument::parse_json(schema, &json).ok()?;
+            let read = self.fields.read(&document);
+            // Without --id-field the new documents' ids are places, which no record names.
+            let record_text = CorpusRecord {
+                id: read.id?,
+                text: read.text,
+                title: read.title,
+                url: read.url,
+                tags: Vec::new(),
+            };
+            Some((record, record_text))
+        };
+        (stored.get_all(field))
+            .filter_map(|value| value.as_str().and_then(parse))
+            .collect()
     }
 }
 

@@ -103,7 +103,10 @@ fn size_of(record: &Record) -> usize {
     match record {
         Ok(doc) => {
             let tags: usize = doc.tags.iter().map(String::len).sum();
-            let replaced: usize = doc.replaced.iter().map(String::len).sum();
+            let replaced: usize = (doc.replaced.iter().map(String::len)).sum::<usize>()
+                + (doc.replaced_texts.iter())
+                    .map(|(record, text)| record.len() + text.text.len())
+                    .sum::<usize>();
             (doc.id.len() + doc.place.len() + doc.text.len() + tags + replaced)
                 + doc.title.as_ref().map_or(0, String::len)
                 + doc.url.as_ref().map_or(0, String::len)
@@ -194,6 +197,7 @@ mod tests {
             tags: Vec::new(),
             from_stdin: false,
             replaced: Vec::new(),
+            replaced_texts: Vec::new(),
         })
     }
 

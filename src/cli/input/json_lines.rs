@@ -146,6 +146,7 @@ pub(super) fn json_line(bytes: &[u8], here: &str, lossy: bool) -> Result<Documen
         tags: record.tags,
         from_stdin: false,
         replaced: Vec::new(),
+        replaced_texts: Vec::new(),
     })
 }
 

@@ -20,6 +20,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use tantivy_dedup::corpus::CorpusRecord;
+
 pub use json_lines::read_json_lines;
 pub use raw::RawRecord;
 pub use unnamed::Unnamed;
@@ -46,6 +48,9 @@ pub struct Document {
     /// The records of the documents it replaced (`dedup_replaced`), read from a source
     /// index made by this tool; none from other inputs.
     pub replaced: Vec<String>,
+    /// The texts of those records the source kept (`dedup_replaced_text`), each with its
+    /// record: a document of the new index gives them back when it changes.
+    pub replaced_texts: Vec<(String, CorpusRecord)>,
 }
 
 /// A record that could not be read.

@@ -245,6 +245,7 @@ pub(super) fn plain_text(bytes: Vec<u8>, place: &str, lossy: bool) -> Record {
         tags: Vec::new(),
         from_stdin: false,
         replaced: Vec::new(),
+        replaced_texts: Vec::new(),
     })
 }
 
@@ -271,6 +272,7 @@ pub(super) fn html_page(bytes: &[u8], place: &str, lossy: bool) -> Record {
         tags: Vec::new(),
         from_stdin: false,
         replaced: Vec::new(),
+        replaced_texts: Vec::new(),
     })
 }
 

@@ -387,8 +387,11 @@ impl DedupFields {
     /// Adds to a document's [`REPLACED_TEXT_FIELD`] the stored fields of the document each
     /// of `texts` records (its [`REPLACED_FIELD`] value), when the index has the field:
     /// only the stored fields, without the plugin's marks, are what a stored document reads
-    /// back as.
-    pub(crate) fn add_texts<'d>(
+    /// back as. A document holding a record's text gives it back when it changes or is
+    /// deleted (see [`DedupWriter`](crate::plugin::DedupWriter)); a copy of another index
+    /// (whose schema may differ) adds its records' texts so, with the records themselves
+    /// in [`REPLACED_FIELD`].
+    pub fn add_texts<'d>(
         &self,
         schema: &Schema,
         document: &mut TantivyDocument,
