@@ -7,7 +7,9 @@
 
 use std::ops::Range;
 
-use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+use tantivy::tokenizer::{Token, Tokenizer};
+
+use super::token_stream::{MixedTokenStream, PIECE_BYTES};
 
 use crate::error::{Error, Result};
 use crate::text::ascii_words::{for_each_classed_ascii_word, letters_and_digits, UPPERCASE};
@@ -148,6 +150,17 @@ impl MixedTokenizer {
             folder,
             tokens: Vec::new(),
         })
+    }
+
+    /// The buffer a [`MixedTokenStream`] fills, a piece of text at a time; kept between
+    /// streams so that its slots (and their strings) are allocated once.
+    pub(super) fn token_buffer(&mut self) -> &mut Vec<Token> {
+        &mut self.tokens
+    }
+
+    /// The tokens of [`token_buffer`](Self::token_buffer).
+    pub(super) fn token_slice(&self) -> &[Token] {
+        &self.tokens
     }
 
     /// The settings this tokenizer was built with.
@@ -504,45 +517,7 @@ impl Tokenizer for MixedTokenizer {
     type TokenStream<'a> = MixedTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> MixedTokenStream<'a> {
-        let mut tokens = std::mem::take(&mut self.tokens);
-        tokens.clear();
-        self.for_each_token(text, |word, range| {
-            tokens.push(Token {
-                offset_from: range.start,
-                offset_to: range.end,
-                position: tokens.len(),
-                text: word.to_owned(),
-                position_length: 1,
-            });
-        });
-        self.tokens = tokens;
-        MixedTokenStream {
-            tokens: &mut self.tokens,
-            index: None,
-        }
-    }
-}
-
-/// The [`TokenStream`] of a [`MixedTokenizer`]: the text's tokens, segmented up front.
-#[derive(Debug)]
-pub struct MixedTokenStream<'a> {
-    tokens: &'a mut Vec<Token>,
-    index: Option<usize>,
-}
-
-impl TokenStream for MixedTokenStream<'_> {
-    fn advance(&mut self) -> bool {
-        let next = self.index.map_or(0, |i| i + 1);
-        self.index = Some(next);
-        next < self.tokens.len()
-    }
-
-    fn token(&self) -> &Token {
-        &self.tokens[self.index.expect("advance() is called before token()")]
-    }
-
-    fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.index.expect("advance() is called before token_mut()")]
+        MixedTokenStream::new(self, text, PIECE_BYTES)
     }
 }
 
@@ -550,6 +525,7 @@ impl TokenStream for MixedTokenStream<'_> {
 mod tests {
     use super::*;
     use crate::text::ScriptFolding;
+    use tantivy::tokenizer::TokenStream;
     use proptest::prelude::*;
 
     proptest! {
