@@ -181,6 +181,11 @@ impl Ledger {
         Ok(())
     }
 
+    /// Whether a file ended in an entry cut short (the next write rewrites the ledger).
+    pub fn is_torn(&self) -> bool {
+        self.torn
+    }
+
     /// Whether the ledger is due for a rewrite with `live` entries: more dead ones than
     /// live, too many chunks, or a file cut short.
     pub fn due(&self, live: usize) -> bool {

@@ -120,17 +120,15 @@ impl Watches {
     /// The document of `reference` changed: the keys watched near it, with their text
     /// versions, no longer watched near it.
     pub fn take(&mut self, reference: &str) -> Vec<(String, Option<u64>)> {
-        if !self.by_reference.contains_key(reference) {
+        // `apply` of the drop, without a copy of what it drops.
+        let Some(watching) = self.by_reference.remove(reference) else {
             return Vec::new();
+        };
+        if self.ledger.is_some() {
+            self.pending.push(Entry::Drop {
+                reference: reference.to_owned(),
+            });
         }
-        let watching = self
-            .by_reference
-            .get(reference)
-            .cloned()
-            .unwrap_or_default();
-        self.change(Entry::Drop {
-            reference: reference.to_owned(),
-        });
         (watching.into_iter())
             .filter(|(rejected, watch)| self.watched.get(rejected) == Some(watch))
             .map(|(rejected, (version, _))| (rejected, version))
@@ -149,6 +147,10 @@ impl Watches {
         let Some(ledger) = &mut self.ledger else {
             return Ok(());
         };
+        // Nothing changed: neither the dead entries nor the chunks grew.
+        if self.pending.is_empty() && !ledger.is_torn() {
+            return Ok(());
+        }
         ledger.append(&self.pending)?;
         self.pending.clear();
         let watched = &self.watched;
