@@ -267,6 +267,22 @@ pub enum Error {
         reason: String,
     },
 
+    /// The index's ledger of rejected records
+    /// ([`REJECTIONS_FILE`](crate::plugin::REJECTIONS_FILE), or one of its numbered
+    /// chunks) is damaged: not a ledger, written by a later tantivy-dedup, or an entry of an
+    /// unknown kind or with a key that is not UTF-8. (An entry cut short at the end of a
+    /// file, as a crash leaves it, is no damage: it is ignored.) Restore the file from a
+    /// backup, or delete it and its chunks: the writer then forgets the records rejected in
+    /// earlier runs, and a later change of the documents they were rejected against does
+    /// not report them lost.
+    #[error("the ledger of rejected records {} is damaged: {reason}", .path.display())]
+    Ledger {
+        /// The file, relative to the index directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// An evaluation set would count pairs wrongly: a repeated document id, a pair naming an
     /// unknown document or one document twice, a pair listed twice, a rate outside `[0, 1]`.
     #[error("invalid evaluation set: {reason}")]

@@ -9,7 +9,9 @@
 //!   index under its key; or, under Reject, kept out because of a document of its family
 //!   that is still there (the one its last outcome names), and under Replace, a document of
 //!   its family is there; or, under Reject, it was reported [`Rejudged::Lost`] (a replaced
-//!   text comes back, whenever it was replaced).
+//!   text comes back, whenever it was replaced). And so is, after every run, each key's
+//!   last word of every earlier run: a text rejected in one run and left out by a change in
+//!   a later one (each run has a writer of its own) is reported lost by the later one.
 //! * **Judged again.** Every flagged document points at an alive, unflagged document of its
 //!   family; every record a document holds ([`REPLACED_FIELD`]) is of its family; no two
 //!   references (unflagged documents) are of one family.
@@ -172,6 +174,17 @@ fn contents(f: &Fixture) -> BTreeSet<Stored> {
         .collect()
 }
 
+/// Adds `variant` of `family` as the text of key `k`.
+fn add(f: &Fixture, k: usize, family: usize, variant: usize) -> AddOutcome {
+    let document = doc!(f.url => key(k), f.body => text(family, variant));
+    f.w().add(document).unwrap()
+}
+
+/// Each key's last word over every run so far (its family and variant), but for the texts
+/// reported lost under Reject: a crawler would fetch those again.
+#[derive(Default)]
+struct Words(BTreeMap<String, (usize, usize)>);
+
 /// What a run's record came to: its last outcome, or lost.
 #[derive(Clone, Debug)]
 enum Fate {
@@ -179,18 +192,20 @@ enum Fate {
     Lost,
 }
 
-/// Runs `ops`; each key's fate (from outcomes and records decided again), in the run.
-fn run(f: &Fixture, ops: &[Op]) -> (HashMap<String, Fate>, usize) {
+/// Runs `ops`; each key's fate (from outcomes and records decided again), in the run,
+/// and the last words of `words` updated.
+fn run(f: &Fixture, ops: &[Op], words: &mut Words) -> HashMap<String, Fate> {
     let mut fates = HashMap::new();
-    let mut rejudged = 0;
-    let mut note = |fates: &mut HashMap<String, Fate>, f: &Fixture| {
+    let note = |fates: &mut HashMap<String, Fate>, words: &mut Words, f: &Fixture| {
         for event in f.w().take_rejudged() {
-            rejudged += 1;
             match event {
                 Rejudged::Decided { key, outcome, .. } => {
                     fates.insert(key.unwrap(), Fate::Outcome(outcome));
                 }
                 Rejudged::Lost { key, .. } => {
+                    if f.policy == Policy::Reject {
+                        words.0.remove(&key);
+                    }
                     fates.insert(key, Fate::Lost);
                 }
             }
@@ -203,22 +218,23 @@ fn run(f: &Fixture, ops: &[Op]) -> (HashMap<String, Fate>, usize) {
                 family,
                 variant,
             } => {
-                let document = doc!(f.url => key(k), f.body => text(family, variant));
-                let outcome = f.w().add(document).unwrap();
+                let outcome = add(f, k, family, variant);
                 fates.insert(key(k), Fate::Outcome(outcome));
+                words.0.insert(key(k), (family, variant));
             }
             Op::Delete(k) => {
                 f.w().delete_key(&key(k)).unwrap();
                 fates.remove(&key(k));
+                words.0.remove(&key(k));
             }
             Op::Commit => {
                 f.w().commit().unwrap();
             }
         }
-        note(&mut fates, f);
+        note(&mut fates, words, f);
     }
     f.w().commit().unwrap();
-    (fates, rejudged)
+    fates
 }
 
 /// The run's net input: each key's last add or delete, in the order of those.
@@ -249,9 +265,10 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
         .map(|(text, &family)| (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), family))
         .collect();
     let mut f = fixture(policy);
+    let mut words = Words::default();
     for ops in runs {
         f.reopen();
-        let (fates, _) = run(&f, ops);
+        let fates = run(&f, ops, &mut words);
         let contents = contents(&f);
         let alive: HashMap<&str, &Stored> = contents.iter().map(|s| (s.key.as_str(), s)).collect();
         prop_assert_eq!(
@@ -338,6 +355,21 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
                 contents
             );
         }
+        // Nothing lost of earlier runs either: each key's last word is there, or (but under
+        // Flag, which indexes every text) a document of its family is.
+        for (k, &(family, variant)) in &words.0 {
+            let there = alive
+                .get(k.as_str())
+                .is_some_and(|s| s.body == text(family, variant));
+            let near = policy != Policy::Flag && references.contains_key(&family);
+            prop_assert!(
+                there || near,
+                "{} = {:?}, an earlier run's, is nowhere: {:?}",
+                k,
+                (family, variant),
+                contents
+            );
+        }
         // Run again: nothing changes. A run that reported records lost is the exception:
         // run again, it adds them (as a crawler fetching them again would), which may change
         // what was judged against the texts they replace; the next run changes nothing.
@@ -350,40 +382,19 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
             contents
         } else {
             f.reopen();
-            run_again(&f, policy, &again, false)?;
+            run(&f, &again, &mut words);
             self::contents(&f)
         };
         f.reopen();
-        run_again(&f, policy, &again, true)?;
+        run_again(&f, policy, &again)?;
         prop_assert_eq!(before, self::contents(&f), "run again: {:?}", again);
     }
     Ok(())
 }
 
-/// Runs `again` (a run's net input) again. With `strict`, every add `Exists` (or is rejected
-/// again under Reject) and nothing is decided again; without, anything may happen.
-fn run_again(f: &Fixture, policy: Policy, again: &[Op], strict: bool) -> Result<(), TestCaseError> {
-    if !strict {
-        for op in again {
-            match *op {
-                Op::Add {
-                    key: k,
-                    family,
-                    variant,
-                } => {
-                    let document = doc!(f.url => key(k), f.body => text(family, variant));
-                    f.w().add(document).unwrap();
-                }
-                Op::Delete(k) => {
-                    f.w().delete_key(&key(k)).unwrap();
-                }
-                Op::Commit => {}
-            }
-            f.w().take_rejudged();
-        }
-        f.w().commit().unwrap();
-        return Ok(());
-    }
+/// Runs `again` (a run's net input) again: every add `Exists` (or is rejected again under
+/// Reject) and nothing is decided again.
+fn run_again(f: &Fixture, policy: Policy, again: &[Op]) -> Result<(), TestCaseError> {
     for op in again {
         match *op {
             Op::Add {
@@ -391,8 +402,7 @@ fn run_again(f: &Fixture, policy: Policy, again: &[Op], strict: bool) -> Result<
                 family,
                 variant,
             } => {
-                let document = doc!(f.url => key(k), f.body => text(family, variant));
-                let outcome = f.w().add(document).unwrap();
+                let outcome = add(f, k, family, variant);
                 let unchanged = match outcome {
                     AddOutcome::Exists { .. } => true,
                     AddOutcome::Rejected { .. } => policy == Policy::Reject,
@@ -500,6 +510,12 @@ fn cases_found_before() {
         ],
     ];
     check(Policy::Reject, &chain).unwrap();
+    // Rejected in one run, its reference changed or deleted in a later one (each run has a
+    // writer of its own): reported lost there.
+    let later_run = vec![vec![add(0, 1, 0)], vec![add(1, 1, 1)], vec![add(0, 2, 0)]];
+    check(Policy::Reject, &later_run).unwrap();
+    let deleted_later_run = vec![vec![add(0, 1, 0)], vec![add(1, 1, 1)], vec![Op::Delete(0)]];
+    check(Policy::Reject, &deleted_later_run).unwrap();
     // A record replaced in an earlier run comes back when its holder changes (it was
     // reported lost when the writer held the texts of its own batch only).
     let earlier = vec![vec![add(0, 1, 0)], vec![add(1, 1, 0)], vec![add(1, 2, 0)]];

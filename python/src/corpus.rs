@@ -232,7 +232,8 @@ fn no_index_error(path: &Path, created: bool) -> PyResult<()> {
     )))
 }
 
-/// The counts of an ingest's report lines: records, and records of each status.
+/// The counts of an ingest's report lines: records, and records of each status (by their
+/// own line), and records reported lost.
 #[derive(Debug, Default)]
 struct Tally {
     records: u64,
@@ -241,11 +242,17 @@ struct Tally {
     exists: u64,
     duplicate: u64,
     error: u64,
+    lost: u64,
 }
 
 impl Tally {
     /// Counts `line`.
     fn count(&mut self, line: &ReportLine) {
+        // A record decided again is counted by its own line; one lost, apart.
+        if line.rejudged_after.is_some() {
+            self.lost += u64::from(line.status == "lost");
+            return;
+        }
         self.records += 1;
         match line.status {
             "added" => self.added += 1,
@@ -265,6 +272,7 @@ impl Tally {
         dict.set_item("exists", self.exists)?;
         dict.set_item("duplicate", self.duplicate)?;
         dict.set_item("error", self.error)?;
+        dict.set_item("lost", self.lost)?;
         Ok(dict)
     }
 }
@@ -364,16 +372,25 @@ impl CorpusIndex {
         let mut outcomes = writer.add_all(documents).window(window);
         let mut lines = Vec::with_capacity(inputs.len());
         for input in inputs {
+            let mut rejudged = Vec::new();
             lines.push(match input {
                 Input::Error(line) => line,
-                Input::Record(record) => match outcomes.next().expect("one per document") {
-                    Ok(outcome) => ReportLine::of_outcome(record.id, &outcome),
-                    Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
-                        ReportLine::error(record.id, format!("`id`: {e}"))
+                Input::Record(record) => {
+                    let outcome = outcomes.next().expect("one per document");
+                    // Records judged against a document this one changed, decided again (or
+                    // lost): their lines follow this record's, as `ingest --report` writes
+                    // them, so that a record's last line is its outcome.
+                    rejudged = writer.take_rejudged();
+                    match outcome {
+                        Ok(outcome) => ReportLine::of_outcome(record.id, &outcome),
+                        Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
+                            ReportLine::error(record.id, format!("`id`: {e}"))
+                        }
+                        Err(e) => return Err(e),
                     }
-                    Err(e) => return Err(e),
-                },
+                }
             });
+            lines.extend(rejudged.iter().map(ReportLine::of_rejudged));
         }
         Ok(lines)
     }
@@ -454,7 +471,8 @@ impl CorpusIndex {
     /// Ingests `records` as [`ingest_json`](Self::ingest_json) does, writing the report to
     /// the file `report` (created or truncated; one JSON line per record, as `ingest
     /// --report` writes them) a window at a time rather than keeping it; the count of
-    /// records and of each status (`added`, `updated`, `exists`, `duplicate`, `error`).
+    /// records and of each status (`added`, `updated`, `exists`, `duplicate`, `error`), by
+    /// their own lines, and of records reported `lost`.
     #[pyo3(signature = (records, report, policy="reject", commit_every=10_000))]
     fn ingest_to_file<'py>(
         &self,

@@ -439,14 +439,20 @@ class CorpusIndex:
         ``error``: a record without ``id`` or text, not a dict, or holding a str that is
         not valid Unicode, such as a lone surrogate; the others go on). ``id`` is a str, or
         an int of 64 bits, which becomes its decimal string as the command-line tool makes
-        a JSON number id. Commits every ``commit_every`` records and at the end.
+        a JSON number id. Commits every ``commit_every`` records and at the end. A record
+        that changes a document (an update, or a text of an id seen before) is followed by
+        a line for each record judged against the document's old text and decided again,
+        with ``rejudged_after`` and its status now, or ``lost`` when its text is in no
+        document and no near-duplicate of it is (rejected against the old text in an
+        earlier commit or run): fetch it again and add it.
 
         That list holds every line at once (some 750 bytes a record as dicts). With
         ``report`` (a file path, created or truncated), the recommended form for large
         ingests, the lines are written there instead as JSON lines, a window of
         ``commit_every`` records at a time, exactly as ``ingest --report`` writes them;
         the return value is then the counts: ``{"records", "added", "updated",
-        "exists", "duplicate", "error"}``.
+        "exists", "duplicate", "error", "lost"}`` (records by their own lines; ``lost``
+        counts the lines of records reported lost).
 
         Raises ``TypeError`` when ``records`` is a str, bytes or a single mapping rather
         than an iterable of records."""

@@ -237,9 +237,28 @@ def test_the_report_streams_to_a_file_and_the_counts_come_back(tmp_path):
     by_status = {}
     for line in lines:
         by_status[line["status"]] = by_status.get(line["status"], 0) + 1
-    zero = {"added": 0, "updated": 0, "exists": 0, "duplicate": 0, "error": 0}
+    zero = {"added": 0, "updated": 0, "exists": 0, "duplicate": 0, "error": 0, "lost": 0}
     assert counts == {"records": 52, **zero, **by_status}
     assert counts["added"] == len(index) and counts["duplicate"] > 0
     with pytest.raises(ValueError, match="policy"):
         index.ingest([], policy="drop", report=tmp_path / "never.jsonl")
     assert not (tmp_path / "never.jsonl").exists()
+
+
+def test_a_record_rejected_in_an_earlier_ingest_is_reported_lost_when_its_duplicate_changes(tmp_path):
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    index.ingest([{"id": "j", "text": PAGE}])
+    rejected = index.ingest([{"id": "i", "text": PAGE}])
+    assert rejected[0]["status"] == "duplicate" and rejected[0]["duplicate_of"] == "j"
+    other = " ".join(f"n{k}" for k in range(40))
+    # Another ingest (another writer, as another process would have) changes `j`: `i`'s
+    # text is in no document now, and the report says so after `j`'s line.
+    path = tmp_path / "report.jsonl"
+    counts = index.ingest([{"id": "j", "text": other}], report=path)
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(line["id"], line["status"]) for line in lines] == [("j", "updated"), ("i", "lost")]
+    assert lines[1]["rejudged_after"] == "j"
+    assert counts["records"] == 1 and counts["updated"] == 1 and counts["lost"] == 1
+    # Reported once.
+    again = index.ingest([{"id": "j", "text": PAGE}])
+    assert [line["status"] for line in again] == ["updated"]

@@ -559,16 +559,26 @@ fn share_metadata(dir: &std::path::Path) -> anyhow::Result<()> {
     let Ok(model) = std::fs::metadata(dir.join(".tantivy-meta.lock")) else {
         return Ok(());
     };
-    let files = [
+    let mut files: Vec<std::path::PathBuf> = [
         "meta.json",
         ".managed.json",
         tantivy_dedup::plugin::SETTINGS_FILE,
         tantivy_dedup::plugin::IDF_FILE,
         tantivy_dedup::plugin::DICTIONARY_FILE,
         tantivy_dedup::plugin::SHINGLE_WEIGHTS_FILE,
-    ];
-    for name in files {
-        let path = dir.join(name);
+    ]
+    .into_iter()
+    .map(|name| dir.join(name))
+    .collect();
+    // The ledger of rejected records and its numbered chunks: another user's later run
+    // reads them.
+    let ledger = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    files.extend(ledger.map(|file| file.path()).filter(|path| {
+        (path.file_name()).is_some_and(|name| {
+            (name.to_string_lossy()).starts_with(tantivy_dedup::plugin::REJECTIONS_FILE)
+        })
+    }));
+    for path in files {
         let Ok(metadata) = std::fs::metadata(&path) else {
             continue;
         };

@@ -86,7 +86,9 @@ pub use index::{register_tokenizer, DedupIndex};
 pub use read_only::ReadOnlyTolerantDirectory;
 pub use reindex::{reindex, reindex_with, ReindexOptions, ReindexReport, ReindexedDuplicate};
 pub use settings::{text_field_options, DedupSettings};
-pub use settings_file::{DICTIONARY_FILE, IDF_FILE, SETTINGS_FILE, SHINGLE_WEIGHTS_FILE};
+pub use settings_file::{
+    DICTIONARY_FILE, IDF_FILE, REJECTIONS_FILE, SETTINGS_FILE, SHINGLE_WEIGHTS_FILE,
+};
 pub use writer::{
     AddAll, AddOutcome, Check, DedupPreparedCommit, DedupWriter, Duplicate, Policy,
     PreparedDocument, Rejudged,

@@ -12,6 +12,7 @@ use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, Segment
 use super::prepared_commit::DedupPreparedCommit;
 use super::rejudge::Dependents;
 use super::view::{Judged, WriterView};
+use super::watches::Watches;
 use super::{AddOutcome, Check, Policy};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
@@ -126,6 +127,12 @@ pub(super) struct Books<'a> {
 }
 
 impl Books<'_> {
+    /// Before tantivy's commit: what must outlive it is written (the ledger of rejected
+    /// records).
+    pub(super) fn persist(&mut self) -> Result<()> {
+        self.dependents.persist()
+    }
+
     /// Tantivy committed: the view takes the new commit as its base, and what was held for
     /// the batch is let go.
     pub(super) fn committed(self, reader: &IndexReader, matcher: &Matcher) -> Result<()> {
@@ -228,6 +235,11 @@ impl DedupWriter {
         // the index's handle numbered already (`fill_document`).
         index.reserve_sequences(next_sequence(&searcher)?);
         let view = WriterView::build(index.clone(), searcher, &matcher)?;
+        // Only Reject watches rejections: the others neither read nor write the ledger.
+        let watches = match policy {
+            Policy::Reject => Watches::open(Box::new(index.index().directory().clone()))?,
+            _ => Watches::default(),
+        };
         Ok(DedupWriter {
             matcher,
             index,
@@ -237,7 +249,7 @@ impl DedupWriter {
                 writer,
                 view,
                 judged: Vec::new(),
-                dependents: Dependents::default(),
+                dependents: Dependents::watching(watches),
                 stale: false,
             }),
             #[cfg(feature = "cluster")]
@@ -758,7 +770,8 @@ impl DedupWriter {
     /// As [`IndexWriter::commit`].
     pub fn commit(&self) -> Result<Opstamp> {
         let mut state = self.lock();
-        let (writer, books) = state.split();
+        let (writer, mut books) = state.split();
+        books.persist()?;
         let opstamp = writer.commit()?;
         books.committed(&self.reader, &self.matcher)?;
         Ok(opstamp)

@@ -13,6 +13,9 @@
 //!   the committed references found again in the writer's searcher.
 //! * `rejudge`: [`Rejudged`], the records judged against a document that changed, decided
 //!   again ([`DedupWriter::take_rejudged`]).
+//! * `watches`, `ledger`: the records rejected under [`Policy::Reject`] in a commit, watched
+//!   until a document they were judged near changes, and the index's ledger of them, which
+//!   a later writer reads.
 //! * `prepared_commit`: [`DedupPreparedCommit`], a two-phase commit
 //!   ([`DedupWriter::prepare_commit`]) that the writer's view follows.
 //! * `outcome`: [`Policy`], [`AddOutcome`], [`Check`] (a dry run's answer) and [`Duplicate`].
@@ -20,6 +23,7 @@
 //!   are decided in a near-duplicate space shared with other writers first.
 
 mod dedup_writer;
+mod ledger;
 mod outcome;
 mod parallel;
 mod prepared_commit;
@@ -28,6 +32,7 @@ mod rejudge;
 mod shared;
 mod slots;
 mod view;
+mod watches;
 
 pub use dedup_writer::{DedupWriter, PreparedDocument};
 pub use outcome::{AddOutcome, Check, Duplicate, Policy};

@@ -84,7 +84,8 @@ impl<'a> DedupPreparedCommit<'a> {
     /// # Errors
     /// As [`PreparedCommit::commit`]; [`Error::Tantivy`](crate::Error::Tantivy) when the new
     /// commit cannot be read back.
-    pub fn commit(self) -> Result<Opstamp> {
+    pub fn commit(mut self) -> Result<Opstamp> {
+        self.books.persist()?;
         let opstamp = self.prepared.commit()?;
         self.books.committed(self.reader, self.matcher)?;
         Ok(opstamp)

@@ -6,8 +6,10 @@
 //! * Under [`Policy::Reject`], a rejected record is held, with the keys of the references it
 //!   was judged near, until the commit; a change of one of those keys decides it again (an
 //!   update or an add when it is near nothing now). After the commit only its key and text
-//!   digest are kept, with its references' keys, for the writer's life (tens of bytes a
-//!   rejected record): a later change of one of them reports it [`Rejudged::Lost`].
+//!   version are kept, with its references' keys (`watches`), in memory and in the index's
+//!   ledger (`ledger`), which later writers read: a change of one of them, by this writer
+//!   or one of a later run, reports it [`Rejudged::Lost`] unless its key holds that text
+//!   by then.
 //! * Under [`Policy::Flag`], the copies flagged against a document (found by
 //!   [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD), or held since the commit) are
 //!   written again from their stored fields and decided again: unflagged, or flagged against
@@ -29,6 +31,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::dedup_writer::{DedupWriter, PreparedDocument, State};
+use super::watches::Watches;
 use super::{AddOutcome, Policy};
 use crate::error::Result;
 use crate::fingerprint::{Fingerprint, Signature};
@@ -88,11 +91,9 @@ pub(super) struct Dependents {
     /// The keys decided since the commit, with the record of their latest text: a record of
     /// such a key with another text (read back from a committed holder) is let go.
     latest: HashMap<String, Option<String>>,
-    /// Records rejected before the commit, by the key of a reference they were judged near:
-    /// their key and version.
-    watches: HashMap<String, Vec<(String, Option<u64>)>>,
-    /// Keys of the records of `watches` not added again since.
-    watched: HashSet<String>,
+    /// Records rejected before the commit, by key and version, watched until a reference
+    /// they were judged near changes (and kept in the index's ledger under Reject).
+    watches: Watches,
     /// Keys deleted by key since the commit: their records are let go with them.
     deleted: HashSet<String>,
     /// What is left to do.
@@ -118,6 +119,14 @@ enum Work {
 }
 
 impl Dependents {
+    /// Nothing held yet, the committed rejections of `watches` watched.
+    pub fn watching(watches: Watches) -> Dependents {
+        Dependents {
+            watches,
+            ..Dependents::default()
+        }
+    }
+
     /// A record of `key` and `version` (whose record of
     /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD) is `record`) is decided now: what
     /// was held of that key with another text is superseded (held with the same text, it
@@ -144,7 +153,7 @@ impl Dependents {
         {
             self.added.remove(key);
         }
-        self.watched.remove(key);
+        self.watches.forget(key, version);
         self.deleted.remove(key);
         self.latest
             .insert(key.to_owned(), record.map(str::to_owned));
@@ -153,7 +162,7 @@ impl Dependents {
     /// The document of `key` is deleted by key: whatever was held of it goes, and a record
     /// of it that a document holds is not decided again when its holder changes.
     pub fn deleted(&mut self, key: &str) {
-        self.watched.remove(key);
+        self.watches.unwatch(key);
         self.rejected.remove(key);
         self.flagged.remove(key);
         self.added.remove(key);
@@ -263,15 +272,20 @@ impl Dependents {
         self.queue.push_back(Work::Changed(key.to_owned()));
     }
 
-    /// The commit: what is held of the batch is let go; of the rejected records, their keys
-    /// and versions are watched.
-    pub fn commit(&mut self) {
+    /// Before tantivy's commit: the rejected records' keys and versions are watched, and
+    /// the ledger written (see [`Watches::persist`]).
+    ///
+    /// # Errors
+    /// As [`Watches::persist`].
+    pub fn persist(&mut self) -> Result<()> {
         for (key, (against, held)) in std::mem::take(&mut self.rejected) {
-            for reference in against {
-                (self.watches.entry(reference).or_default()).push((key.clone(), held.version));
-            }
-            self.watched.insert(key);
+            self.watches.watch(&key, held.version, &against);
         }
+        self.watches.persist()
+    }
+
+    /// The commit (after [`persist`](Self::persist)): what is held of the batch is let go.
+    pub fn commit(&mut self) {
         self.rollback();
     }
 
@@ -513,13 +527,15 @@ impl DedupWriter {
                 again.push((self.prepare(unmarked)?, true));
             }
         }
-        for (rejected, version) in state.dependents.watches.remove(key).unwrap_or_default() {
-            if !state.dependents.watched.contains(&rejected)
-                || state.view.versions_of(&rejected)?.contains(&version)
-            {
+        for (rejected, version) in state.dependents.watches.take(key) {
+            // Rejected again with that text since the commit (held to be decided again,
+            // or near another reference still), or indexed with it: not lost.
+            let held = (state.dependents.rejected.get(&rejected))
+                .is_some_and(|(_, held)| held.version == version);
+            if held || state.view.versions_of(&rejected)?.contains(&version) {
                 continue;
             }
-            state.dependents.watched.remove(&rejected);
+            state.dependents.watches.unwatch(&rejected);
             (state.dependents.rejudged).push(Rejudged::Lost {
                 key: rejected,
                 after: key.to_owned(),
