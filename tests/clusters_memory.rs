@@ -12,9 +12,7 @@ mod support;
 
 use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-use support::cli::{run, stderr};
+use support::cli::{peak_memory, run, stderr};
 
 /// Growth allowed per added document, in bytes: its fingerprint and place in the lookup, its
 /// id read and printed, and its share of tantivy's readers. (A list of pairs, as `clusters`
@@ -58,23 +56,8 @@ fn index_of_copies(dir: &Path, copies: usize) -> std::path::PathBuf {
 /// the clusters it printed.
 fn clusters_peak(dir: &Path, index: &Path) -> (u64, Vec<usize>) {
     let out_path = index.with_extension("clusters.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
-        .args(["clusters", "--json", "--index", index.to_str().unwrap()])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(File::create(&out_path).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: a zeroed `rusage` is a valid value; `wait4` writes it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is a child of this process not waited for yet (`child` is not waited).
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid);
-    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
-    std::mem::forget(child);
+    let args = ["clusters", "--json", "--index", index.to_str().unwrap()];
+    let peak = peak_memory(dir, &args, File::create(&out_path).unwrap());
     let printed: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&out_path).unwrap()).unwrap();
     let sizes = printed["clusters"]
@@ -83,8 +66,7 @@ fn clusters_peak(dir: &Path, index: &Path) -> (u64, Vec<usize>) {
         .iter()
         .map(|cluster| cluster["ids"].as_array().unwrap().len())
         .collect();
-    // Linux reports kilobytes.
-    (usage.ru_maxrss as u64 * 1024, sizes)
+    (peak, sizes)
 }
 
 #[test]

@@ -29,6 +29,10 @@ pub struct NearPair {
     pub distance: u32,
     /// True for near-duplicates.
     pub label: bool,
+    /// The pairs of documents it stands for: documents of one text, metadata and group in
+    /// no listed pair are interchangeable (see [`near_pairs`]), and one pair stands for
+    /// every pair of their documents alike.
+    pub count: u64,
 }
 
 fn distance(fingerprints: &[Option<Fingerprint>], a: usize, b: usize) -> usize {
@@ -100,6 +104,13 @@ fn all_pairs(set: &EvalSet, fingerprints: &[Option<Fingerprint>]) -> DistanceCou
 /// Every counted pair of `set` whose fingerprints are at most `max_distance` bits apart,
 /// with its label: the candidates a two-stage matcher verifies.
 ///
+/// Documents with the same text, metadata and group, and in no listed pair, score and are
+/// labeled alike against any document, so they are one class: a pair is listed once for two
+/// classes (its [`count`](NearPair::count) the product of their sizes) and once within a
+/// class of two or more (two of its documents, its count the pairs among them). Work and
+/// memory grow with the square of the classes, not of the documents: 20,000 copies of a
+/// page are one pair, where they were 200 million.
+///
 /// # Panics
 /// When `fingerprints` does not hold one entry per document.
 pub fn near_pairs(
@@ -114,7 +125,7 @@ pub fn near_pairs(
     );
     let listed: HashMap<(u32, u32), Option<bool>> =
         set.listed().iter().map(|p| ((p.a, p.b), p.label)).collect();
-    let near = |a: usize, b: usize| {
+    let near = |a: usize, b: usize, count: u64| {
         let d = distance(fingerprints, a, b);
         if d > max_distance as usize {
             return None;
@@ -128,22 +139,74 @@ pub fn near_pairs(
             b: b as u32,
             distance: d as u32,
             label,
+            count,
         })
     };
     let mut pairs: Vec<NearPair> = if set.unlisted() == Unlisted::Ignore {
         set.listed()
             .iter()
-            .filter_map(|p| near(p.a as usize, p.b as usize))
+            .filter_map(|p| near(p.a as usize, p.b as usize, 1))
             .collect()
     } else {
-        let n = set.len();
-        (0..n)
+        let classes = classes(set, fingerprints);
+        let within = (classes.iter())
+            .filter(|class| class.len() >= 2)
+            .filter_map(|class| {
+                let n = class.len() as u64;
+                near(class[0] as usize, class[1] as usize, n * (n - 1) / 2)
+            });
+        // Each class by its first document and its size, side by side for the scan.
+        let (firsts, sizes): (Vec<usize>, Vec<u64>) = (classes.iter())
+            .map(|class| (class[0] as usize, class.len() as u64))
+            .unzip();
+        let (firsts, sizes) = (&firsts, &sizes);
+        let between: Vec<NearPair> = (0..firsts.len())
             .into_par_iter()
-            .flat_map_iter(|a| (a + 1..n).filter_map(move |b| near(a, b)))
-            .collect()
+            .flat_map_iter(|i| {
+                // Classes are in order of their first documents: `firsts[i] < firsts[j]`.
+                (i + 1..firsts.len())
+                    .filter_map(move |j| near(firsts[i], firsts[j], sizes[i] * sizes[j]))
+            })
+            .collect();
+        between.into_iter().chain(within).collect()
     };
     pairs.sort_unstable_by_key(|p| (p.a, p.b));
     pairs
+}
+
+/// The documents of `set` in classes of those that score and are labeled alike against any
+/// document (see [`near_pairs`]): one text (so one signature), metadata, group and
+/// fingerprint (the same for one text, unless given otherwise), in no listed pair. Each
+/// class in document order, the classes by their first.
+fn classes(set: &EvalSet, fingerprints: &[Option<Fingerprint>]) -> Vec<Vec<u32>> {
+    let mut in_listed = vec![false; set.len()];
+    for pair in set.listed() {
+        in_listed[pair.a as usize] = true;
+        in_listed[pair.b as usize] = true;
+    }
+    type Key<'s> = (&'s str, &'s [String], u32, Option<Fingerprint>);
+    let mut classes: Vec<Vec<u32>> = Vec::new();
+    let mut class_of: HashMap<Key, usize> = HashMap::new();
+    for doc in 0..set.len() {
+        if in_listed[doc] {
+            classes.push(vec![doc as u32]);
+            continue;
+        }
+        let key = (
+            set.texts()[doc].as_str(),
+            set.meta()[doc].as_slice(),
+            set.groups()[doc],
+            fingerprints[doc],
+        );
+        match class_of.get(&key) {
+            Some(&class) => classes[class].push(doc as u32),
+            None => {
+                class_of.insert(key, classes.len());
+                classes.push(vec![doc as u32]);
+            }
+        }
+    }
+    classes
 }
 
 #[cfg(test)]
@@ -170,6 +233,83 @@ mod tests {
             }
         }
         counts
+    }
+
+    /// Brute force for [`near_pairs`]: every pair within `max` bits, by label and distance.
+    fn near_reference(
+        set: &EvalSet,
+        fps: &[Option<Fingerprint>],
+        max: usize,
+    ) -> std::collections::BTreeMap<(bool, usize), u64> {
+        let mut counts = std::collections::BTreeMap::new();
+        for a in 0..set.len() {
+            for b in a + 1..set.len() {
+                let listed = (set.listed().iter()).find(|p| (p.a as usize, p.b as usize) == (a, b));
+                let label = match listed {
+                    Some(p) => p.label,
+                    None => set.unlisted_label(a, b),
+                };
+                let d = distance(fps, a, b);
+                if let (Some(label), true) = (label, d <= max) {
+                    *counts.entry((label, d)).or_default() += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    proptest::proptest! {
+        /// Classes of equal documents stand for every pair of theirs: the pairs `near_pairs`
+        /// gives, each counted `count` times, are every pair within the distance, by label
+        /// and distance, whatever repeats, groups, metadata and listed pairs the set has.
+        #[test]
+        fn classes_stand_for_every_pair_of_their_documents(
+            docs in proptest::collection::vec((0u8..4, 0u8..3, proptest::option::of(0u8..3)), 2..40),
+            listed in proptest::collection::vec((0usize..40, 0usize..40, proptest::option::of(proptest::bool::ANY)), 0..6),
+            rule in 0usize..3,
+            max in 0u32..40,
+        ) {
+            let unlisted = [Unlisted::Ignore, Unlisted::Negative, Unlisted::Group][rule];
+            let mut set = EvalSetBuilder::new("t", unlisted);
+            for (i, &(text, meta, group)) in docs.iter().enumerate() {
+                let group = group.map(|g| format!("g{g}"));
+                let meta = vec![format!("m{meta}")];
+                set.doc(format!("d{i}"), format!("text {text}"), group.as_deref(), meta)
+                    .unwrap();
+            }
+            for &(a, b, label) in &listed {
+                let (a, b) = (a % docs.len(), b % docs.len());
+                // Refused pairs (one document twice, listed twice) are left out.
+                let _ = set.pair(&format!("d{a}"), &format!("d{b}"), label, None, None);
+            }
+            let set = set.build();
+            // Equal texts have equal fingerprints, as the signers give them; one has none.
+            let fps: Vec<Option<Fingerprint>> = (docs.iter())
+                .map(|&(text, _, _)| {
+                    (text != 3).then(|| Fingerprint(u64::from(text).wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+                })
+                .collect();
+            let mut counts = std::collections::BTreeMap::new();
+            for pair in near_pairs(&set, &fps, max) {
+                *counts.entry((pair.label, pair.distance as usize)).or_default() += pair.count;
+            }
+            proptest::prop_assert_eq!(counts, near_reference(&set, &fps, max as usize));
+        }
+    }
+
+    #[test]
+    fn twenty_thousand_copies_are_one_pair() {
+        let mut set = EvalSetBuilder::new("t", Unlisted::Group);
+        for i in 0..20_000 {
+            set.doc(format!("d{i}"), "one page", Some("g"), vec![])
+                .unwrap();
+        }
+        let set = set.build();
+        let fps = vec![Some(Fingerprint(7)); 20_000];
+        let near = near_pairs(&set, &fps, 16);
+        assert_eq!(near.len(), 1);
+        assert_eq!(near[0].count, 20_000 * 19_999 / 2);
+        assert!(near[0].label);
     }
 
     #[test]
@@ -200,7 +340,7 @@ mod tests {
             assert_eq!(counts.by_category[1].negatives(), 1);
 
             let near = near_pairs(&set, &fps, 64);
-            let near_total = near.len() as u64;
+            let near_total: u64 = near.iter().map(|p| p.count).sum();
             let counted_with_fingerprints = counts.overall.at(64).scores.true_positives
                 + counts.overall.at(64).scores.false_positives;
             assert_eq!(near_total, counted_with_fingerprints, "{unlisted:?}");

@@ -320,7 +320,8 @@ fn verify_all(
                 .map(|strength| strength.min(2.0))
         };
         // Each method's candidates counted by score, one method at a time: the pairs are
-        // held once (millions of them for thousands of equal documents), their scores never.
+        // held once (a pair of classes of equal documents stands for all of theirs), their
+        // scores never.
         let measure = |method: &str,
                        band_rows: Option<usize>,
                        score: &(dyn Fn(&NearPair) -> Option<f64> + Sync)|
@@ -332,7 +333,7 @@ fn verify_all(
                 let Some(score) = score(pair) else {
                     continue;
                 };
-                histogram.add(score, pair.label);
+                histogram.add_many(score, pair.label, pair.count);
                 if let Some(&category) = categories.get(&(pair.a, pair.b)) {
                     listed.push((category, score));
                 }

@@ -87,13 +87,19 @@ pub struct ScoreHistogram {
 impl ScoreHistogram {
     /// Counts a pair of `label` scoring `score`.
     pub fn add(&mut self, score: f64, label: bool) {
+        self.add_many(score, label, 1);
+    }
+
+    /// Counts `count` pairs of `label` scoring `score` (a [`NearPair`](super::NearPair)
+    /// standing for several).
+    pub fn add_many(&mut self, score: f64, label: bool, count: u64) {
         let (near, distinct) = self.counts.entry(Key(score)).or_default();
         if label {
-            *near += 1;
+            *near += count;
         } else {
-            *distinct += 1;
+            *distinct += count;
         }
-        self.pairs += 1;
+        self.pairs += count as usize;
     }
 
     /// The pairs counted.

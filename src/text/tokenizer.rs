@@ -525,8 +525,8 @@ impl Tokenizer for MixedTokenizer {
 mod tests {
     use super::*;
     use crate::text::ScriptFolding;
-    use tantivy::tokenizer::TokenStream;
     use proptest::prelude::*;
+    use tantivy::tokenizer::TokenStream;
 
     proptest! {
         /// The one-pass normalization, and the string of `normalized_text`, give what

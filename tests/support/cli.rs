@@ -46,3 +46,34 @@ pub fn lines(output: &Output) -> Vec<serde_json::Value> {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// Runs the binary with `args` in `dir`, its standard output written to `stdout`, and
+/// returns its peak resident memory in bytes as the kernel measured it (`wait4`'s
+/// `ru_maxrss`), after asserting that it succeeded. A test measuring this should be the
+/// only one of its test binary: children of other tests would share nothing, but their
+/// load would.
+#[cfg(target_os = "linux")]
+pub fn peak_memory(dir: &Path, args: &[&str], stdout: std::fs::File) -> u64 {
+    let child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed `rusage` is a valid value; `wait4` writes it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is a child of this process not waited for yet (`child` is not waited).
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{args:?} failed"
+    );
+    std::mem::forget(child);
+    // Linux reports kilobytes.
+    usage.ru_maxrss as u64 * 1024
+}
