@@ -12,7 +12,7 @@ mod support;
 
 use std::fs::File;
 use std::path::Path;
-use support::cli::{peak_memory, run, stderr};
+use support::cli::{assert_linear_peak, peak_memory, run, stderr};
 
 /// Growth allowed per added document, in bytes: its fingerprint and place in the lookup, its
 /// id read and printed, and its share of tantivy's readers. (A list of pairs, as `clusters`
@@ -79,15 +79,10 @@ fn clusters_of_many_copies_take_memory_linear_in_the_documents() {
     let (large_peak, large_sizes) = clusters_peak(dir.path(), &large_index);
     assert_eq!(small_sizes, [small], "one cluster of every copy");
     assert_eq!(large_sizes, [large], "one cluster of every copy");
-    let bound = small_peak + BYTES_PER_DOCUMENT * (large - small) as u64 + SLACK_BYTES;
-    eprintln!(
-        "clusters peak resident memory: {} MiB for {small} copies, {} MiB for {large} (bound {} MiB)",
-        small_peak >> 20,
-        large_peak >> 20,
-        bound >> 20
-    );
-    assert!(
-        large_peak <= bound,
-        "{large} copies peaked at {large_peak} bytes, over {bound}"
+    assert_linear_peak(
+        "clusters",
+        (small as u64, small_peak),
+        (large as u64, large_peak),
+        (BYTES_PER_DOCUMENT, SLACK_BYTES),
     );
 }

@@ -12,7 +12,7 @@ mod support;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use support::cli::peak_memory;
+use support::cli::{assert_linear_peak, peak_memory};
 
 /// Growth allowed per added document, in bytes: its text, fingerprint and signatures (a
 /// list of candidate pairs, as `eval` used to build, costs 16 bytes a pair: 200 MB for
@@ -72,15 +72,10 @@ fn eval_of_many_copies_takes_memory_linear_in_the_documents() {
     // Every pair is counted, as many as before.
     assert_eq!(small_pairs, small * (small - 1) / 2);
     assert_eq!(large_pairs, large * (large - 1) / 2);
-    let bound = small_peak + BYTES_PER_DOCUMENT * (large - small) + SLACK_BYTES;
-    eprintln!(
-        "eval peak resident memory: {} MiB for {small} copies, {} MiB for {large} (bound {} MiB)",
-        small_peak >> 20,
-        large_peak >> 20,
-        bound >> 20
-    );
-    assert!(
-        large_peak <= bound,
-        "{large} copies peaked at {large_peak} bytes, over {bound}"
+    assert_linear_peak(
+        "eval",
+        (small, small_peak),
+        (large, large_peak),
+        (BYTES_PER_DOCUMENT, SLACK_BYTES),
     );
 }

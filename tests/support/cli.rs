@@ -77,3 +77,24 @@ pub fn peak_memory(dir: &Path, args: &[&str], stdout: std::fs::File) -> u64 {
     // Linux reports kilobytes.
     usage.ru_maxrss as u64 * 1024
 }
+
+/// Asserts that a command's peak memory on `large` copies of a page grew from its peak on
+/// `small` by at most `per_document` bytes a document plus `slack` (allocator noise).
+pub fn assert_linear_peak(
+    command: &str,
+    (small, small_peak): (u64, u64),
+    (large, large_peak): (u64, u64),
+    (per_document, slack): (u64, u64),
+) {
+    let bound = small_peak + per_document * (large - small) + slack;
+    eprintln!(
+        "{command} peak resident memory: {} MiB for {small} copies, {} MiB for {large} (bound {} MiB)",
+        small_peak >> 20,
+        large_peak >> 20,
+        bound >> 20
+    );
+    assert!(
+        large_peak <= bound,
+        "{large} copies peaked at {large_peak} bytes, over {bound}"
+    );
+}
