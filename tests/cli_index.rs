@@ -1441,7 +1441,7 @@ fn without_inputs_a_piped_or_empty_standard_input_is_read_never_the_samples() {
 /// sample corpus and says so.
 #[cfg(target_os = "linux")]
 #[test]
-fn without_inputs_at_a_terminal_the_samples_are_ingested_and_said_so() {
+fn without_inputs_at_a_terminal_the_samples_go_into_a_new_index_only() {
     if Command::new("script").arg("--version").output().is_err() {
         eprintln!("skipped: no `script` to make a terminal");
         return;
@@ -1462,6 +1462,16 @@ fn without_inputs_at_a_terminal_the_samples_are_ingested_and_said_so() {
     assert!(output.status.success(), "{said}");
     assert!(said.contains("sample corpus"), "{said}");
     assert!(said.contains("65 read"), "{said}");
+    // Into an index that exists (a user's, perhaps), the samples are refused, whatever the
+    // policy: a forgotten input must not replace the user's pages with the samples.
+    let again = Command::new("script")
+        .args(["-qec", &format!("{command} --policy replace"), "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(2), "{said}");
+    assert!(said.contains("name files, or pipe records in"), "{said}");
 }
 
 /// A report file that is the --settings file, or a hard link to it or to an input, is

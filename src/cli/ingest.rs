@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
 use tantivy::TantivyDocument;
-use tantivy_dedup::corpus::{CorpusFields, CorpusRecord, ReportLine};
+use tantivy_dedup::corpus::{CorpusFields, CorpusIndex, CorpusRecord, ReportLine};
 #[cfg(not(feature = "cluster"))]
 use tantivy_dedup::plugin::AddOutcome;
 use tantivy_dedup::plugin::{AddAll, DedupWriter, Policy, PreparedDocument};
@@ -63,7 +63,8 @@ enum PolicyArg {
 pub struct IngestCommand {
     /// JSON-lines files (.jsonl: "id", "text" or "body", "title", "url", "tags"), text files,
     /// HTML files, folders of these, or - for standard input. None: standard input, unless
-    /// it is a terminal: then the sample corpus shipped with the tool (said so). A
+    /// it is a terminal: then the sample corpus shipped with the tool (said so), into a new
+    /// index only (an existing one is refused). A
     /// record without an id is FILE:LINE (a file: its path), one of standard input "-:"
     /// and its text's digest in hex.
     inputs: Vec<PathBuf>,
@@ -151,6 +152,19 @@ impl IngestCommand {
             &self.index.index,
         )?;
         Report::check(self.report.as_deref())?;
+        // The sample corpus is for a first try: never into an index that exists, which may
+        // hold a user's pages that the samples would replace.
+        let unnamed = self.inputs.is_empty() && self.from_index.is_none();
+        if unnamed
+            && matches!(Unnamed::of_stdin(), Unnamed::Terminal)
+            && CorpusIndex::exists(&self.index.index)
+        {
+            anyhow::bail!(
+                "no input named and standard input is a terminal: name files, or pipe records \
+                 in (the sample corpus goes only into a new index, and {} holds one)",
+                self.index.index.display()
+            );
+        }
         // The source too: a field missing from it is refused before the index is created.
         let source = (self.from_index.as_deref())
             .map(|dir| SourceIndex::open(dir, &self.source_fields))
