@@ -245,6 +245,37 @@ def test_the_report_streams_to_a_file_and_the_counts_come_back(tmp_path):
     assert not (tmp_path / "never.jsonl").exists()
 
 
+def test_records_judged_against_a_page_that_changes_in_the_ingest_are_decided_again(tmp_path):
+    other = " ".join(f"n{k}" for k in range(40))
+    own = " ".join(f"x{k}" for k in range(40))
+    # `i` is sent with `j`'s text (rejected against `j`), then `j` changes: `i` is decided
+    # again after `j`'s line, and both texts are indexed.
+    index = CorpusIndex.open_or_create(tmp_path / "reject")
+    index.ingest([{"id": "j", "text": PAGE}, {"id": "i", "text": own}])
+    run = [{"id": "i", "text": PAGE}, {"id": "j", "text": other}]
+    lines = index.ingest(run)
+    assert [(line["id"], line["status"]) for line in lines] == [
+        ("i", "duplicate"),
+        ("j", "updated"),
+        ("i", "updated"),
+    ]
+    assert lines[2]["rejudged_after"] == "j"
+    assert [h["id"] for h in index.search("ferry")["hits"]] == ["i"]
+    # The same ingest again changes nothing.
+    assert [line["status"] for line in index.ingest(run)] == ["exists", "exists"]
+
+    # Under Flag, a copy flagged against `j` is unflagged when `j` changes.
+    flagged = CorpusIndex.open_or_create(tmp_path / "flag")
+    lines = flagged.ingest(
+        [{"id": "j", "text": PAGE}, {"id": "c", "text": PAGE}, {"id": "j", "text": other}],
+        policy="flag",
+    )
+    assert [(line["id"], line["status"]) for line in lines][-1] == ("c", "added")
+    assert lines[-1]["rejudged_after"] == "j"
+    assert flagged.clusters() == []
+    assert [h["id"] for h in flagged.search("ferry", skip_flagged=True)["hits"]] == ["c"]
+
+
 def test_a_record_rejected_in_an_earlier_ingest_is_reported_lost_when_its_duplicate_changes(tmp_path):
     index = CorpusIndex.open_or_create(tmp_path / "index")
     index.ingest([{"id": "j", "text": PAGE}])
