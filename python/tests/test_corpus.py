@@ -276,6 +276,26 @@ def test_records_judged_against_a_page_that_changes_in_the_ingest_are_decided_ag
     assert [h["id"] for h in flagged.search("ferry", skip_flagged=True)["hits"]] == ["c"]
 
 
+def test_a_streamed_report_holds_no_line_in_memory(tmp_path):
+    # Python's own allocations while 20,000 records are ingested with `report=`: the lines
+    # go to the file as they come (the list form holds them all: about 16 MB here).
+    import tracemalloc
+
+    def records():
+        for i in range(20_000):
+            yield {"id": f"r{i}", "text": " ".join(f"w{i}x{j}" for j in range(12))}
+
+    index = CorpusIndex.open_or_create(tmp_path / "index")
+    tracemalloc.start()
+    try:
+        counts = index.ingest(records(), report=tmp_path / "report.jsonl")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert counts["added"] == 20_000
+    assert peak < 1 << 20, f"{peak} bytes of Python objects at the peak"
+
+
 def test_a_record_rejected_in_an_earlier_ingest_is_reported_lost_when_its_duplicate_changes(tmp_path):
     index = CorpusIndex.open_or_create(tmp_path / "index")
     index.ingest([{"id": "j", "text": PAGE}])
