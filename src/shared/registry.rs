@@ -1,7 +1,7 @@
 //! [`SharedRegistry`]: register, number, then decide by number.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use redis::Commands;
@@ -96,8 +96,9 @@ pub struct SharedRegistry {
     pub(super) namespace: String,
     /// This writer's name: an id registered by another writer is that writer's.
     pub(super) node: String,
-    /// This writer's number in the space's table of writers, as records hold it.
-    pub(super) number: u16,
+    /// This writer's number in the space's table of writers, as records hold it: given
+    /// at the first write ([`number`](Self::number)), so that a reader changes nothing.
+    number: OnceLock<u16>,
     /// The names of the writers' numbers read so far.
     names: Mutex<HashMap<u16, String>>,
     pub(super) lease: Duration,
@@ -159,29 +160,22 @@ impl SharedRegistry {
         space::check(&store, namespace, &description, true)?;
         let shas = store.run("cannot load the shared index's scripts", scripts::load)?;
         let writers = format!("{namespace}:writers");
-        let number: u64 = store.run("cannot number the writer", |c| {
-            redis::cmd("EVAL")
-                .arg(scripts::WRITER)
-                .arg(1)
-                .arg(&writers)
-                .arg(node)
-                .query(c)
+        let found: Option<u16> = store.run("cannot read the writer's number", |c| {
+            c.hget(&writers, format!("n:{node}"))
         })?;
-        let number = u16::try_from(number).map_err(|_| Error::InvalidSetting {
-            name: "node",
-            reason: format!(
-                "the space {namespace} has had {} writers' names: a space takes at most {}",
-                number - 1,
-                u16::MAX
-            ),
-        })?;
+        let number = OnceLock::new();
+        let mut names = HashMap::new();
+        if let Some(found) = found {
+            let _ = number.set(found);
+            names.insert(found, node.to_owned());
+        }
         Ok(SharedRegistry {
             store,
             matcher,
             namespace: namespace.to_owned(),
             node: node.to_owned(),
             number,
-            names: Mutex::new(HashMap::from([(number, node.to_owned())])),
+            names: Mutex::new(names),
             lease: DEFAULT_LEASE,
             urls: urls.to_vec(),
             hold: None,
@@ -293,7 +287,7 @@ impl SharedRegistry {
                 signature,
                 handle: 0,
                 keys: keys.clone(),
-                record: record::registration(id, self.number, fingerprint, signature),
+                record: record::registration(id, self.number()?, fingerprint, signature),
                 seq: 0,
             }];
             let (taken, handle, bytes) =
@@ -374,7 +368,7 @@ impl SharedRegistry {
             return Ok(None);
         };
         Ok(match record.state {
-            State::Admitted if record.node == self.number => {
+            State::Admitted if self.is_mine(record) => {
                 Some(SharedDecision::Admitted { seq, again: true })
             }
             State::Admitted => Some(SharedDecision::Elsewhere {
@@ -495,6 +489,43 @@ impl SharedRegistry {
             State::Pending if expired => Verdict::Irrelevant,
             State::Pending => Verdict::Wait,
         }
+    }
+
+    /// This writer's number in the space, given it now if it has none yet.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`]; [`Error::InvalidSetting`] (`node`) once a space has had more
+    /// writers' names than a record can number.
+    pub(super) fn number(&self) -> Result<u16> {
+        if let Some(&number) = self.number.get() {
+            return Ok(number);
+        }
+        let writers = format!("{}:writers", self.namespace);
+        let number: u64 = self.store.run("cannot number the writer", |c| {
+            redis::cmd("EVAL")
+                .arg(scripts::WRITER)
+                .arg(1)
+                .arg(&writers)
+                .arg(&self.node)
+                .query(c)
+        })?;
+        let number = u16::try_from(number).map_err(|_| Error::InvalidSetting {
+            name: "node",
+            reason: format!(
+                "the space {} has had {} writers' names: a space takes at most {}",
+                self.namespace,
+                number - 1,
+                u16::MAX
+            ),
+        })?;
+        let number = *self.number.get_or_init(|| number);
+        (self.names.lock().unwrap_or_else(|e| e.into_inner())).insert(number, self.node.clone());
+        Ok(number)
+    }
+
+    /// Whether `record` was registered by this writer.
+    pub(super) fn is_mine(&self, record: &Record) -> bool {
+        self.number.get() == Some(&record.node)
     }
 
     /// The name of the writer numbered `number` in the space.

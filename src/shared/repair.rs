@@ -90,7 +90,7 @@ impl SharedRegistry {
             })?;
             for (slot, bytes) in part {
                 let record = record::read(&format!("slot {slot}"), &bytes)?;
-                if record.state == State::Admitted && record.node == self.number {
+                if record.state == State::Admitted && self.is_mine(&record) {
                     ids.push(record.id);
                 }
             }
@@ -125,9 +125,7 @@ impl SharedRegistry {
             let Some((handle, _)) = self.find_record(id)? else {
                 continue;
             };
-            if let Some(record) =
-                self.give_up_if(handle, State::Admitted, |r| r.node == self.number)?
-            {
+            if let Some(record) = self.give_up_if(handle, State::Admitted, |r| self.is_mine(r))? {
                 released.push((id.clone(), handle, record));
             }
         }

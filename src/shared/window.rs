@@ -57,6 +57,7 @@ impl SharedRegistry {
         self.check_lease()?;
         let mut out: Vec<Option<Result<SharedDecision>>> =
             (0..documents.len()).map(|_| None).collect();
+        let number = self.number()?;
         let mut seen = HashSet::new();
         let mut claiming = Vec::new();
         let mut alone = Vec::new();
@@ -71,7 +72,7 @@ impl SharedRegistry {
                     signature,
                     handle: 0,
                     keys: candidate_keys(&self.matcher, fingerprint, signature),
-                    record: record::registration(id, self.number, fingerprint, signature),
+                    record: record::registration(id, number, fingerprint, signature),
                     seq: 0,
                 }),
             }
@@ -112,13 +113,14 @@ impl SharedRegistry {
             groups.entry(group_of_id(doc.id)).or_default().push(n);
         }
         let lease = self.lease.as_millis() as u64;
+        let number = self.number()?.to_be_bytes();
         let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot register documents", |c| {
             let mut pipe = cluster_pipe();
             for (&group, members) in &groups {
                 let script = (pipe.cmd("EVALSHA").arg(&self.shas.claim))
                     .arg(1)
                     .arg(records_key(&self.namespace, group))
-                    .arg(&self.number.to_be_bytes()[..])
+                    .arg(&number[..])
                     .arg(lease)
                     .arg(LAYOUT);
                 for &n in members {
