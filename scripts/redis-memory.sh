@@ -75,13 +75,10 @@ for port in "${masters[@]}"; do redis-cli -p "$port" info commandstats | tr -d '
     printf "  %s %.1f (%.1f us)\n", k, c[k] / docs, u[k] / c[k]}' | sort -k2 -rn
 echo "MEMORY USAGE of sampled keys (bytes; encoding; entries):"
 port=${masters[0]}
-for pattern in '{memory/*}:d' '{memory/*}:l:*' '{memory/*}:n:*'; do
+for pattern in '{memory/*}:d' '{memory/*}:l:*'; do
   key=$(redis-cli -p "$port" --scan --pattern "$pattern" | head -1 || true)
   [ -n "$key" ] || continue
-  case $pattern in
-    *:n:*) entries=$(redis-cli -p "$port" scard "$key") ;;
-    *) entries=$(redis-cli -p "$port" hlen "$key") ;;
-  esac
+  entries=$(redis-cli -p "$port" hlen "$key")
   echo "  $key: $(redis-cli -p "$port" memory usage "$key" | tr -d '\r');" \
     "$(redis-cli -p "$port" object encoding "$key" | tr -d '\r'); $entries"
 done

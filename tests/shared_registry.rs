@@ -273,6 +273,61 @@ fn a_band_value_lists_every_document_that_has_it() {
     }
 }
 
+/// Two ids whose records are looked for first at the same slot of the same group (found by
+/// search; `slots.rs` checks that they still do).
+const SAME_SLOT: [&str; 2] = ["collide-2983", "collide-28156"];
+
+#[test]
+fn ids_that_share_a_slot_keep_records_of_their_own() {
+    use tantivy_dedup::shared::SharedState;
+    let namespace = format!("slots-{}", std::process::id());
+    let registry = |node: &str| SharedRegistry::connect(&seeds(), &namespace, node, &rule(3, None));
+    let (w1, w2) = (registry("w1").unwrap(), registry("w2").unwrap());
+    let [a, b] = SAME_SLOT;
+    let (fa, fb) = (Fingerprint(0), Fingerprint(u64::MAX));
+    // Both in one window (one claim script), then each again alone and by another writer.
+    let decided = w1.decide_window(&[(a, fa, None), (b, fb, None)]).unwrap();
+    for decision in decided {
+        assert!(
+            matches!(
+                decision.unwrap(),
+                SharedDecision::Admitted { again: false, .. }
+            ),
+            "far apart: both admitted"
+        );
+    }
+    for id in SAME_SLOT {
+        assert_eq!(
+            w1.state(id).unwrap(),
+            Some(SharedState::Admitted { node: "w1".into() })
+        );
+        assert!(matches!(
+            w1.decide(id, if id == a { fa } else { fb }, None).unwrap(),
+            SharedDecision::Admitted { again: true, .. }
+        ));
+        assert_eq!(
+            w2.decide(id, if id == a { fa } else { fb }, None).unwrap(),
+            SharedDecision::Elsewhere { node: "w1".into() }
+        );
+    }
+    // A near copy of the second finds it through its handle, named by its id.
+    match w2.decide("copy", Fingerprint(u64::MAX ^ 1), None).unwrap() {
+        SharedDecision::Rejected { by, .. } => assert_eq!(by, b),
+        other => panic!("copy is {b}'s near-duplicate: {other:?}"),
+    }
+    // Giving the second up leaves the first alone, and reopens the copy.
+    assert_eq!(w1.abort(b).unwrap(), ["copy"]);
+    assert_eq!(
+        w1.state(b).unwrap(),
+        Some(SharedState::GivenUp { node: "w1".into() })
+    );
+    assert_eq!(
+        w1.state(a).unwrap(),
+        Some(SharedState::Admitted { node: "w1".into() })
+    );
+    assert_eq!(w1.admitted_ids().unwrap(), [a]);
+}
+
 #[test]
 fn a_writer_with_another_rule_is_refused_by_the_space() {
     let namespace = format!("rule-{}", std::process::id());
@@ -317,7 +372,7 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
     // takes the first writer's, then holds the others to them.
     let earlier = format!("{namespace}-earlier");
     let described = serde_json::json!({
-        "layout": 3, "groups": 16, "list_buckets": 64, "distance": 3,
+        "layout": 4, "groups": 16, "list_buckets": 64, "distance": 3,
         "verification": &verification
     });
     redis::cmd("SET")
@@ -338,7 +393,25 @@ fn a_writer_with_another_rule_is_refused_by_the_space() {
         SharedRegistry::connect(&seeds(), &older, "w", &rule(3, Some(&verification))).unwrap_err();
     assert!(
         matches!(&error, Error::SpaceMismatch { differences, .. }
-            if differences.contains(&"layout: 1 in the space, 3 here".to_owned())),
+            if differences.contains(&"layout: 1 in the space, 4 here".to_owned())),
+        "{error:?}"
+    );
+    // A space of layout 3 (ids in lists, sets of ids a writer) is refused by name.
+    let three = format!("{namespace}-three");
+    let ours: String = redis::cmd("GET")
+        .arg(format!("{earlier}:space"))
+        .query(&mut connection)
+        .unwrap();
+    redis::cmd("SET")
+        .arg(format!("{three}:space"))
+        .arg(ours.replace("\"layout\":4", "\"layout\":3"))
+        .query::<()>(&mut connection)
+        .unwrap();
+    let error =
+        SharedRegistry::connect(&seeds(), &three, "w", &rule(3, Some(&verification))).unwrap_err();
+    assert!(
+        matches!(&error, Error::SpaceMismatch { differences, .. }
+            if differences == &["layout: 3 in the space, 4 here".to_owned()]),
         "{error:?}"
     );
 }

@@ -4,16 +4,16 @@
 //! Two kinds: the `k + 1` blocks of its fingerprint, and its signature's bands. Each is a
 //! field (a number: Redis keeps a field that reads as an integer in a few bytes) of one of
 //! a group's list hashes ([`slots`](super::slots)), whose value lists the documents under
-//! that key, one [`list_entry`] after another: many keys a hash, so that a window's keys are
-//! written and read with one command per hash, and a few tens of bytes a key in a hash's
-//! compact encoding (docs/SCALING.md, "Keys and memory").
+//! that key, one [`list_entry`] (a document's 4-byte handle) after another: many keys a hash,
+//! so that a window's keys are written and read with one command per hash, and a few bytes
+//! an entry in a hash's compact encoding (docs/SCALING.md, "Keys and memory").
 
 use crate::error::{Error, Result};
 use crate::lookup::band_keys;
 use crate::matching::Matcher;
 use crate::Fingerprint;
 
-use super::slots::place_of_field;
+use super::slots::{place_of_band, place_of_field, Handle, PLACE_BITS};
 
 /// A document's candidate keys in the shared space.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,30 +28,76 @@ pub(super) struct CandidateKeys {
 pub(super) struct ListKey {
     pub(super) group: u64,
     pub(super) bucket: u64,
-    pub(super) field: u64,
+    pub(super) field: i64,
+    /// A block's: the bytes `from..to` of a fingerprint (little-endian) that lie within the
+    /// block, which every document under the key shares (its entries leave them out), and
+    /// the block's value from its first bit `start` on.
+    fixed: Option<Fixed>,
+}
+
+/// The bytes of a fingerprint a block key fixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Fixed {
+    from: usize,
+    to: usize,
+    start: u32,
+    value: u64,
 }
 
 impl ListKey {
     /// Whether the key is a fingerprint block's, whose entries carry their documents'
     /// fingerprints: a block value is shared by many documents beyond the rule's reach,
     /// which a reader drops before reading their records. A band value is nearly always
-    /// shared by near-duplicates only: its entries keep just the ids, 8 bytes fewer each.
+    /// shared by near-duplicates only: its entries keep just the handles.
+    #[cfg(test)]
     pub(super) fn holds_fingerprints(&self) -> bool {
-        self.field >= BLOCK_FIELDS
+        self.fixed.is_some()
     }
 
-    fn of_field(field: u64) -> ListKey {
+    /// The bytes of one entry of this key's list.
+    fn entry_len(&self) -> usize {
+        match self.fixed {
+            Some(fixed) => 4 + 8 - (fixed.to - fixed.from),
+            None => 4,
+        }
+    }
+
+    /// The key of the fingerprint block of bits `start..end` whose field is `field`
+    /// ([`BLOCK_FIELDS`] and up, with the block's value, `value`, up to 32 bits of it).
+    fn block(field: i64, start: u32, end: u32, value: u64) -> ListKey {
         let (group, bucket) = place_of_field(field);
+        let from = start.div_ceil(8) as usize;
+        // Only the bits the field holds are fixed (a block of 64 bits keeps 32).
+        let to = ((end.min(start + 32) / 8) as usize).max(from);
         ListKey {
             group,
             bucket,
             field,
+            fixed: Some(Fixed {
+                from,
+                to,
+                start,
+                value,
+            }),
+        }
+    }
+
+    /// The key of the band key `key`.
+    fn band(key: u32) -> ListKey {
+        let (group, bucket, field) = place_of_band(key);
+        ListKey {
+            group,
+            bucket,
+            field,
+            fixed: None,
         }
     }
 }
 
-/// A band key is 32 bits; a block's field is above them: `2^40`, its block's number, its value.
-const BLOCK_FIELDS: u64 = 1 << 40;
+/// A band's field is its key's bits above those that place it (22 bits); a block's field
+/// is above them: `2^22`, then its block's number and value (`2^22 + 4 * 2^16` at most for
+/// the default distance, so that Redis keeps it in 4 bytes, as a band's).
+const BLOCK_FIELDS: i64 = 1 << (32 - PLACE_BITS);
 
 /// The candidate keys of a document with `fingerprint` and `signature`: the `t + 1` blocks
 /// of its fingerprint for the table distance `t` (two fingerprints within `t` bits agree on
@@ -74,11 +120,14 @@ pub(super) fn candidate_keys(
             };
             // A block is 32 bits at most (k >= 1): its value fits below its number.
             let value = (fingerprint.bits() >> start) & mask & 0xFFFF_FFFF;
-            ListKey::of_field(BLOCK_FIELDS | u64::from(block) << 32 | value)
+            // The widest block's values, as the fields keep them (32 bits at most).
+            let widest = 64u32.div_ceil(blocks).min(32);
+            let field = BLOCK_FIELDS + ((i64::from(block) << widest) | value as i64);
+            ListKey::block(field, start, end, value)
         })
         .collect();
     if let (Some((_, rows)), Some(signature)) = (matcher.bands(), signature) {
-        lists.extend(band_keys(signature, rows).map(|key| ListKey::of_field(u64::from(key))));
+        lists.extend(band_keys(signature, rows).map(ListKey::band));
     }
     CandidateKeys { lists }
 }
@@ -90,15 +139,12 @@ fn block_bits(block: u32, blocks: u32) -> (u32, u32) {
     (start, end)
 }
 
-/// A document as listed under its keys: its fingerprint (8 bytes, little-endian), then its
-/// id. The fingerprint lets a reader drop the many documents that share a 16-bit block
-/// but lie beyond the rule's reach before reading any record: SimHash's bits lean the same
-/// way for texts of one language, so a block value can be shared by thousands.
+/// Checks that `id` can be a document of the space.
 ///
 /// # Errors
 /// [`Error::KeyTooLong`] for an id longer than tantivy indexes a key
 /// ([`MAX_TOKEN_LEN`](tantivy::tokenizer::MAX_TOKEN_LEN)), as the index would refuse it.
-pub(super) fn member(id: &str, fingerprint: Fingerprint) -> Result<Vec<u8>> {
+pub(super) fn check_id(id: &str) -> Result<()> {
     use tantivy::tokenizer::MAX_TOKEN_LEN;
     if id.len() > MAX_TOKEN_LEN {
         return Err(Error::KeyTooLong {
@@ -106,57 +152,54 @@ pub(super) fn member(id: &str, fingerprint: Fingerprint) -> Result<Vec<u8>> {
             max: MAX_TOKEN_LEN,
         });
     }
-    let mut member = Vec::with_capacity(8 + id.len());
-    member.extend_from_slice(&fingerprint.bits().to_le_bytes());
-    member.extend_from_slice(id.as_bytes());
-    Ok(member)
+    Ok(())
 }
 
-/// A [`member`] as an entry of the list of `key`: its id's length in two bytes
-/// (big-endian), then the fingerprint's 8 bytes when the key
-/// [holds fingerprints](ListKey::holds_fingerprints), then the id's.
-pub(super) fn list_entry(member: &[u8], key: &ListKey) -> Vec<u8> {
-    let length = u16::try_from(member.len() - 8).expect("member checks the id's length");
-    let kept = if key.holds_fingerprints() {
-        member
-    } else {
-        &member[8..]
-    };
-    let mut entry = Vec::with_capacity(2 + kept.len());
-    entry.extend_from_slice(&length.to_be_bytes());
-    entry.extend_from_slice(kept);
+/// A document as listed under `key`: its [`Handle`] (4 bytes, big-endian), then, when the
+/// key is a block's, its fingerprint (little-endian) but the bytes within the block, which
+/// the key gives (6 bytes at the default distance). The fingerprint lets a reader drop the
+/// many documents that share a 16-bit block but lie beyond the rule's reach before reading
+/// any record: SimHash's bits lean the same way for texts of one language, so a block value
+/// can be shared by thousands. Fixed widths: a list is its entries one after another.
+pub(super) fn list_entry(handle: Handle, fingerprint: Fingerprint, key: &ListKey) -> Vec<u8> {
+    let mut entry = Vec::with_capacity(key.entry_len());
+    entry.extend_from_slice(&handle.to_be_bytes());
+    if let Some(fixed) = key.fixed {
+        let bytes = fingerprint.bits().to_le_bytes();
+        entry.extend_from_slice(&bytes[..fixed.from]);
+        entry.extend_from_slice(&bytes[fixed.to..]);
+    }
     entry
 }
 
-/// The fingerprint and id of a [`member`]; `None` when it is not one.
-pub(super) fn parse_member(member: &[u8]) -> Option<(Fingerprint, String)> {
-    let (fingerprint, id) = member.split_first_chunk::<8>()?;
-    let id = String::from_utf8(id.to_vec()).ok()?;
-    Some((Fingerprint(u64::from_le_bytes(*fingerprint)), id))
-}
-
-/// The members of the value of `key`'s list, [`list_entry`] after entry (a fingerprint
+/// The documents of the value of `key`'s list, [`list_entry`] after entry (a fingerprint
 /// when the key holds them); `None` when it is not such a list.
 pub(super) fn parse_list(
-    mut value: &[u8],
+    value: &[u8],
     key: &ListKey,
-) -> Option<Vec<(Option<Fingerprint>, String)>> {
-    let mut members = Vec::new();
-    while !value.is_empty() {
-        let (length, rest) = value.split_first_chunk::<2>()?;
-        let id_length = usize::from(u16::from_be_bytes(*length));
-        if key.holds_fingerprints() {
-            let length = 8 + id_length;
-            let (fingerprint, id) = parse_member(rest.get(..length)?)?;
-            members.push((Some(fingerprint), id));
-            value = &rest[length..];
-        } else {
-            let id = String::from_utf8(rest.get(..id_length)?.to_vec()).ok()?;
-            members.push((None, id));
-            value = &rest[id_length..];
-        }
+) -> Option<Vec<(Option<Fingerprint>, Handle)>> {
+    let width = key.entry_len();
+    if !value.len().is_multiple_of(width) {
+        return None;
     }
-    Some(members)
+    Some(
+        (value.chunks_exact(width))
+            .map(|entry| {
+                let handle = Handle::from_be_bytes([entry[0], entry[1], entry[2], entry[3]]);
+                let fingerprint = key.fixed.map(|fixed| {
+                    let kept = &entry[4..];
+                    let mut bytes = [0; 8];
+                    bytes[..fixed.from].copy_from_slice(&kept[..fixed.from]);
+                    bytes[fixed.to..].copy_from_slice(&kept[fixed.from..]);
+                    for (at, byte) in bytes.iter_mut().enumerate().take(fixed.to).skip(fixed.from) {
+                        *byte = (fixed.value >> (8 * at as u32 - fixed.start)) as u8;
+                    }
+                    Fingerprint(u64::from_le_bytes(bytes))
+                });
+                (fingerprint, handle)
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -203,6 +246,17 @@ mod tests {
     }
 
     #[test]
+    fn default_block_fields_stay_in_24_bits() {
+        let keys = candidate_keys(&Matcher::new(3, None), Fingerprint(u64::MAX), None).lists;
+        assert_eq!(keys.len(), 4);
+        assert!(keys
+            .iter()
+            .all(|key| key.holds_fingerprints() && key.field < 1 << 23));
+        let ones = candidate_keys(&Matcher::new(1, None), Fingerprint(u64::MAX), None).lists;
+        assert_ne!(ones[0], ones[1]);
+    }
+
+    #[test]
     fn blocks_cover_the_64_bits() {
         for blocks in 1..=17 {
             let ranges: Vec<(u32, u32)> = (0..blocks).map(|b| block_bits(b, blocks)).collect();
@@ -215,39 +269,40 @@ mod tests {
     }
 
     #[test]
-    fn members_read_back_from_lists() {
-        let ids = ["", "a", "grown-1", "ü/€", &"x".repeat(300)];
-        let members: Vec<Vec<u8>> = (ids.iter().enumerate())
-            .map(|(i, id)| member(id, Fingerprint(u64::MAX - i as u64)).unwrap())
-            .collect();
-        let block = ListKey::of_field(BLOCK_FIELDS | 7);
-        let band = ListKey::of_field(7);
-        for key in [block, band] {
-            let value: Vec<u8> = members.iter().flat_map(|m| list_entry(m, &key)).collect();
-            let read = parse_list(&value, &key).unwrap();
-            assert_eq!(read.len(), ids.len());
-            for (i, (fingerprint, id)) in read.iter().enumerate() {
-                let kept = key
-                    .holds_fingerprints()
-                    .then_some(Fingerprint(u64::MAX - i as u64));
-                assert_eq!((*fingerprint, id.as_str()), (kept, ids[i]));
+    fn entries_read_back_from_lists() {
+        let handles: [Handle; 4] = [0, 1, 0x1234_5678, u32::MAX];
+        let band = ListKey::band(u32::MAX);
+        assert_eq!(band.field, (1 << 22) - 1);
+        // Fingerprints that share their first block at each distance, blocks of 64 to 8
+        // bits, aligned on bytes or not: each reads back whole.
+        let fingerprints = |i: u64| Fingerprint(0x0123_4567_89AB_CDEF ^ (i * 0x1111) << 50);
+        for distance in [0, 1, 3, 4, 6, 7] {
+            // (Distance 0: one block of 64 bits, whose field keeps 32 of them.)
+            let keys = candidate_keys(&Matcher::new(distance, None), fingerprints(0), None);
+            for key in [keys.lists[0], band] {
+                let value: Vec<u8> = (handles.iter().enumerate())
+                    .flat_map(|(i, &h)| list_entry(h, fingerprints(i as u64), &key))
+                    .collect();
+                let read = parse_list(&value, &key).unwrap();
+                assert_eq!(read.len(), handles.len());
+                for (i, (fingerprint, handle)) in read.iter().enumerate() {
+                    let kept = key.holds_fingerprints().then_some(fingerprints(i as u64));
+                    assert_eq!((*fingerprint, *handle), (kept, handles[i]));
+                }
+                assert_eq!(parse_list(&value[..value.len() - 1], &key), None);
             }
-            assert_eq!(parse_list(&value[..value.len() - 1], &key), None);
+            if distance == 3 {
+                assert_eq!(keys.lists[0].entry_len(), 10);
+            }
         }
-        assert_eq!(parse_member(b"short"), None);
+        assert!(!band.holds_fingerprints());
+        assert!(check_id(&"y".repeat(65_530)).is_ok());
         assert!(matches!(
-            member(&"x".repeat(70_000), Fingerprint(0)),
+            check_id(&"x".repeat(70_000)),
             Err(Error::KeyTooLong {
                 length: 70_000,
                 max: 65_530
             })
         ));
-        // The longest key tantivy indexes fits an entry.
-        let longest = "y".repeat(65_530);
-        let value = list_entry(&member(&longest, Fingerprint(7)).unwrap(), &block);
-        assert_eq!(
-            parse_list(&value, &block).unwrap(),
-            [(Some(Fingerprint(7)), longest)]
-        );
     }
 }

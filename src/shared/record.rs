@@ -4,25 +4,33 @@
 //! index keeps: a byte a value by default).
 //!
 //! The layout, by byte (from 0): `0` the layout ([`LAYOUT`] as a digit); `1` the state;
-//! `2..15` the time it was registered (13 decimal digits, milliseconds by the clock of the
-//! Redis server that holds it); `15..35` its number (20 decimal digits, zeros until it has
-//! one); `35..43` the fingerprint (little-endian); `43..45` the writer's name's length
-//! (big-endian), then the name; the signature (a tag, then its values); then, once
-//! rejected, who rejected it (length, id, fingerprint), the distance and the score.
+//! `2..8` the time it was registered (milliseconds by the clock of the Redis server that
+//! holds it, 6 bytes big-endian); `8..14` its number (6 bytes big-endian, zeros until it
+//! has one); `14..22` the fingerprint (little-endian); `22..24` the writer's number (its
+//! name's in the space's table of writers, big-endian); the id's length (2 bytes), then
+//! the id (lists name a
+//! document by its [handle](super::slots::Handle), the record by its id); the signature (a
+//! tag, then its values); then, once rejected, who rejected it (length, id, fingerprint),
+//! the distance and the score.
 
 use super::space::LAYOUT;
 use crate::error::{Error, Result};
 use crate::fingerprint::EMPTY;
 use crate::Fingerprint;
 
-/// Where the number starts, and its digits.
-const SEQ_AT: usize = 15;
-const SEQ_DIGITS: usize = 20;
-/// Where the fingerprint, then the writer's name, start.
-const FINGERPRINT_AT: usize = SEQ_AT + SEQ_DIGITS;
+/// Where the time and the number start, and their bytes.
+const TIME_AT: usize = 2;
+const SEQ_AT: usize = 8;
+const WIDTH: usize = 6;
+/// Where the fingerprint, then the writer's number, start.
+const FINGERPRINT_AT: usize = SEQ_AT + WIDTH;
 const NODE_AT: usize = FINGERPRINT_AT + 8;
-// The scripts read the writer's name's length at bytes 44 and 45 (1-based).
-const _: () = assert!(NODE_AT == 43);
+// The scripts read the time at bytes 3 to 8, the number at 9 to 14 and the writer's
+// number at 23 and 24 (1-based).
+const _: () = assert!(TIME_AT + WIDTH == SEQ_AT && NODE_AT == 22);
+
+/// The largest number or time a record holds (6 bytes).
+const MAX_WIDE: u64 = (1 << 48) - 1;
 
 /// A signature's tag: none; a byte a value (every value below 256, as the index keeps
 /// them by default); every value [`EMPTY`] (an empty text's); four bytes a value.
@@ -69,8 +77,10 @@ impl State {
 /// A document's record as read back.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Record {
-    /// The writer that registered it.
-    pub(super) node: String,
+    /// The writer that registered it (its number in the space).
+    pub(super) node: u16,
+    /// The document's id.
+    pub(super) id: String,
     pub(super) fingerprint: Fingerprint,
     pub(super) signature: Option<Vec<u32>>,
     /// Its number from the cluster-wide counter; `None` until its writer wrote it.
@@ -86,19 +96,21 @@ pub(super) struct Record {
     pub(super) similarity: Option<f64>,
 }
 
-/// A new registration's record from its number on (the claim script puts the layout, the
-/// state and the Redis server's time before it).
+/// A new registration's record of `id` from its number on (the claim script puts the
+/// layout, the state and the Redis server's time before it).
 pub(super) fn registration(
-    node: &str,
+    id: &str,
+    node: u16,
     fingerprint: Fingerprint,
     signature: Option<&[u32]>,
 ) -> Vec<u8> {
-    let mut out = Vec::with_capacity(64 + node.len() + signature.map_or(0, <[u32]>::len));
-    out.extend_from_slice(&[b'0'; SEQ_DIGITS]);
+    let mut out = Vec::with_capacity(32 + id.len() + signature.map_or(0, <[u32]>::len));
+    out.extend_from_slice(&[0; WIDTH]);
     out.extend_from_slice(&fingerprint.bits().to_le_bytes());
-    let name = &node.as_bytes()[..node.len().min(u16::MAX as usize)];
-    out.extend_from_slice(&(name.len() as u16).to_be_bytes());
-    out.extend_from_slice(name);
+    out.extend_from_slice(&node.to_be_bytes());
+    let id = &id.as_bytes()[..id.len().min(u16::MAX as usize)];
+    out.extend_from_slice(&(id.len() as u16).to_be_bytes());
+    out.extend_from_slice(id);
     match signature {
         None => out.push(NO_SIGNATURE),
         Some(values) => {
@@ -121,13 +133,30 @@ pub(super) fn registration(
     out
 }
 
-/// `record` (a pending one, as written) with the number `seq`.
+/// `record` (a pending one, as written) with the number `seq` (at most 2^48 - 1: a
+/// counter that reaches it is far beyond any space's size).
 pub(super) fn numbered(record: &[u8], seq: u64) -> Vec<u8> {
     let mut out = record.to_vec();
-    if out.len() >= SEQ_AT + SEQ_DIGITS {
-        out[SEQ_AT..SEQ_AT + SEQ_DIGITS].copy_from_slice(format!("{seq:020}").as_bytes());
+    if out.len() >= SEQ_AT + WIDTH {
+        out[SEQ_AT..SEQ_AT + WIDTH].copy_from_slice(&wide(seq.min(MAX_WIDE)));
     }
     out
+}
+
+/// `value` in 6 bytes, big-endian.
+fn wide(value: u64) -> [u8; WIDTH] {
+    let bytes = value.to_be_bytes();
+    let mut out = [0; WIDTH];
+    out.copy_from_slice(&bytes[8 - WIDTH..]);
+    out
+}
+
+/// The id in the record `bytes`; `None` when they are too short to hold one.
+pub(super) fn id_of(bytes: &[u8]) -> Option<&[u8]> {
+    let mut reader = Reader { bytes, at: NODE_AT };
+    reader.u16()?;
+    let length = reader.u16()?;
+    reader.take(usize::from(length))
 }
 
 /// `record` (a pending, numbered one) in `state`, with what rejected it when it was.
@@ -173,14 +202,12 @@ pub(super) fn parse(bytes: &[u8]) -> Option<Record> {
         return None;
     }
     let state = State::of_code(reader.take(1)?[0])?;
-    let at = std::str::from_utf8(reader.take(13)?).ok()?.parse().ok()?;
-    let seq: u64 = std::str::from_utf8(reader.take(SEQ_DIGITS)?)
-        .ok()?
-        .parse()
-        .ok()?;
+    let at = reader.wide()?;
+    let seq = reader.wide()?;
     let fingerprint = Fingerprint(u64::from_le_bytes(reader.take(8)?.try_into().ok()?));
+    let node = reader.u16()?;
     let length = reader.u16()?;
-    let node = String::from_utf8(reader.take(usize::from(length))?.to_vec()).ok()?;
+    let id = String::from_utf8(reader.take(usize::from(length))?.to_vec()).ok()?;
     let signature = match reader.take(1)?[0] {
         NO_SIGNATURE => None,
         BYTES => {
@@ -207,6 +234,7 @@ pub(super) fn parse(bytes: &[u8]) -> Option<Record> {
     };
     let mut record = Record {
         node,
+        id,
         fingerprint,
         signature,
         seq: (seq > 0).then_some(seq),
@@ -259,12 +287,20 @@ impl<'a> Reader<'a> {
     fn u16(&mut self) -> Option<u16> {
         Some(u16::from_be_bytes(self.take(2)?.try_into().ok()?))
     }
+
+    /// 6 bytes, big-endian.
+    fn wide(&mut self) -> Option<u64> {
+        let mut bytes = [0; 8];
+        bytes[8 - WIDTH..].copy_from_slice(self.take(WIDTH)?);
+        Some(u64::from_be_bytes(bytes))
+    }
 }
 
 /// The bytes of a record as the claim script writes them, at the time `at`: for tests.
 #[cfg(test)]
 pub(super) fn stamped(registration: &[u8], at: u64) -> Vec<u8> {
-    let mut out = format!("{LAYOUT}p{at:013}").into_bytes();
+    let mut out = format!("{LAYOUT}p").into_bytes();
+    out.extend_from_slice(&wide(at));
     out.extend_from_slice(registration);
     out
 }
@@ -275,18 +311,19 @@ mod tests {
 
     #[test]
     fn a_registration_reads_back() {
-        let fields = registration("n1", Fingerprint(0xABC), Some(&[1, 0xFF, 0]));
-        let bytes = stamped(&fields, 42);
-        assert_eq!(bytes.len(), NODE_AT + 2 + 2 + 1 + 2 + 3);
+        let fields = registration("doc", 258, Fingerprint(0xABC), Some(&[1, 0xFF, 0]));
+        let bytes = stamped(&fields, 1_795_797_563_123);
+        assert_eq!(bytes.len(), NODE_AT + 2 + 2 + 3 + 1 + 2 + 3);
+        assert_eq!(id_of(&bytes), Some(&b"doc"[..]));
         let record = parse(&bytes).unwrap();
         assert_eq!(
-            (record.node.as_str(), record.fingerprint),
-            ("n1", Fingerprint(0xABC))
+            (record.node, record.id.as_str(), record.fingerprint),
+            (258, "doc", Fingerprint(0xABC))
         );
         assert_eq!(record.signature.as_deref(), Some(&[1, 0xFF, 0][..]));
         assert_eq!(
             (record.seq, record.state, record.at),
-            (None, State::Pending, 42)
+            (None, State::Pending, 1_795_797_563_123)
         );
         let bytes = numbered(&bytes, 7);
         let admitted = parse(&decided(&bytes, None)).unwrap();
@@ -305,6 +342,8 @@ mod tests {
         );
         let aborted = parse(&with_state(&numbered(&bytes, 8), State::Aborted)).unwrap();
         assert_eq!((aborted.seq, aborted.state), (Some(8), State::Aborted));
+        let far = parse(&numbered(&bytes, MAX_WIDE)).unwrap();
+        assert_eq!(far.seq, Some(MAX_WIDE));
         assert_eq!(parse(&bytes[..bytes.len() - 1]), None);
         assert_eq!(parse(b""), None);
         assert_eq!(
@@ -320,13 +359,13 @@ mod tests {
             (0..128).collect(),
             vec![0x1234_5678, EMPTY, 3],
         ] {
-            let bytes = stamped(&registration("w", Fingerprint(1), Some(&signature)), 1);
+            let bytes = stamped(&registration("d", 1, Fingerprint(1), Some(&signature)), 1);
             assert_eq!(parse(&bytes).unwrap().signature, Some(signature));
         }
-        let bytes = stamped(&registration("w", Fingerprint(1), None), 1);
+        let bytes = stamped(&registration("d", 1, Fingerprint(1), None), 1);
         assert_eq!(parse(&bytes).unwrap().signature, None);
         // A byte a value: 128 bytes, not 512.
         let values: Vec<u32> = (0..128).collect();
-        assert!(registration("w", Fingerprint(1), Some(&values)).len() < 128 + 40);
+        assert!(registration("d", 1, Fingerprint(1), Some(&values)).len() < 128 + 30);
     }
 }

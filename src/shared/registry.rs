@@ -1,15 +1,18 @@
 //! [`SharedRegistry`]: register, number, then decide by number.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use redis::Commands;
 
-use super::keys::{candidate_keys, member, CandidateKeys};
+use super::keys::{candidate_keys, check_id, CandidateKeys};
 use super::lease::Lease;
 use super::record::{self, Record, State};
 use super::scripts::{self, Shas};
-use super::slots::{group_of_id, records_key};
+use super::slots::{
+    first_slot_of_id, group_of_id, handle, next_slot, place_of_handle, records_key, Handle,
+};
 use super::space;
 use super::store::Store;
 use super::window::Claimed;
@@ -93,6 +96,11 @@ pub struct SharedRegistry {
     pub(super) namespace: String,
     /// This writer's name: an id registered by another writer is that writer's.
     pub(super) node: String,
+    /// This writer's number in the space's table of writers, as records hold it: given
+    /// at the first write ([`number`](Self::number)), so that a reader changes nothing.
+    number: OnceLock<u16>,
+    /// The names of the writers' numbers read so far.
+    names: Mutex<HashMap<u16, String>>,
     pub(super) lease: Duration,
     /// The seed addresses, for the writer lease's own connection.
     urls: Vec<String>,
@@ -151,11 +159,23 @@ impl SharedRegistry {
         let store = Store::connect(urls)?;
         space::check(&store, namespace, &description, true)?;
         let shas = store.run("cannot load the shared index's scripts", scripts::load)?;
+        let writers = format!("{namespace}:writers");
+        let found: Option<u16> = store.run("cannot read the writer's number", |c| {
+            c.hget(&writers, format!("n:{node}"))
+        })?;
+        let number = OnceLock::new();
+        let mut names = HashMap::new();
+        if let Some(found) = found {
+            let _ = number.set(found);
+            names.insert(found, node.to_owned());
+        }
         Ok(SharedRegistry {
             store,
             matcher,
             namespace: namespace.to_owned(),
             node: node.to_owned(),
+            number,
+            names: Mutex::new(names),
             lease: DEFAULT_LEASE,
             urls: urls.to_vec(),
             hold: None,
@@ -255,7 +275,7 @@ impl SharedRegistry {
         signature: Option<&[u32]>,
     ) -> Result<SharedDecision> {
         self.check_lease()?;
-        let member = member(id, fingerprint)?;
+        check_id(id)?;
         let keys = candidate_keys(&self.matcher, fingerprint, signature);
         // 1. The record (claimed: one writer decides an id), then the rest as a window's.
         loop {
@@ -265,14 +285,15 @@ impl SharedRegistry {
                 id,
                 fingerprint,
                 signature,
-                member: member.clone(),
+                handle: 0,
                 keys: keys.clone(),
-                record: record::registration(&self.node, fingerprint, signature),
+                record: record::registration(id, self.number()?, fingerprint, signature),
                 seq: 0,
             }];
-            let (taken, bytes) =
+            let (taken, handle, bytes) =
                 (self.claim_all(&doc)?.pop()).ok_or_else(|| short_reply("a claim"))?;
             if taken {
+                doc[0].handle = handle;
                 doc[0].record = bytes;
                 let mut out = [None];
                 self.decide_claimed(&mut doc, &mut out)?;
@@ -298,24 +319,24 @@ impl SharedRegistry {
         Ok(())
     }
 
-    /// The ids other than `id` listed under `keys` with a fingerprint within the rule's
-    /// reach of `fingerprint` (the others cannot be near, whatever their records say).
+    /// The handles other than `handle` listed under `keys` with a fingerprint within the
+    /// rule's reach of `fingerprint` (the others cannot be near, whatever their records say).
     pub(super) fn candidates(
         &self,
-        id: &str,
+        handle: Handle,
         fingerprint: Fingerprint,
         keys: &CandidateKeys,
-    ) -> Result<BTreeSet<String>> {
+    ) -> Result<BTreeSet<Handle>> {
         let lists: Vec<_> = keys.lists.iter().collect();
         let listed = self.read_lists(&lists, &[])?;
         let reach = self.matcher.reach();
         Ok((keys.lists.iter())
             .filter_map(|key| listed.get(key))
             .flatten()
-            .filter(|(theirs, other)| {
-                other != id && theirs.is_none_or(|theirs| fingerprint.distance(theirs) <= reach)
+            .filter(|&&(theirs, other)| {
+                other != handle && theirs.is_none_or(|theirs| fingerprint.distance(theirs) <= reach)
             })
-            .map(|(_, other)| other.clone())
+            .map(|&(_, other)| other)
             .collect())
     }
 
@@ -326,21 +347,14 @@ impl SharedRegistry {
     /// # Errors
     /// [`Error::Cluster`]; [`Error::Decode`] for a record this build cannot read.
     pub fn abort(&self, id: &str) -> Result<Vec<String>> {
-        let found = self.read_record_bytes(id)?;
-        let record = found
-            .as_deref()
-            .map(|bytes| record::read(id, bytes))
-            .transpose()?;
-        let given_up = found
-            .as_deref()
-            .map(|bytes| record::with_state(bytes, State::Aborted));
-        let updates: Vec<(&str, &[u8], &[u8])> = match (&found, &given_up) {
-            (Some(old), Some(new)) => vec![(id, old.as_slice(), new.as_slice())],
-            _ => Vec::new(),
+        let Some((handle, bytes)) = self.find_record(id)? else {
+            return Ok(Vec::new());
         };
-        self.update_records(&updates, &[id])?;
-        match record {
-            Some(record) if record.state == State::Admitted => self.reopen_rejected_by(id, &record),
+        let record = record::read(id, &bytes)?;
+        let given_up = record::with_state(&bytes, State::Aborted);
+        self.update_records(&[(handle, bytes.as_slice(), given_up.as_slice())])?;
+        match record.state {
+            State::Admitted => self.reopen_rejected_by(handle, &record),
             _ => Ok(Vec::new()),
         }
     }
@@ -354,11 +368,11 @@ impl SharedRegistry {
             return Ok(None);
         };
         Ok(match record.state {
-            State::Admitted if record.node == self.node => {
+            State::Admitted if self.is_mine(record) => {
                 Some(SharedDecision::Admitted { seq, again: true })
             }
             State::Admitted => Some(SharedDecision::Elsewhere {
-                node: record.node.clone(),
+                node: self.name_of(record.node)?,
             }),
             State::Rejected => {
                 let by = record.by.clone().unwrap_or_default();
@@ -390,16 +404,45 @@ impl SharedRegistry {
         }
     }
 
-    /// The bytes of `id`'s record; `None` when there is none.
-    pub(super) fn read_record_bytes(&self, id: &str) -> Result<Option<Vec<u8>>> {
-        let key = records_key(&self.namespace, group_of_id(id));
-        self.store.run("cannot read a record", |c| c.hget(&key, id))
+    /// The handle and bytes of `id`'s record; `None` when there is none. Looked for as the
+    /// claim script places it: from the id's first slot on, past slots other ids took.
+    pub(super) fn find_record(&self, id: &str) -> Result<Option<(Handle, Vec<u8>)>> {
+        let group = group_of_id(id);
+        let key = records_key(&self.namespace, group);
+        let mut slot = first_slot_of_id(id);
+        loop {
+            let bytes: Option<Vec<u8>> = self
+                .store
+                .run("cannot read a record", |c| c.hget(&key, slot))?;
+            let Some(bytes) = bytes else {
+                return Ok(None);
+            };
+            match record::id_of(&bytes) {
+                Some(theirs) if theirs == id.as_bytes() => {
+                    return Ok(Some((handle(group, slot), bytes)))
+                }
+                Some(_) => slot = next_slot(slot),
+                None => {
+                    return Err(record::read(id, &bytes)
+                        .err()
+                        .unwrap_or_else(|| short_reply("a record")))
+                }
+            }
+        }
+    }
+
+    /// The bytes of the record at `handle`; `None` when there is none.
+    pub(super) fn read_record_at(&self, handle: Handle) -> Result<Option<Vec<u8>>> {
+        let (group, slot) = place_of_handle(handle);
+        let key = records_key(&self.namespace, group);
+        self.store
+            .run("cannot read a record", |c| c.hget(&key, slot))
     }
 
     /// `id`'s record; `None` when there is none.
     pub(super) fn read_record(&self, id: &str) -> Result<Option<Record>> {
-        (self.read_record_bytes(id)?)
-            .map(|bytes| record::read(id, &bytes))
+        (self.find_record(id)?)
+            .map(|(_, bytes)| record::read(id, &bytes))
             .transpose()
     }
 
@@ -446,6 +489,64 @@ impl SharedRegistry {
             State::Pending if expired => Verdict::Irrelevant,
             State::Pending => Verdict::Wait,
         }
+    }
+
+    /// This writer's number in the space, given it now if it has none yet.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`]; [`Error::InvalidSetting`] (`node`) once a space has had more
+    /// writers' names than a record can number.
+    pub(super) fn number(&self) -> Result<u16> {
+        if let Some(&number) = self.number.get() {
+            return Ok(number);
+        }
+        let writers = format!("{}:writers", self.namespace);
+        let number: u64 = self.store.run("cannot number the writer", |c| {
+            redis::cmd("EVAL")
+                .arg(scripts::WRITER)
+                .arg(1)
+                .arg(&writers)
+                .arg(&self.node)
+                .query(c)
+        })?;
+        let number = u16::try_from(number).map_err(|_| Error::InvalidSetting {
+            name: "node",
+            reason: format!(
+                "the space {} has had {} writers' names: a space takes at most {}",
+                self.namespace,
+                number - 1,
+                u16::MAX
+            ),
+        })?;
+        let number = *self.number.get_or_init(|| number);
+        (self.names.lock().unwrap_or_else(|e| e.into_inner())).insert(number, self.node.clone());
+        Ok(number)
+    }
+
+    /// Whether `record` was registered by this writer.
+    pub(super) fn is_mine(&self, record: &Record) -> bool {
+        self.number.get() == Some(&record.node)
+    }
+
+    /// The name of the writer numbered `number` in the space.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`]; [`Error::Decode`] for a number the space never gave.
+    pub(super) fn name_of(&self, number: u16) -> Result<String> {
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(name) = names.get(&number) {
+            return Ok(name.clone());
+        }
+        let key = format!("{}:writers", self.namespace);
+        let name: Option<String> = self.store.run("cannot read a writer's name", |c| {
+            c.hget(&key, format!("w:{number}"))
+        })?;
+        let name = name.ok_or_else(|| Error::Decode {
+            what: "a record of the shared index",
+            source: format!("writer number {number}: no such writer in the space").into(),
+        })?;
+        names.insert(number, name.clone());
+        Ok(name)
     }
 
     /// The lease of the writer `node`.

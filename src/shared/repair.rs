@@ -10,7 +10,7 @@ use redis::Commands;
 use super::keys::candidate_keys;
 use super::record::{self, Record, State};
 use super::registry::SharedRegistry;
-use super::slots::{group_of_id, node_set_key, GROUPS};
+use super::slots::{records_key, Handle, GROUPS};
 use super::store::RETRY_FOR;
 use crate::error::Result;
 
@@ -61,7 +61,7 @@ impl SharedRegistry {
         let Some(record) = self.read_record(id)? else {
             return Ok(None);
         };
-        let node = record.node;
+        let node = self.name_of(record.node)?;
         Ok(Some(match record.state {
             State::Pending => SharedState::Pending { node },
             State::Admitted => SharedState::Admitted { node },
@@ -74,18 +74,26 @@ impl SharedRegistry {
     }
 
     /// The ids this writer admitted and has not given up: those its shard should hold.
+    /// Every record of the space is read for them (each names its writer; a set of ids a
+    /// writer would cost about 50 bytes a document more).
     ///
     /// # Errors
-    /// [`Error::Cluster`](crate::Error::Cluster).
+    /// [`Error::Cluster`](crate::Error::Cluster); [`Error::Decode`](crate::Error::Decode) for
+    /// a record this build cannot read.
     pub fn admitted_ids(&self) -> Result<Vec<String>> {
         let mut ids = Vec::new();
         for group in 0..GROUPS {
-            let node_key = node_set_key(&self.namespace, group, &self.node);
-            // SSCAN, a page at a time: one SMEMBERS of millions of ids would hold Redis up.
-            let part: Vec<String> = self.store.run("cannot read the writer's ids", |c| {
-                c.sscan::<_, String>(&node_key)?.collect()
+            let key = records_key(&self.namespace, group);
+            // HSCAN, a page at a time: one HGETALL of millions of records would hold Redis up.
+            let part: Vec<(String, Vec<u8>)> = self.store.run("cannot read the records", |c| {
+                c.hscan::<_, (String, Vec<u8>)>(&key)?.collect()
             })?;
-            ids.extend(part);
+            for (slot, bytes) in part {
+                let record = record::read(&format!("slot {slot}"), &bytes)?;
+                if record.state == State::Admitted && self.is_mine(&record) {
+                    ids.push(record.id);
+                }
+            }
         }
         ids.sort_unstable();
         Ok(ids)
@@ -114,14 +122,11 @@ impl SharedRegistry {
         for id in ids {
             // Read before it is given up: once it is, another writer may claim the id anew
             // with other values.
-            let record = self.read_record(id)?;
-            let done = self.give_up_if(id, State::Admitted, "node", &self.node)?;
-            let node_key = node_set_key(&self.namespace, group_of_id(id), &self.node);
-            self.store.run("cannot give a document up", |c| {
-                c.srem::<_, _, ()>(&node_key, id)
-            })?;
-            if let (true, Some(record)) = (done, record) {
-                released.push((id.clone(), record));
+            let Some((handle, _)) = self.find_record(id)? else {
+                continue;
+            };
+            if let Some(record) = self.give_up_if(handle, State::Admitted, |r| self.is_mine(r))? {
+                released.push((id.clone(), handle, record));
             }
         }
         if released.is_empty() {
@@ -130,46 +135,54 @@ impl SharedRegistry {
         std::thread::sleep(self.lease + RETRY_FOR + Duration::from_secs(1));
         released
             .into_iter()
-            .map(|(id, record)| {
-                let reopened = self.reopen_rejected_by(&id, &record)?;
+            .map(|(id, handle, record)| {
+                let reopened = self.reopen_rejected_by(handle, &record)?;
                 Ok(Released { id, reopened })
             })
             .collect()
     }
 
-    /// Gives up the records that `id` (given up, whose record was `record`) rejected:
-    /// each shares a candidate key with it, as every near-duplicate does.
-    pub(super) fn reopen_rejected_by(&self, id: &str, record: &Record) -> Result<Vec<String>> {
+    /// Gives up the records that the document at `handle` (given up, whose record was
+    /// `record`) rejected: each shares a candidate key with it, as every near-duplicate
+    /// does. Their ids.
+    pub(super) fn reopen_rejected_by(
+        &self,
+        handle: Handle,
+        record: &Record,
+    ) -> Result<Vec<String>> {
         let keys = candidate_keys(
             &self.matcher,
             record.fingerprint,
             record.signature.as_deref(),
         );
         let mut reopened = Vec::new();
-        for other in self.candidates(id, record.fingerprint, &keys)? {
-            if self.give_up_if(&other, State::Rejected, "by", id)? {
-                reopened.push(other);
+        for other in self.candidates(handle, record.fingerprint, &keys)? {
+            let by = |theirs: &Record| theirs.by.as_deref() == Some(record.id.as_str());
+            if let Some(theirs) = self.give_up_if(other, State::Rejected, by)? {
+                reopened.push(theirs.id);
             }
         }
         Ok(reopened)
     }
 
-    /// Gives up `id`'s record when it is in `state` with `field` (`node` or `by`) equal to
-    /// `value`, in one step on its node (a record claimed anew meanwhile is left alone);
-    /// whether it did.
-    fn give_up_if(&self, id: &str, state: State, field: &str, value: &str) -> Result<bool> {
-        let Some(bytes) = self.read_record_bytes(id)? else {
-            return Ok(false);
+    /// Gives up the record at `handle` when it is in `state` and `holds`, in one step on
+    /// its node (a record claimed anew meanwhile is left alone); the record it gave up.
+    fn give_up_if(
+        &self,
+        handle: Handle,
+        state: State,
+        holds: impl Fn(&Record) -> bool,
+    ) -> Result<Option<Record>> {
+        let Some(bytes) = self.read_record_at(handle)? else {
+            return Ok(None);
         };
-        let record = record::read(id, &bytes)?;
-        let holds = match field {
-            "node" => record.node == value,
-            _ => record.by.as_deref() == Some(value),
-        };
-        if record.state != state || !holds {
-            return Ok(false);
+        let record = record::read(&format!("handle {handle}"), &bytes)?;
+        if record.state != state || !holds(&record) {
+            return Ok(None);
         }
         let given_up = record::with_state(&bytes, State::Aborted);
-        self.compare_and_set(id, &bytes, &given_up)
+        Ok(self
+            .compare_and_set(handle, &bytes, &given_up)?
+            .then_some(record))
     }
 }

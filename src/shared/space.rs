@@ -19,10 +19,13 @@ use crate::matching::{MatchingSettings, Verification};
 /// value and signatures in hexadecimal; 2 kept band values as fields of bucket hashes, a
 /// key per document's record and a set per block value; 3 keeps every key in one of
 /// [`GROUPS`] groups under hash tags, candidate keys as fields of a group's list hashes,
-/// records packed as fields of a group's records hash. A writer of another layout is
+/// records packed as fields of a group's records hash, ids in lists and a set of ids a
+/// writer; 4 lists documents by 4-byte handles (a record's group and slot), keeps the id
+/// in the record alone, the time and number in binary, and no set a writer. A writer of
+/// another layout is
 /// refused: old and new writers never share a space, since neither would find the other's
 /// documents.
-pub(super) const LAYOUT: u32 = 3;
+pub(super) const LAYOUT: u32 = 4;
 
 #[derive(Serialize)]
 struct Description<'a> {

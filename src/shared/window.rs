@@ -10,11 +10,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use redis::cluster::cluster_pipe;
 use redis::Commands;
 
-use super::keys::{candidate_keys, list_entry, member, parse_list, CandidateKeys, ListKey};
+use super::keys::{candidate_keys, check_id, list_entry, parse_list, CandidateKeys, ListKey};
 use super::record::{self, Record};
 use super::registry::{short_reply, Nearest, SharedDecision, SharedRegistry, Verdict, POLL};
 use super::scripts::reloading;
-use super::slots::{group_of_id, list_key, node_set_key, records_key};
+use super::slots::{
+    first_slot_of_id, group_of_id, handle, list_key, place_of_handle, records_key, Handle,
+};
 use super::space::LAYOUT;
 use crate::error::{Error, Result};
 use crate::Fingerprint;
@@ -28,7 +30,8 @@ pub(super) struct Claimed<'a> {
     pub(super) id: &'a str,
     pub(super) fingerprint: Fingerprint,
     pub(super) signature: Option<&'a [u32]>,
-    pub(super) member: Vec<u8>,
+    /// Where its record is, once claimed.
+    pub(super) handle: Handle,
     pub(super) keys: CandidateKeys,
     /// Its record as the claim wrote it.
     pub(super) record: Vec<u8>,
@@ -36,7 +39,7 @@ pub(super) struct Claimed<'a> {
 }
 
 /// The documents under candidate keys, by key.
-type Listed = HashMap<ListKey, Vec<(Option<Fingerprint>, String)>>;
+type Listed = HashMap<ListKey, Vec<(Option<Fingerprint>, Handle)>>;
 
 impl SharedRegistry {
     /// Decides each of `documents` (unique ids; see [`decide`](Self::decide)) against every
@@ -54,21 +57,22 @@ impl SharedRegistry {
         self.check_lease()?;
         let mut out: Vec<Option<Result<SharedDecision>>> =
             (0..documents.len()).map(|_| None).collect();
+        let number = self.number()?;
         let mut seen = HashSet::new();
         let mut claiming = Vec::new();
         let mut alone = Vec::new();
         for (at, &(id, fingerprint, signature)) in documents.iter().enumerate() {
-            match member(id, fingerprint) {
+            match check_id(id) {
                 Err(error) => out[at] = Some(Err(error)),
-                Ok(_) if !seen.insert(id) => alone.push(at),
-                Ok(member) => claiming.push(Claimed {
+                Ok(()) if !seen.insert(id) => alone.push(at),
+                Ok(()) => claiming.push(Claimed {
                     at,
                     id,
                     fingerprint,
                     signature,
-                    member,
+                    handle: 0,
                     keys: candidate_keys(&self.matcher, fingerprint, signature),
-                    record: record::registration(&self.node, fingerprint, signature),
+                    record: record::registration(id, number, fingerprint, signature),
                     seq: 0,
                 }),
             }
@@ -76,9 +80,10 @@ impl SharedRegistry {
         // 1. The claims.
         let found = self.claim_all(&claiming)?;
         let mut claimed = Vec::new();
-        for (mut doc, (taken, bytes)) in claiming.into_iter().zip(found) {
+        for (mut doc, (taken, handle, bytes)) in claiming.into_iter().zip(found) {
             match taken {
                 true => {
+                    doc.handle = handle;
                     doc.record = bytes;
                     claimed.push(doc);
                 }
@@ -101,24 +106,27 @@ impl SharedRegistry {
     }
 
     /// Claims the records of `docs` (their `record`s, registrations), one script a group:
-    /// for each, whether it was taken, and the record written (taken) or found.
-    pub(super) fn claim_all(&self, docs: &[Claimed<'_>]) -> Result<Vec<(bool, Vec<u8>)>> {
+    /// for each, whether it was taken, its handle, and the record written (taken) or found.
+    pub(super) fn claim_all(&self, docs: &[Claimed<'_>]) -> Result<Vec<(bool, Handle, Vec<u8>)>> {
         let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
         for (n, doc) in docs.iter().enumerate() {
             groups.entry(group_of_id(doc.id)).or_default().push(n);
         }
         let lease = self.lease.as_millis() as u64;
+        let number = self.number()?.to_be_bytes();
         let replies: Vec<Vec<Vec<u8>>> = self.store.run("cannot register documents", |c| {
             let mut pipe = cluster_pipe();
             for (&group, members) in &groups {
                 let script = (pipe.cmd("EVALSHA").arg(&self.shas.claim))
                     .arg(1)
                     .arg(records_key(&self.namespace, group))
-                    .arg(&self.node)
+                    .arg(&number[..])
                     .arg(lease)
                     .arg(LAYOUT);
                 for &n in members {
-                    script.arg(docs[n].id).arg(&docs[n].record);
+                    (script.arg(docs[n].id))
+                        .arg(first_slot_of_id(docs[n].id))
+                        .arg(&docs[n].record);
                 }
             }
             {
@@ -129,15 +137,18 @@ impl SharedRegistry {
         if replies.len() != groups.len() {
             return Err(short_reply("claims"));
         }
-        let mut out: Vec<Option<(bool, Vec<u8>)>> = (0..docs.len()).map(|_| None).collect();
-        for (members, reply) in groups.values().zip(replies) {
-            if reply.len() != 2 * members.len() {
+        let mut out: Vec<Option<(bool, Handle, Vec<u8>)>> = (0..docs.len()).map(|_| None).collect();
+        for ((&group, members), reply) in groups.iter().zip(replies) {
+            if reply.len() != 3 * members.len() {
                 return Err(short_reply("claims"));
             }
             let mut reply = reply.into_iter();
             for &n in members {
                 let taken = reply.next().is_some_and(|flag| flag == b"1");
-                out[n] = Some((taken, reply.next().unwrap_or_default()));
+                let slot = (reply.next())
+                    .and_then(|slot| std::str::from_utf8(&slot).ok()?.parse().ok())
+                    .ok_or_else(|| short_reply("claims"))?;
+                out[n] = Some((taken, handle(group, slot), reply.next().unwrap_or_default()));
             }
         }
         Ok(out
@@ -152,18 +163,13 @@ impl SharedRegistry {
         claimed: &mut [Claimed<'_>],
         out: &mut [Option<Result<SharedDecision>>],
     ) -> Result<()> {
-        // 2. Their keys, and this writer's set: a script a group.
-        type Group<'b> = (Vec<&'b str>, BTreeMap<u64, Vec<(u64, Vec<u8>)>>);
-        let mut groups: BTreeMap<u64, Group<'_>> = BTreeMap::new();
+        // 2. Their keys: a script a group.
+        type Group = BTreeMap<u64, Vec<(i64, Vec<u8>)>>;
+        let mut groups: BTreeMap<u64, Group> = BTreeMap::new();
         for doc in claimed.iter() {
-            groups
-                .entry(group_of_id(doc.id))
-                .or_default()
-                .0
-                .push(doc.id);
             for key in &doc.keys.lists {
-                let lists = &mut groups.entry(key.group).or_default().1;
-                let entry = list_entry(&doc.member, key);
+                let lists = groups.entry(key.group).or_default();
+                let entry = list_entry(doc.handle, doc.fingerprint, key);
                 lists
                     .entry(key.bucket)
                     .or_default()
@@ -172,14 +178,11 @@ impl SharedRegistry {
         }
         self.store.run("cannot register documents' keys", |c| {
             let mut pipe = cluster_pipe();
-            for (&group, (ids, lists)) in &groups {
-                let script = (pipe.cmd("EVALSHA").arg(&self.shas.register))
-                    .arg(1 + lists.len())
-                    .arg(node_set_key(&self.namespace, group, &self.node));
+            for (&group, lists) in &groups {
+                let script = (pipe.cmd("EVALSHA").arg(&self.shas.register)).arg(lists.len());
                 for &bucket in lists.keys() {
                     script.arg(list_key(&self.namespace, group, bucket));
                 }
-                script.arg(ids.len()).arg(ids);
                 for entries in lists.values() {
                     script.arg(entries.len());
                     for (field, entry) in entries {
@@ -205,45 +208,46 @@ impl SharedRegistry {
         let numbered: Vec<Vec<u8>> = (claimed.iter())
             .map(|doc| record::numbered(&doc.record, doc.seq))
             .collect();
-        let updates: Vec<(&str, &[u8], &[u8])> = (claimed.iter().zip(&numbered))
-            .map(|(doc, new)| (doc.id, doc.record.as_slice(), new.as_slice()))
+        let updates: Vec<(Handle, &[u8], &[u8])> = (claimed.iter().zip(&numbered))
+            .map(|(doc, new)| (doc.handle, doc.record.as_slice(), new.as_slice()))
             .collect();
         let keys: Vec<&ListKey> = claimed.iter().flat_map(|doc| &doc.keys.lists).collect();
         let listed = self.read_lists(&keys, &updates)?;
         let reach = self.matcher.reach();
-        let candidates: Vec<BTreeSet<String>> = (claimed.iter())
+        let candidates: Vec<BTreeSet<Handle>> = (claimed.iter())
             .map(|doc| {
                 (doc.keys.lists.iter())
                     .filter_map(|key| listed.get(key))
                     .flatten()
-                    .filter(|(theirs, other)| {
-                        other != doc.id
+                    .filter(|&&(theirs, other)| {
+                        other != doc.handle
                             && theirs.is_none_or(|theirs| doc.fingerprint.distance(theirs) <= reach)
                     })
-                    .map(|(_, other)| other.clone())
+                    .map(|&(_, other)| other)
                     .collect()
             })
             .collect();
         // 5. The candidates' records, each read once for the window (but this window's).
-        let ours: HashMap<&str, usize> = claimed
+        let ours: HashMap<Handle, usize> = claimed
             .iter()
             .enumerate()
-            .map(|(n, doc)| (doc.id, n))
+            .map(|(n, doc)| (doc.handle, n))
             .collect();
-        let foreign: BTreeSet<&String> = candidates
+        let foreign: BTreeSet<Handle> = candidates
             .iter()
             .flatten()
-            .filter(|id| !ours.contains_key(id.as_str()))
+            .copied()
+            .filter(|handle| !ours.contains_key(handle))
             .collect();
-        let mut records: HashMap<String, (Option<Record>, u64)> = HashMap::new();
-        self.read_aged(foreign.into_iter().cloned().collect(), &mut records)?;
+        let mut records: HashMap<Handle, (Option<Record>, u64)> = HashMap::new();
+        self.read_aged(foreign.into_iter().collect(), &mut records)?;
         // 6. Each judged in number order, this window's by their decisions here.
         let mut decided: Vec<Option<Nearest>> = Vec::with_capacity(claimed.len());
         for (n, doc) in claimed.iter().enumerate() {
             let mut best: Option<(u64, Nearest)> = None;
-            let mut waiting: BTreeSet<String> = BTreeSet::new();
+            let mut waiting: BTreeSet<Handle> = BTreeSet::new();
             for other in &candidates[n] {
-                if let Some(&m) = ours.get(other.as_str()) {
+                if let Some(&m) = ours.get(other) {
                     // Numbered before, and admitted here: as its record will say.
                     let theirs = &claimed[m];
                     if m < n && decided[m].is_none() {
@@ -256,7 +260,7 @@ impl SharedRegistry {
                                 &mut best,
                                 theirs.seq,
                                 Nearest {
-                                    id: other.clone(),
+                                    id: theirs.id.to_owned(),
                                     fingerprint: theirs.fingerprint,
                                     distance,
                                     similarity: near.similarity,
@@ -266,15 +270,16 @@ impl SharedRegistry {
                     }
                     continue;
                 }
-                waiting.insert(other.clone());
+                waiting.insert(*other);
             }
             while !waiting.is_empty() {
                 let mut still = BTreeSet::new();
                 for other in &waiting {
                     let (record, age) = records.get(other).cloned().unwrap_or((None, 0));
+                    let id = record.as_ref().map(|r| r.id.clone()).unwrap_or_default();
                     match self.judge(doc.seq, doc.fingerprint, doc.signature, record, age) {
                         Verdict::Wait => {
-                            still.insert(other.clone());
+                            still.insert(*other);
                         }
                         Verdict::Admitted {
                             seq,
@@ -286,7 +291,7 @@ impl SharedRegistry {
                                 &mut best,
                                 seq,
                                 Nearest {
-                                    id: other.clone(),
+                                    id,
                                     fingerprint,
                                     distance,
                                     similarity,
@@ -299,7 +304,7 @@ impl SharedRegistry {
                 waiting = still;
                 if !waiting.is_empty() {
                     std::thread::sleep(POLL);
-                    self.read_aged(waiting.iter().cloned().collect(), &mut records)?;
+                    self.read_aged(waiting.iter().copied().collect(), &mut records)?;
                 }
             }
             decided.push(best.map(|(_, near)| near));
@@ -320,14 +325,10 @@ impl SharedRegistry {
                 )
             })
             .collect();
-        let updates: Vec<(&str, &[u8], &[u8])> = (claimed.iter().zip(&numbered).zip(&finals))
-            .map(|((doc, old), new)| (doc.id, old.as_slice(), new.as_slice()))
+        let updates: Vec<(Handle, &[u8], &[u8])> = (claimed.iter().zip(&numbered).zip(&finals))
+            .map(|((doc, old), new)| (doc.handle, old.as_slice(), new.as_slice()))
             .collect();
-        let rejected: Vec<&str> = (claimed.iter().zip(&decided))
-            .filter(|(_, by)| by.is_some())
-            .map(|(doc, _)| doc.id)
-            .collect();
-        self.update_records(&updates, &rejected)?;
+        self.update_records(&updates)?;
         for (doc, by) in claimed.iter().zip(decided) {
             out[doc.at] = Some(Ok(match by {
                 Some(near) => SharedDecision::Rejected {
@@ -346,31 +347,26 @@ impl SharedRegistry {
         Ok(())
     }
 
-    /// Writes each of `updates` (id, the record expected, the new record) where the record
-    /// is the one expected, and takes `unlisted` out of this writer's set: a script a group.
-    pub(super) fn update_records(
-        &self,
-        updates: &[(&str, &[u8], &[u8])],
-        unlisted: &[&str],
-    ) -> Result<()> {
-        let pipe = self.update_pipe(updates, unlisted);
+    /// Writes each of `updates` (a handle, the record expected, the new record) where the
+    /// record is the one expected: a script a group.
+    pub(super) fn update_records(&self, updates: &[(Handle, &[u8], &[u8])]) -> Result<()> {
+        let pipe = self.update_pipe(updates);
         self.store.run("cannot record decisions", |c| {
             let result = pipe.query::<()>(c);
             reloading(c, result)
         })
     }
 
-    /// Writes `new` as `id`'s record where the record is `old`: whether it holds `new` now.
-    pub(super) fn compare_and_set(&self, id: &str, old: &[u8], new: &[u8]) -> Result<bool> {
-        let group = group_of_id(id);
+    /// Writes `new` as the record at `handle` where the record is `old`: whether it holds
+    /// `new` now.
+    pub(super) fn compare_and_set(&self, handle: Handle, old: &[u8], new: &[u8]) -> Result<bool> {
+        let (group, slot) = place_of_handle(handle);
         let set: Vec<i64> = self.store.run("cannot give a document up", |c| {
             let result = redis::cmd("EVALSHA")
                 .arg(&self.shas.update)
-                .arg(2)
-                .arg(records_key(&self.namespace, group))
-                .arg(node_set_key(&self.namespace, group, &self.node))
                 .arg(1)
-                .arg(id)
+                .arg(records_key(&self.namespace, group))
+                .arg(slot)
                 .arg(old)
                 .arg(new)
                 .query(c);
@@ -380,34 +376,22 @@ impl SharedRegistry {
     }
 
     /// The pipeline of [`update_records`](Self::update_records), its replies ignored.
-    fn update_pipe(
-        &self,
-        updates: &[(&str, &[u8], &[u8])],
-        unlisted: &[&str],
-    ) -> redis::cluster::ClusterPipeline {
-        type Group<'b> = (Vec<(&'b str, &'b [u8], &'b [u8])>, Vec<&'b str>);
+    fn update_pipe(&self, updates: &[(Handle, &[u8], &[u8])]) -> redis::cluster::ClusterPipeline {
+        type Group<'b> = Vec<(u32, &'b [u8], &'b [u8])>;
         let mut groups: BTreeMap<u64, Group<'_>> = BTreeMap::new();
-        for &update in updates {
-            groups
-                .entry(group_of_id(update.0))
-                .or_default()
-                .0
-                .push(update);
-        }
-        for &id in unlisted {
-            groups.entry(group_of_id(id)).or_default().1.push(id);
+        for &(handle, old, new) in updates {
+            let (group, slot) = place_of_handle(handle);
+            groups.entry(group).or_default().push((slot, old, new));
         }
         let mut pipe = cluster_pipe();
-        for (&group, (updates, unlisted)) in &groups {
+        for (&group, updates) in &groups {
             let script = (pipe.cmd("EVALSHA").arg(&self.shas.update))
-                .arg(2)
-                .arg(records_key(&self.namespace, group))
-                .arg(node_set_key(&self.namespace, group, &self.node))
-                .arg(updates.len());
-            for (id, old, new) in updates {
-                script.arg(*id).arg(*old).arg(*new);
+                .arg(1)
+                .arg(records_key(&self.namespace, group));
+            for (slot, old, new) in updates {
+                script.arg(*slot).arg(*old).arg(*new);
             }
-            script.arg(unlisted).ignore();
+            script.ignore();
         }
         pipe
     }
@@ -417,23 +401,23 @@ impl SharedRegistry {
     pub(super) fn read_lists(
         &self,
         keys: &[&ListKey],
-        updates: &[(&str, &[u8], &[u8])],
+        updates: &[(Handle, &[u8], &[u8])],
     ) -> Result<Listed> {
-        let mut hashes: BTreeMap<(u64, u64), BTreeSet<u64>> = BTreeMap::new();
-        for key in keys {
+        let mut hashes: BTreeMap<(u64, u64), BTreeMap<i64, ListKey>> = BTreeMap::new();
+        for &&key in keys {
             hashes
                 .entry((key.group, key.bucket))
                 .or_default()
-                .insert(key.field);
+                .insert(key.field, key);
         }
         let mut pipe = match updates.is_empty() {
             true => cluster_pipe(),
-            false => self.update_pipe(updates, &[]),
+            false => self.update_pipe(updates),
         };
         for (&(group, bucket), fields) in &hashes {
             pipe.cmd("HMGET")
                 .arg(list_key(&self.namespace, group, bucket))
-                .arg(fields.iter().copied().collect::<Vec<u64>>());
+                .arg(fields.keys().copied().collect::<Vec<i64>>());
         }
         let values: Vec<Vec<Option<Vec<u8>>>> = self.store.run("cannot read candidates", |c| {
             let result = pipe.query(c);
@@ -447,13 +431,8 @@ impl SharedRegistry {
             if values.len() != fields.len() {
                 return Err(short_reply("candidates"));
             }
-            for (&field, value) in fields.iter().zip(values) {
+            for ((&field, &key), value) in fields.iter().zip(values) {
                 let Some(value) = value else { continue };
-                let key = ListKey {
-                    group,
-                    bucket,
-                    field,
-                };
                 let members = parse_list(&value, &key).ok_or_else(|| Error::Decode {
                     what: "a candidate key of the shared index",
                     source: format!(
@@ -468,30 +447,34 @@ impl SharedRegistry {
         Ok(listed)
     }
 
-    /// Reads the records of `ids` with their ages into `records`, in one pipeline.
+    /// Reads the records at `handles` with their ages into `records`, in one pipeline.
     fn read_aged(
         &self,
-        ids: Vec<String>,
-        records: &mut HashMap<String, (Option<Record>, u64)>,
+        handles: Vec<Handle>,
+        records: &mut HashMap<Handle, (Option<Record>, u64)>,
     ) -> Result<()> {
-        if ids.is_empty() {
+        if handles.is_empty() {
             return Ok(());
         }
-        let read = self.read_aged_records(&ids)?;
-        records.extend(ids.into_iter().zip(read));
+        let read = self.read_aged_records(&handles)?;
+        records.extend(handles.into_iter().zip(read));
         Ok(())
     }
 
-    /// The records of `ids` (`None` for one there is none of), each with its age in
+    /// The records at `handles` (`None` for one there is none at), each with its age in
     /// milliseconds by its Redis node's clock, one script a group: a lease is judged by the
     /// clock that stamped it, never a writer's.
     ///
     /// # Errors
     /// [`Error::Cluster`]; [`Error::Decode`] for a record that does not read as one.
-    pub(super) fn read_aged_records(&self, ids: &[String]) -> Result<Vec<(Option<Record>, u64)>> {
-        let mut groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
-        for (n, id) in ids.iter().enumerate() {
-            groups.entry(group_of_id(id)).or_default().push(n);
+    pub(super) fn read_aged_records(
+        &self,
+        handles: &[Handle],
+    ) -> Result<Vec<(Option<Record>, u64)>> {
+        let mut groups: BTreeMap<u64, Vec<(usize, u32)>> = BTreeMap::new();
+        for (n, &handle) in handles.iter().enumerate() {
+            let (group, slot) = place_of_handle(handle);
+            groups.entry(group).or_default().push((n, slot));
         }
         let replies: Vec<Vec<Option<Vec<u8>>>> = self.store.run("cannot read candidates", |c| {
             let mut pipe = cluster_pipe();
@@ -499,8 +482,8 @@ impl SharedRegistry {
                 let script = (pipe.cmd("EVALSHA").arg(&self.shas.read))
                     .arg(1)
                     .arg(records_key(&self.namespace, group));
-                for &n in members {
-                    script.arg(&ids[n]);
+                for &(_, slot) in members {
+                    script.arg(slot);
                 }
             }
             {
@@ -511,7 +494,7 @@ impl SharedRegistry {
         if replies.len() != groups.len() {
             return Err(short_reply("candidates' records"));
         }
-        let mut out: Vec<(Option<Record>, u64)> = (0..ids.len()).map(|_| (None, 0)).collect();
+        let mut out: Vec<(Option<Record>, u64)> = (0..handles.len()).map(|_| (None, 0)).collect();
         for (members, reply) in groups.values().zip(replies) {
             if reply.len() != members.len() + 1 {
                 return Err(short_reply("candidates' records"));
@@ -520,9 +503,9 @@ impl SharedRegistry {
             let now: u64 = (reply.next().flatten())
                 .and_then(|now| std::str::from_utf8(&now).ok()?.parse().ok())
                 .unwrap_or(0);
-            for (&n, bytes) in members.iter().zip(reply) {
+            for (&(n, slot), bytes) in members.iter().zip(reply) {
                 if let Some(bytes) = bytes {
-                    let record = record::read(&ids[n], &bytes)?;
+                    let record = record::read(&format!("slot {slot}"), &bytes)?;
                     let age = now.saturating_sub(record.at);
                     out[n] = (Some(record), age);
                 }
