@@ -7,13 +7,18 @@
 //!   was judged near, until the commit; a change of one of those keys decides it again (an
 //!   update or an add when it is near nothing now). After the commit only its key and text
 //!   version are kept, with its references' keys (`watches`), in memory and in the index's
-//!   ledger (`ledger`), which later writers read: a change of one of them, by this writer
-//!   or one of a later run, reports it [`Rejudged::Lost`] unless its key holds that text
-//!   by then.
-//! * Under [`Policy::Flag`], the copies flagged against a document (found by
+//!   ledger (`ledger`), which later writers of every policy read: a change of one of
+//!   them, by this writer or one of a later run, reports it [`Rejudged::Lost`] unless its
+//!   key holds that text by then.
+//! * The copies flagged against a document (found by
 //!   [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD), or held since the commit) are
-//!   written again from their stored fields and decided again: unflagged, or flagged against
-//!   another document.
+//!   written again from their stored fields and decided again as [`Policy::Flag`] decides:
+//!   unflagged, or flagged against another document. So does a writer of any policy in an
+//!   index with the flag fields (an earlier Flag run flagged them), a Replace writer also
+//!   when its document replaces their original: they are documents of the index, never
+//!   rejected nor replacing one. A copy written again is no new word of its key (a later
+//!   text of it held or watched as rejected stays so); one whose key was decided otherwise
+//!   since it was queued is left as it is. Copies without a key stay as they are.
 //! * Under [`Policy::Replace`], a replacing document keeps the stored fields of each record
 //!   it holds ([`REPLACED_TEXT_FIELD`](crate::plugin::REPLACED_TEXT_FIELD)), and the batch's
 //!   are held until the commit; when their holder changes, those its new text still covers
@@ -30,9 +35,11 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::dedup_writer::{DedupWriter, PreparedDocument, State};
+use super::dedup_writer::{Decision, DedupWriter, PreparedDocument, State};
 use super::watches::Watches;
-use super::{AddOutcome, Policy};
+use super::AddOutcome;
+#[cfg(doc)]
+use super::Policy;
 use crate::error::Result;
 use crate::fingerprint::{Fingerprint, Signature};
 
@@ -132,6 +139,17 @@ impl Dependents {
     /// was held of that key with another text is superseded (held with the same text, it
     /// stands), and so are the records of its other texts.
     pub fn forget(&mut self, key: &str, version: Option<u64>, record: Option<&str>) {
+        if (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.rejected.remove(key);
+        }
+        self.watches.forget(key, version);
+        self.forget_texts(key, version, record);
+    }
+
+    /// [`forget`](Self::forget) for a document written again with the text it has (a
+    /// holder written again without some of its records): a later text of its key rejected
+    /// (held, or watched) stays its latest word.
+    pub fn forget_texts(&mut self, key: &str, version: Option<u64>, record: Option<&str>) {
         for other in self.text_keys.get(key).into_iter().flatten() {
             // Sent again with the text of a record: that record is its latest text again.
             if Some(other.as_str()) == record {
@@ -139,9 +157,6 @@ impl Dependents {
             } else {
                 self.superseded.insert(other.clone());
             }
-        }
-        if (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version) {
-            self.rejected.remove(key);
         }
         if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
             self.flagged.remove(key);
@@ -153,7 +168,6 @@ impl Dependents {
         {
             self.added.remove(key);
         }
-        self.watches.forget(key, version);
         self.deleted.remove(key);
         self.latest
             .insert(key.to_owned(), record.map(str::to_owned));
@@ -167,6 +181,13 @@ impl Dependents {
         self.flagged.remove(key);
         self.added.remove(key);
         self.deleted.insert(key.to_owned());
+    }
+
+    /// Whether the latest word of `key` is a text other than `version` rejected (held until
+    /// the commit, or watched since).
+    fn rejected_other(&self, key: &str, version: Option<u64>) -> bool {
+        (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version)
+            || self.watches.watches_other(key, version)
     }
 
     /// Holds a rejected record, judged near the references of `against`.
@@ -477,10 +498,30 @@ impl DedupWriter {
                     if let (true, Some(key), Some(field)) =
                         (rewrite, key.as_deref(), self.index().fields().key)
                     {
+                        // Its key decided otherwise since it was queued (a later text of it
+                        // held as rejected, decided again first): that one stands.
+                        if state.view.versions_of(key)? != [prepared.version] {
+                            continue;
+                        }
                         (state.writer).delete_term(tantivy::Term::from_field_text(field, key));
                         state.view.delete_key(key)?;
                     }
-                    let outcome = self.decide_in(state, prepared)?;
+                    // A flagged copy written again is a document of the index: decided
+                    // as Flag decides, whatever this writer's policy.
+                    let decision = match rewrite {
+                        true => Decision::FlaggedCopy,
+                        false => Decision::Sent,
+                    };
+                    // A copy whose key's latest word is another text, rejected (by a
+                    // Reject writer): written again unreported, its key's report stands.
+                    let unreported = rewrite
+                        && key.as_deref().is_some_and(|key| {
+                            (state.dependents).rejected_other(key, prepared.version)
+                        });
+                    let outcome = self.decide_as(state, prepared, decision)?;
+                    if unreported {
+                        continue;
+                    }
                     (state.dependents.rejudged).push(Rejudged::Decided {
                         key,
                         after,
@@ -499,7 +540,7 @@ impl DedupWriter {
                     }
                     (state.writer).delete_term(tantivy::Term::from_field_text(field, &key));
                     state.view.delete_key(&key)?;
-                    self.decide_in(state, prepared)?;
+                    self.decide_as(state, prepared, Decision::Holder)?;
                 }
             }
         }
@@ -521,11 +562,11 @@ impl DedupWriter {
                 again.push((copy, true));
             }
         }
-        if self.policy() == Policy::Flag {
-            for (_, stored) in state.view.flagged_against(key)? {
-                let unmarked = self.index().fields().unmarked(&stored);
-                again.push((self.prepare(unmarked)?, true));
-            }
+        // Whatever this writer's policy: an earlier Flag run may have flagged them (none
+        // without the flag fields).
+        for (_, stored) in state.view.flagged_against(key)? {
+            let unmarked = self.index().fields().unmarked(&stored);
+            again.push((self.prepare(unmarked)?, true));
         }
         for (rejected, version) in state.dependents.watches.take(key) {
             // Rejected again with that text since the commit (held to be decided again,
