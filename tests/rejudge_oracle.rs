@@ -11,7 +11,8 @@
 //!   index under its key; or, under Reject, kept out because of a document of its family
 //!   that is still there (the one its last outcome names), and under Replace, a document of
 //!   its family is there; or, under Reject, it was reported [`Rejudged::Lost`] (a replaced
-//!   text comes back, whenever it was replaced). And so is, after every run, each key's
+//!   text comes back, whenever it was replaced); or, replaced by a Replace run and sent
+//!   again under another policy, it is `Exists`, a record of an alive document. And so is, after every run, each key's
 //!   last word of every earlier run: a text rejected in one run and left out by a change in
 //!   a later one (each run has a writer of its own, of any policy) is reported lost by the
 //!   later one; a text indexed stays there until its key changes or a Replace run replaces
@@ -207,8 +208,8 @@ struct Words(BTreeMap<String, Word>);
 struct Word {
     family: usize,
     variant: usize,
-    /// Its last outcome (sent, or decided again) was a rejection: a loss reported of it is
-    /// that of a rejected text.
+    /// Rejected since it was sent (an outcome, or a decision again): a loss reported of it
+    /// is that of a rejected text.
     rejected: bool,
     /// Known to be in the index: indexed by a run of Reject or Flag, or there after a
     /// run; only a Replace run (which replaces references) takes it out.
@@ -232,7 +233,7 @@ fn run(f: &Fixture, ops: &[Op], words: &mut Words) -> HashMap<String, Fate> {
                 Rejudged::Decided { key, outcome, .. } => {
                     let key = key.unwrap();
                     if let Some(word) = words.0.get_mut(&key) {
-                        word.rejected = matches!(outcome, AddOutcome::Rejected { .. });
+                        word.rejected |= matches!(outcome, AddOutcome::Rejected { .. });
                     }
                     fates.insert(key, Fate::Outcome(outcome));
                 }
@@ -661,6 +662,32 @@ fn cases_found_before() {
         (reject, vec![add(1, 2, 0), add(0, 2, 0), Op::Delete(1)]),
     ];
     check_mixed(&holder_rejected).unwrap();
+    // A page's older text, indexed while its newer one was rejected (watched), replaced
+    // and given back as a record: the newer text stays watched, and is reported lost when
+    // its duplicate changes.
+    let older = vec![
+        (flag, vec![add(4, 2, 1)]),
+        (reject, vec![add(3, 0, 0), add(3, 2, 0)]),
+        (replace, vec![add(0, 0, 0), Op::Delete(0), add(4, 0, 0)]),
+    ];
+    check_mixed(&older).unwrap();
+    // A flagged copy's newer text rejected, committed, then its original changed: the
+    // rejected text is reported lost, and the copy written again unreported after it.
+    let lost_then_copy = vec![
+        (flag, vec![add(4, 1, 0), add(3, 1, 1)]),
+        (reject, vec![add(3, 1, 0), Op::Commit, add(4, 0, 0)]),
+    ];
+    check_mixed(&lost_then_copy).unwrap();
+    // A copy written again under Reject (flagged against a record admitted), its new text
+    // rejected, then that record deleted: the copy, still indexed, is judged again.
+    let held_copy = vec![
+        (flag, vec![add(0, 0, 0), add(4, 2, 0), add(1, 0, 0)]),
+        (
+            reject,
+            vec![add(3, 0, 0), Op::Delete(0), add(1, 2, 0), Op::Delete(3)],
+        ),
+    ];
+    check_mixed(&held_copy).unwrap();
 }
 
 proptest! {

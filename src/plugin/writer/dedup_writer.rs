@@ -159,12 +159,13 @@ impl Books<'_> {
 /// How a document is decided (see [`DedupWriter::decide_as`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Decision {
-    /// A document sent to the writer (or a record decided again as one): by the writer's
-    /// policy.
+    /// A document sent to the writer (or a rejected one decided again): by the writer's
+    /// policy, its key's latest word.
     Sent,
-    /// A holder of records written again with its text, without some of them: by the
-    /// writer's policy, a later text of its key rejected staying its latest word.
-    Holder,
+    /// A text the index kept (a holder of records written again without some, a replaced
+    /// record decided again): by the writer's policy, but no new word of its key: a later
+    /// text of its key rejected (held, or watched) stays its latest word.
+    Older,
     /// A flagged copy written again because its original changed: as
     /// [`Policy::Flag`] decides, whatever the writer's policy, its key's other texts held
     /// or watched as they are.
@@ -502,7 +503,7 @@ impl DedupWriter {
     ) -> Result<AddOutcome> {
         let fields = self.index.fields();
         let policy = match decision {
-            Decision::Sent | Decision::Holder => self.policy,
+            Decision::Sent | Decision::Older => self.policy,
             Decision::FlaggedCopy => Policy::Flag,
         };
         // A document written again is no new word of its key: what is held or watched of
@@ -512,7 +513,7 @@ impl DedupWriter {
             let (dependents, version) = (&mut state.dependents, prepared.version);
             match decision {
                 Decision::Sent => dependents.forget(key, version, record.as_deref()),
-                Decision::Holder => dependents.forget_texts(key, version, record.as_deref()),
+                Decision::Older => dependents.forget_texts(key, version, record.as_deref()),
                 Decision::FlaggedCopy => {}
             }
         }
@@ -606,6 +607,9 @@ impl DedupWriter {
                 fingerprint,
                 duplicate_of,
             });
+        }
+        if let (Decision::Sent, Some(key)) = (decision, key.as_deref()) {
+            state.dependents.forget_flagged(key, version);
         }
         let key_field = fields.key;
         // The version being replaced goes: its records that this document still covers

@@ -28,7 +28,9 @@
 //!   back later. A record whose text is not kept (made by an older version of the crate, or
 //!   copied by a reindex without it), or whose key another document also holds a record of
 //!   with no word of which is later, is reported [`Rejudged::Lost`] and dropped, so that
-//!   its text, added again, is judged again rather than taken for indexed.
+//!   its text, added again, is judged again rather than taken for indexed. A holder
+//!   written again, or a record decided again, is no new word of its key: a later text of
+//!   it rejected (by a Reject writer, held or watched) stays its latest word.
 //!
 //! What is held until the commit is a copy of documents of the pending batch (and of the
 //! records of the committed holders it changes): bounded by it.
@@ -113,12 +115,15 @@ pub(super) struct Dependents {
 enum Work {
     /// The document of this key changed: decide again what was judged against it.
     Changed(String),
-    /// Decide this record again, because `after` changed; `rewrite` deletes its indexed
-    /// version first (a flagged copy written again).
+    /// Decide this record again, because `after` changed, as `decision` says; a flagged
+    /// copy written again ([`Decision::FlaggedCopy`]) has its indexed version deleted first.
+    /// `quiet`: its key's latest word was found another text, rejected, when it was queued
+    /// (it is not reported).
     Decide {
         prepared: PreparedDocument,
         after: String,
-        rewrite: bool,
+        decision: Decision,
+        quiet: bool,
     },
     /// Write this holder again without the records of a key decided or deleted since they
     /// were made (unreported: its text is the same), unless it changed since.
@@ -158,9 +163,8 @@ impl Dependents {
                 self.superseded.insert(other.clone());
             }
         }
-        if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
-            self.flagged.remove(key);
-        }
+        // A copy held as flagged stays: the new text may be rejected (under Reject), leaving
+        // it indexed (`forget_flagged` once it is not).
         if self
             .added
             .get(key)
@@ -171,6 +175,14 @@ impl Dependents {
         self.deleted.remove(key);
         self.latest
             .insert(key.to_owned(), record.map(str::to_owned));
+    }
+
+    /// A text of `key` other than `version` is written over (not rejected): a copy of it
+    /// held as flagged is no longer in the index.
+    pub fn forget_flagged(&mut self, key: &str, version: Option<u64>) {
+        if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.flagged.remove(key);
+        }
     }
 
     /// The document of `key` is deleted by key: whatever was held of it goes, and a record
@@ -408,7 +420,8 @@ impl DedupWriter {
                 Some(text) => state.dependents.queue.push_back(Work::Decide {
                     prepared: text,
                     after: old.to_owned(),
-                    rewrite: false,
+                    decision: Decision::Older,
+                    quiet: false,
                 }),
                 None => {
                     if let Some(key) = key {
@@ -492,9 +505,11 @@ impl DedupWriter {
                 Work::Decide {
                     prepared,
                     after,
-                    rewrite,
+                    decision,
+                    quiet,
                 } => {
                     let key = prepared.key.clone();
+                    let rewrite = decision == Decision::FlaggedCopy;
                     if let (true, Some(key), Some(field)) =
                         (rewrite, key.as_deref(), self.index().fields().key)
                     {
@@ -506,18 +521,13 @@ impl DedupWriter {
                         (state.writer).delete_term(tantivy::Term::from_field_text(field, key));
                         state.view.delete_key(key)?;
                     }
-                    // A flagged copy written again is a document of the index: decided
-                    // as Flag decides, whatever this writer's policy.
-                    let decision = match rewrite {
-                        true => Decision::FlaggedCopy,
-                        false => Decision::Sent,
-                    };
-                    // A copy whose key's latest word is another text, rejected (by a
-                    // Reject writer): written again unreported, its key's report stands.
-                    let unreported = rewrite
-                        && key.as_deref().is_some_and(|key| {
-                            (state.dependents).rejected_other(key, prepared.version)
-                        });
+                    // A copy or a record whose key's latest word is another text, rejected
+                    // (by a Reject writer): decided unreported, its key's report stands.
+                    let unreported = quiet
+                        || decision != Decision::Sent
+                            && key.as_deref().is_some_and(|key| {
+                                (state.dependents).rejected_other(key, prepared.version)
+                            });
                     let outcome = self.decide_as(state, prepared, decision)?;
                     if unreported {
                         continue;
@@ -540,7 +550,7 @@ impl DedupWriter {
                     }
                     (state.writer).delete_term(tantivy::Term::from_field_text(field, &key));
                     state.view.delete_key(&key)?;
-                    self.decide_as(state, prepared, Decision::Holder)?;
+                    self.decide_as(state, prepared, Decision::Older)?;
                 }
             }
         }
@@ -551,7 +561,11 @@ impl DedupWriter {
     fn changed(&self, state: &mut State, key: &str) -> Result<()> {
         let mut again = Vec::new();
         let (rejected, flagged) = state.dependents.take_near(key);
-        again.extend(rejected.into_iter().map(|held| (held, false)));
+        // The texts rejected near it, by key: their keys' latest words, taken here.
+        let mut rejected_words: HashMap<String, Option<u64>> = (rejected.iter())
+            .filter_map(|held| Some((held.key.clone()?, held.version)))
+            .collect();
+        again.extend(rejected.into_iter().map(|held| (held, Decision::Sent)));
         for copy in flagged {
             let current = match copy.key.as_deref() {
                 Some(copy_key) => state.view.versions_of(copy_key)?,
@@ -559,16 +573,17 @@ impl DedupWriter {
             };
             // Written again since (and so held again, or decided otherwise): not this one.
             if current == [copy.version] {
-                again.push((copy, true));
+                again.push((copy, Decision::FlaggedCopy));
             }
         }
         // Whatever this writer's policy: an earlier Flag run may have flagged them (none
         // without the flag fields).
         for (_, stored) in state.view.flagged_against(key)? {
             let unmarked = self.index().fields().unmarked(&stored);
-            again.push((self.prepare(unmarked)?, true));
+            again.push((self.prepare(unmarked)?, Decision::FlaggedCopy));
         }
         for (rejected, version) in state.dependents.watches.take(key) {
+            rejected_words.insert(rejected.clone(), version);
             // Rejected again with that text since the commit (held to be decided again,
             // or near another reference still), or indexed with it: not lost.
             let held = (state.dependents.rejected.get(&rejected))
@@ -582,11 +597,15 @@ impl DedupWriter {
                 after: key.to_owned(),
             });
         }
-        for (prepared, rewrite) in again {
+        for (prepared, decision) in again {
+            let other =
+                |key: &str| (rejected_words.get(key)).is_some_and(|v| *v != prepared.version);
+            let quiet = decision != Decision::Sent && prepared.key.as_deref().is_some_and(other);
             state.dependents.queue.push_back(Work::Decide {
                 prepared,
                 after: key.to_owned(),
-                rewrite,
+                decision,
+                quiet,
             });
         }
         Ok(())
