@@ -688,6 +688,33 @@ fn cases_found_before() {
         ),
     ];
     check_mixed(&held_copy).unwrap();
+    // A holder updated under Reject (keeping a record), its next text rejected, then the
+    // record's page deleted: the holder, still indexed and held, is written without it.
+    let holder_held = vec![
+        (replace, vec![add(4, 2, 0), add(3, 2, 0)]),
+        (
+            reject,
+            vec![
+                add(3, 2, 1),
+                add(0, 0, 0),
+                add(1, 0, 0),
+                add(3, 0, 0),
+                Op::Delete(4),
+            ],
+        ),
+    ];
+    check_mixed(&holder_held).unwrap();
+    // A page's rejected text reported lost, then an older text of it given back as a
+    // record in the same batch: unreported, its last line stays `lost`.
+    let lost_then_record = vec![
+        (reject, vec![add(1, 0, 0)]),
+        (replace, vec![add(3, 2, 0), add(4, 2, 0)]),
+        (
+            reject,
+            vec![add(3, 0, 0), Op::Commit, add(1, 0, 1), add(4, 1, 0)],
+        ),
+    ];
+    check_mixed(&lost_then_record).unwrap();
 }
 
 proptest! {

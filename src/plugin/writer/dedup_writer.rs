@@ -513,7 +513,7 @@ impl DedupWriter {
             let (dependents, version) = (&mut state.dependents, prepared.version);
             match decision {
                 Decision::Sent => dependents.forget(key, version, record.as_deref()),
-                Decision::Older => dependents.forget_texts(key, version, record.as_deref()),
+                Decision::Older => dependents.forget_texts(key, record.as_deref()),
                 Decision::FlaggedCopy => {}
             }
         }
@@ -608,8 +608,8 @@ impl DedupWriter {
                 duplicate_of,
             });
         }
-        if let (Decision::Sent, Some(key)) = (decision, key.as_deref()) {
-            state.dependents.forget_flagged(key, version);
+        if let Some(key) = key.as_deref() {
+            state.dependents.written_over(key, version);
         }
         let key_field = fields.key;
         // The version being replaced goes: its records that this document still covers

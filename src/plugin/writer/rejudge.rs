@@ -105,6 +105,8 @@ pub(super) struct Dependents {
     watches: Watches,
     /// Keys deleted by key since the commit: their records are let go with them.
     deleted: HashSet<String>,
+    /// The rejected texts reported lost since the commit, by key: their keys' latest words.
+    lost: HashMap<String, Option<u64>>,
     /// What is left to do.
     queue: VecDeque<Work>,
     /// The records decided again, not taken yet.
@@ -148,13 +150,14 @@ impl Dependents {
             self.rejected.remove(key);
         }
         self.watches.forget(key, version);
-        self.forget_texts(key, version, record);
+        self.lost.remove(key);
+        self.forget_texts(key, record);
     }
 
     /// [`forget`](Self::forget) for a document written again with the text it has (a
     /// holder written again without some of its records): a later text of its key rejected
-    /// (held, or watched) stays its latest word.
-    pub fn forget_texts(&mut self, key: &str, version: Option<u64>, record: Option<&str>) {
+    /// (held, watched, or reported lost) stays its latest word.
+    pub fn forget_texts(&mut self, key: &str, record: Option<&str>) {
         for other in self.text_keys.get(key).into_iter().flatten() {
             // Sent again with the text of a record: that record is its latest text again.
             if Some(other.as_str()) == record {
@@ -163,25 +166,21 @@ impl Dependents {
                 self.superseded.insert(other.clone());
             }
         }
-        // A copy held as flagged stays: the new text may be rejected (under Reject), leaving
-        // it indexed (`forget_flagged` once it is not).
-        if self
-            .added
-            .get(key)
-            .is_some_and(|held| held.version != version)
-        {
-            self.added.remove(key);
-        }
+        // A copy held as flagged, or a document held as added, stays: the new text may be
+        // rejected (under Reject), leaving it indexed (`written_over` once it is not).
         self.deleted.remove(key);
         self.latest
             .insert(key.to_owned(), record.map(str::to_owned));
     }
 
-    /// A text of `key` other than `version` is written over (not rejected): a copy of it
-    /// held as flagged is no longer in the index.
-    pub fn forget_flagged(&mut self, key: &str, version: Option<u64>) {
+    /// The text of `key` of `version` is written (not rejected): a document of another
+    /// text of it held as flagged or added is no longer in the index.
+    pub fn written_over(&mut self, key: &str, version: Option<u64>) {
         if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
             self.flagged.remove(key);
+        }
+        if (self.added.get(key)).is_some_and(|held| held.version != version) {
+            self.added.remove(key);
         }
     }
 
@@ -192,14 +191,16 @@ impl Dependents {
         self.rejected.remove(key);
         self.flagged.remove(key);
         self.added.remove(key);
+        self.lost.remove(key);
         self.deleted.insert(key.to_owned());
     }
 
     /// Whether the latest word of `key` is a text other than `version` rejected (held until
-    /// the commit, or watched since).
+    /// the commit, watched since, or reported lost since the commit).
     fn rejected_other(&self, key: &str, version: Option<u64>) -> bool {
         (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version)
             || self.watches.watches_other(key, version)
+            || (self.lost.get(key)).is_some_and(|lost| *lost != version)
     }
 
     /// Holds a rejected record, judged near the references of `against`.
@@ -335,6 +336,7 @@ impl Dependents {
         self.superseded.clear();
         self.latest.clear();
         self.deleted.clear();
+        self.lost.clear();
         self.queue.clear();
         self.rejudged.clear();
     }
@@ -592,6 +594,7 @@ impl DedupWriter {
                 continue;
             }
             state.dependents.watches.unwatch(&rejected);
+            state.dependents.lost.insert(rejected.clone(), version);
             (state.dependents.rejudged).push(Rejudged::Lost {
                 key: rejected,
                 after: key.to_owned(),
