@@ -178,11 +178,15 @@ fn flag_names_the_committed_original_behind_its_flagged_copies() {
     }
     writer.commit().unwrap();
     writer.wait_merging_threads().unwrap();
-    // The original goes, deleted by a writer of another policy, which leaves flagged copies
-    // as they are (a Flag writer would decide them again): its 50 flagged copies (same
-    // fingerprint) stay, and are no references.
+    // The original goes, deleted by a query, which decides nothing again (a delete by key
+    // would decide its copies again): its 50 flagged copies (same fingerprint) stay, and
+    // are no references.
     let other = f.writer(Policy::Reject);
-    other.delete_key("first").unwrap();
+    let first = TermQuery::new(
+        Term::from_field_text(f.url, "first"),
+        IndexRecordOption::Basic,
+    );
+    other.delete_query(Box::new(first)).unwrap();
     other.commit().unwrap();
     other.wait_merging_threads().unwrap();
     let writer = f.writer(Policy::Flag);

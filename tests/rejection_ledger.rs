@@ -154,17 +154,21 @@ fn a_ledger_entry_cut_short_by_a_crash_is_ignored_and_rewritten() {
 }
 
 #[test]
-fn a_damaged_ledger_is_an_error_of_a_reject_writer_only() {
+fn a_damaged_ledger_is_an_error_of_a_writer_of_any_policy() {
     let dir = tempfile::tempdir().unwrap();
     let index = create(dir.path(), settings().flagging(true));
     std::fs::write(dir.path().join(REJECTIONS_FILE), b"not a ledger").unwrap();
-    match index.writer(Policy::Reject, 15_000_000) {
-        Err(error @ Error::Ledger { .. }) => {
-            assert!(error.to_string().contains(REJECTIONS_FILE), "{error}");
+    // Every writer watches the rejections of earlier Reject runs, and reads it.
+    for policy in [Policy::Reject, Policy::Flag, Policy::Replace] {
+        match index.writer(policy, 15_000_000) {
+            Err(error @ Error::Ledger { .. }) => {
+                assert!(error.to_string().contains(REJECTIONS_FILE), "{error}");
+            }
+            other => panic!("{policy:?}: expected a ledger error, got {other:?}"),
         }
-        other => panic!("expected a ledger error, got {other:?}"),
     }
-    // Other policies watch no rejection, and do not read it.
+    // Deleted, as the error says: every writer opens.
+    std::fs::remove_file(dir.path().join(REJECTIONS_FILE)).unwrap();
     let writer = index.writer(Policy::Flag, 15_000_000).unwrap();
     writer.add(page(&index, "j", "some text")).unwrap();
     writer.commit().unwrap();

@@ -12,26 +12,20 @@ use support::index::random_text;
 /// Runs `ingest --report -` with `policy` on `records` (id, text), committing every
 /// `commit_every`; the report.
 fn ingest(index: &Path, policy: &str, commit_every: &str, records: &[(&str, &str)]) -> Vec<Value> {
+    let options = ["--policy", policy, "--commit-every", commit_every];
+    ingest_with(index, &options, records)
+}
+
+/// Runs `ingest --report -` with `options` on `records` (id, text); the report.
+fn ingest_with(index: &Path, options: &[&str], records: &[(&str, &str)]) -> Vec<Value> {
     let input: String = records
         .iter()
         .map(|(id, text)| serde_json::json!({ "id": id, "text": text }).to_string() + "\n")
         .collect();
-    let index = index.to_str().unwrap();
-    let output = run(
-        &[
-            "ingest",
-            "--index",
-            index,
-            "--policy",
-            policy,
-            "--commit-every",
-            commit_every,
-            "--report",
-            "-",
-            "-",
-        ],
-        input.as_bytes(),
-    );
+    let mut args = vec!["ingest", "--index", index.to_str().unwrap()];
+    args.extend_from_slice(options);
+    args.extend_from_slice(&["--report", "-", "-"]);
+    let output = run(&args, input.as_bytes());
     assert!(output.status.success(), "{}", stderr(&output));
     lines(&output)
 }
@@ -74,6 +68,30 @@ fn search(index: &Path, query: &str, extra: &[&str]) -> Vec<String> {
         .collect();
     ids.sort();
     ids
+}
+
+/// `clusters --json`: the ids of each group, sorted.
+fn clusters(index: &Path) -> Vec<Vec<String>> {
+    let output = run(
+        &["clusters", "--index", index.to_str().unwrap(), "--json"],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let clusters: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut groups: Vec<Vec<String>> = clusters["clusters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|group| {
+            let mut ids: Vec<String> = (group["ids"].as_array().unwrap().iter())
+                .map(|id| id.as_str().unwrap().to_owned())
+                .collect();
+            ids.sort();
+            ids
+        })
+        .collect();
+    groups.sort();
+    groups
 }
 
 #[test]
@@ -130,31 +148,61 @@ fn copies_flagged_against_a_page_that_changes_are_unflagged_or_pointed_elsewhere
     let word = a.split(' ').next().unwrap();
     assert_eq!(search(&index, word, &["--skip-flagged"]).len(), 1);
     // `clusters` groups the two copies, and `j`'s new text alone.
-    let clusters = run(
-        &["clusters", "--index", index.to_str().unwrap(), "--json"],
-        b"",
-    );
-    assert!(clusters.status.success(), "{}", stderr(&clusters));
-    let clusters: Value = serde_json::from_slice(&clusters.stdout).unwrap();
-    let mut groups: Vec<Vec<String>> = clusters["clusters"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|group| {
-            let mut ids: Vec<String> = (group["ids"].as_array().unwrap().iter())
-                .map(|id| id.as_str().unwrap().to_owned())
-                .collect();
-            ids.sort();
-            ids
-        })
-        .collect();
-    groups.sort();
-    assert_eq!(groups, [["c1", "c2"]]);
+    assert_eq!(clusters(&index), [["c1", "c2"]]);
     let again = ingest(&index, "flag", "1000", &[("c2", &a), ("j", &n)]);
     assert!(
         again.iter().all(|line| line["status"] == "exists"),
         "{again:?}"
     );
+}
+
+/// A copy a `--policy flag` run flagged is judged again, as Flag judges it, by a later run
+/// of another policy that changes its original: the default (reject), or replace.
+#[test]
+fn copies_flagged_in_a_flag_run_are_judged_again_by_a_run_of_another_policy() {
+    let (a, n) = (random_text(14, 120), random_text(15, 120));
+    let copy = format!("{a} copied");
+    let word = a.split(' ').next().unwrap();
+    let default: &[&str] = &[];
+    for options in [default, &["--policy", "replace"]] {
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("index");
+        let flagged = ingest(&index, "flag", "1000", &[("j", &a), ("c", &copy)]);
+        assert_eq!(last(&flagged, "c")["action"], "flagged", "{flagged:?}");
+        assert!(!search(&index, word, &["--skip-flagged"]).contains(&"c".into()));
+        assert_eq!(clusters(&index), [["c", "j"]]);
+        // `j` moves on to a far text: `c` is near nothing now, and unflagged.
+        let report = ingest_with(&index, options, &[("j", &n)]);
+        assert_eq!(
+            last(&report, "j")["status"],
+            "updated",
+            "{options:?}: {report:?}"
+        );
+        let c = last(&report, "c");
+        assert_eq!(c["rejudged_after"], "j", "{options:?}: {report:?}");
+        assert_eq!(c["status"], "added", "{options:?}: {report:?}");
+        assert!(search(&index, word, &["--skip-flagged"]).contains(&"c".into()));
+        assert!(clusters(&index).is_empty(), "{options:?}");
+        let again = ingest_with(&index, options, &[("j", &n)]);
+        assert_eq!(
+            statuses(&again),
+            [("j".into(), "exists".into())],
+            "{options:?}"
+        );
+    }
+    // A page replacing `j` (which it deletes) under replace: `c` is flagged against it now.
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    ingest(&index, "flag", "1000", &[("j", &a), ("c", &copy)]);
+    let report = ingest(&index, "replace", "1000", &[("r", &a)]);
+    assert_eq!(last(&report, "r")["action"], "replaced", "{report:?}");
+    let c = last(&report, "c");
+    assert_eq!(c["rejudged_after"], "j", "{report:?}");
+    assert_eq!(c["action"], "flagged", "{report:?}");
+    assert_eq!(c["duplicate_of"], "r", "{report:?}");
+    assert_eq!(clusters(&index), [["c", "r"]]);
+    let again = ingest(&index, "replace", "1000", &[("r", &a)]);
+    assert_eq!(statuses(&again), [("r".into(), "exists".into())]);
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! No input text ends up nowhere, under every policy: random runs of adds, updates, deletes
 //! and commits, each followed by the same run again, checked against a brute-force model.
+//! Each run has a policy of its own: one for all of them, or (`policies_mixed_lose_no_text`)
+//! each drawn among the three, as runs of `ingest` with other `--policy` options on one index.
 //!
 //! Texts come in families: the variants of a family differ in case and layout only, so the
 //! writer's rule finds them near-duplicates of one another (checked below), and texts of two
@@ -9,12 +11,16 @@
 //!   index under its key; or, under Reject, kept out because of a document of its family
 //!   that is still there (the one its last outcome names), and under Replace, a document of
 //!   its family is there; or, under Reject, it was reported [`Rejudged::Lost`] (a replaced
-//!   text comes back, whenever it was replaced). And so is, after every run, each key's
+//!   text comes back, whenever it was replaced); or, replaced by a Replace run and sent
+//!   again under another policy, it is `Exists`, a record of an alive document. And so is, after every run, each key's
 //!   last word of every earlier run: a text rejected in one run and left out by a change in
-//!   a later one (each run has a writer of its own) is reported lost by the later one.
+//!   a later one (each run has a writer of its own, of any policy) is reported lost by the
+//!   later one; a text indexed stays there until its key changes or a Replace run replaces
+//!   it (a document of its family is there then).
 //! * **Judged again.** Every flagged document points at an alive, unflagged document of its
-//!   family; every record a document holds ([`REPLACED_FIELD`]) is of its family; no two
-//!   references (unflagged documents) are of one family.
+//!   family, also when a run of another policy changed the one it was flagged against;
+//!   every record a document holds ([`REPLACED_FIELD`]) is of its family; no two references
+//!   (unflagged documents) are of one family.
 //! * **Run again, nothing changes.** The run's net input (each key's last add or delete, in
 //!   order) run again indexes nothing (every add `Exists`, or is rejected again under
 //!   Reject), decides nothing again, and leaves the index as it was.
@@ -83,12 +89,24 @@ fn runs() -> impl Strategy<Value = Vec<Vec<Op>>> {
     prop::collection::vec(prop::collection::vec(op(), 1..9), 1..5)
 }
 
+/// Runs, each with a policy drawn among the three (the fixture's index has a key field and
+/// the flag fields: every policy can write it).
+fn mixed_runs() -> impl Strategy<Value = Vec<(Policy, Vec<Op>)>> {
+    let policy = prop_oneof![
+        Just(Policy::Reject),
+        Just(Policy::Flag),
+        Just(Policy::Replace)
+    ];
+    prop::collection::vec((policy, prop::collection::vec(op(), 1..9)), 1..5)
+}
+
 fn key(key: usize) -> String {
     format!("k{key}")
 }
 
 struct Fixture {
     index: DedupIndex,
+    /// The policy of the current run.
     policy: Policy,
     /// The writer of the current run (a run of `ingest` is a process: a writer of its own).
     writer: Option<DedupWriter>,
@@ -123,14 +141,15 @@ impl Fixture {
         self.writer.as_ref().expect("a writer")
     }
 
-    /// A new run: the writer goes (what it held in memory with it) and another opens the
-    /// index, as a new `ingest` process would.
-    fn reopen(&mut self) {
+    /// A new run under `policy`: the writer goes (what it held in memory with it) and
+    /// another opens the index, as a new `ingest` process would.
+    fn reopen(&mut self, policy: Policy) {
         drop(self.writer.take());
         let inner = (self.index.index())
             .writer_with_num_threads(1, 15_000_000)
             .unwrap();
-        self.writer = Some(DedupWriter::new(self.index.clone(), inner, self.policy).unwrap());
+        self.policy = policy;
+        self.writer = Some(DedupWriter::new(self.index.clone(), inner, policy).unwrap());
     }
 }
 
@@ -180,10 +199,22 @@ fn add(f: &Fixture, k: usize, family: usize, variant: usize) -> AddOutcome {
     f.w().add(document).unwrap()
 }
 
-/// Each key's last word over every run so far (its family and variant), but for the texts
-/// reported lost under Reject: a crawler would fetch those again.
+/// Each key's last word over every run so far, but for the rejected texts reported lost: a
+/// crawler would fetch those again.
 #[derive(Default)]
-struct Words(BTreeMap<String, (usize, usize)>);
+struct Words(BTreeMap<String, Word>);
+
+/// A key's last word.
+struct Word {
+    family: usize,
+    variant: usize,
+    /// Rejected since it was sent (an outcome, or a decision again): a loss reported of it
+    /// is that of a rejected text.
+    rejected: bool,
+    /// Known to be in the index: indexed by a run of Reject or Flag, or there after a
+    /// run; only a Replace run (which replaces references) takes it out.
+    indexed: bool,
+}
 
 /// What a run's record came to: its last outcome, or lost.
 #[derive(Clone, Debug)]
@@ -200,10 +231,16 @@ fn run(f: &Fixture, ops: &[Op], words: &mut Words) -> HashMap<String, Fate> {
         for event in f.w().take_rejudged() {
             match event {
                 Rejudged::Decided { key, outcome, .. } => {
-                    fates.insert(key.unwrap(), Fate::Outcome(outcome));
+                    let key = key.unwrap();
+                    if let Some(word) = words.0.get_mut(&key) {
+                        word.rejected |= matches!(outcome, AddOutcome::Rejected { .. });
+                    }
+                    fates.insert(key, Fate::Outcome(outcome));
                 }
                 Rejudged::Lost { key, .. } => {
-                    if f.policy == Policy::Reject {
+                    // A rejected text, reported lost (by a writer of any policy, in this
+                    // run or a later one): fetched again, it is a new word.
+                    if words.0.get(&key).is_some_and(|word| word.rejected) {
                         words.0.remove(&key);
                     }
                     fates.insert(key, Fate::Lost);
@@ -211,6 +248,11 @@ fn run(f: &Fixture, ops: &[Op], words: &mut Words) -> HashMap<String, Fate> {
             }
         }
     };
+    if f.policy == Policy::Replace {
+        for word in words.0.values_mut() {
+            word.indexed = false;
+        }
+    }
     for op in ops {
         match *op {
             Op::Add {
@@ -219,8 +261,20 @@ fn run(f: &Fixture, ops: &[Op], words: &mut Words) -> HashMap<String, Fate> {
                 variant,
             } => {
                 let outcome = add(f, k, family, variant);
+                let word = Word {
+                    family,
+                    variant,
+                    rejected: matches!(outcome, AddOutcome::Rejected { .. }),
+                    indexed: f.policy != Policy::Replace
+                        && matches!(
+                            outcome,
+                            AddOutcome::Added { .. }
+                                | AddOutcome::Updated { .. }
+                                | AddOutcome::Flagged { .. }
+                        ),
+                };
                 fates.insert(key(k), Fate::Outcome(outcome));
-                words.0.insert(key(k), (family, variant));
+                words.0.insert(key(k), word);
             }
             Op::Delete(k) => {
                 f.w().delete_key(&key(k)).unwrap();
@@ -259,15 +313,23 @@ fn family_of_record(record: &str, digests: &HashMap<u64, usize>) -> usize {
     digests[&digest]
 }
 
+/// [`check_mixed`] of `runs`, each under `policy`.
 fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
+    let runs: Vec<_> = runs.iter().map(|ops| (policy, ops.clone())).collect();
+    check_mixed(&runs)
+}
+
+/// Runs `runs` (each with its policy) on one index, checking the model after each.
+fn check_mixed(runs: &[(Policy, Vec<Op>)]) -> Result<(), TestCaseError> {
     let families = families();
     let digests: HashMap<u64, usize> = (families.iter())
         .map(|(text, &family)| (xxhash_rust::xxh3::xxh3_64(text.as_bytes()), family))
         .collect();
-    let mut f = fixture(policy);
+    let mut f = fixture(Policy::Reject);
     let mut words = Words::default();
-    for ops in runs {
-        f.reopen();
+    for (policy, ops) in runs {
+        let policy = *policy;
+        f.reopen(policy);
         let fates = run(&f, ops, &mut words);
         let contents = contents(&f);
         let alive: HashMap<&str, &Stored> = contents.iter().map(|s| (s.key.as_str(), s)).collect();
@@ -344,6 +406,13 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
                         .is_some_and(|s| s.flagged_against.is_none() && families[&s.body] == family)
                 }
                 (Policy::Replace, _) => references.contains_key(&family),
+                // Replaced by a Replace run, sent again under another policy: `Exists`, a
+                // record of the document that replaced it (its text comes back with it).
+                (_, Some(Fate::Outcome(AddOutcome::Exists { .. }))) => {
+                    let digest = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+                    let record = format!("{digest:016x}{k}");
+                    contents.iter().any(|s| s.records.contains(&record))
+                }
                 _ => false,
             };
             prop_assert!(
@@ -355,13 +424,15 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
                 contents
             );
         }
-        // Nothing lost of earlier runs either: each key's last word is there, or (but under
-        // Flag, which indexes every text) a document of its family is.
-        for (k, &(family, variant)) in &words.0 {
+        // Nothing lost of earlier runs either: each key's last word is there, or (but for
+        // a text known to be indexed, which only a Replace run takes out) a document of its
+        // family is.
+        for (k, word) in &mut words.0 {
+            let (family, variant) = (word.family, word.variant);
             let there = alive
                 .get(k.as_str())
                 .is_some_and(|s| s.body == text(family, variant));
-            let near = policy != Policy::Flag && references.contains_key(&family);
+            let near = !word.indexed && references.contains_key(&family);
             prop_assert!(
                 there || near,
                 "{} = {:?}, an earlier run's, is nowhere: {:?}",
@@ -369,6 +440,7 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
                 (family, variant),
                 contents
             );
+            word.indexed |= there;
         }
         // Run again: nothing changes. A run that reported records lost is the exception:
         // run again, it adds them (as a crawler fetching them again would), which may change
@@ -381,11 +453,11 @@ fn check(policy: Policy, runs: &[Vec<Op>]) -> Result<(), TestCaseError> {
         let before = if lost.is_empty() {
             contents
         } else {
-            f.reopen();
+            f.reopen(policy);
             run(&f, &again, &mut words);
             self::contents(&f)
         };
-        f.reopen();
+        f.reopen(policy);
         run_again(&f, policy, &again)?;
         prop_assert_eq!(before, self::contents(&f), "run again: {:?}", again);
     }
@@ -552,6 +624,97 @@ fn cases_found_before() {
         vec![add(4, 0, 0), add(0, 1, 0), add(1, 1, 0), add(4, 1, 0)],
     ];
     check(Policy::Replace, &replaced).unwrap();
+    // Policies mixed. Copies a Flag run flagged, their original deleted by a Replace run
+    // and added again (replacing the copy left unflagged), then changed under Reject: the
+    // copy's text comes back from the record.
+    let (flag, reject, replace) = (Policy::Flag, Policy::Reject, Policy::Replace);
+    let copy_replaced = vec![
+        (flag, vec![add(0, 1, 0), add(4, 1, 0)]),
+        (replace, vec![Op::Delete(0), add(0, 1, 0)]),
+        (reject, vec![add(0, 0, 0)]),
+    ];
+    check_mixed(&copy_replaced).unwrap();
+    // A flagged copy sent with a new text under Reject (rejected), then its original
+    // changed: the copy's indexed text is flagged again, and its key's report stays the
+    // rejection.
+    let copy_rejected = vec![
+        (flag, vec![add(2, 1, 0), add(1, 1, 0)]),
+        (reject, vec![add(1, 1, 1), add(2, 1, 1)]),
+    ];
+    check_mixed(&copy_rejected).unwrap();
+    // Replaced by a Replace run, sent again under Reject: `Exists`, a record.
+    let record = vec![
+        (replace, vec![add(1, 2, 2), add(0, 2, 0)]),
+        (reject, vec![add(1, 2, 2)]),
+    ];
+    check_mixed(&record).unwrap();
+    // A holder of two records written again under Reject without the first's (its page
+    // deleted), then without the second's: the second delete finds it held.
+    let holder = vec![
+        (replace, vec![add(3, 1, 0), add(2, 1, 0), add(0, 1, 0)]),
+        (reject, vec![Op::Delete(2), Op::Delete(3)]),
+    ];
+    check_mixed(&holder).unwrap();
+    // A holder's new text rejected under Reject, then the holder written again without a
+    // deleted page's record: the rejected text stays held, and is judged again.
+    let holder_rejected = vec![
+        (replace, vec![add(1, 1, 0), add(0, 1, 0)]),
+        (reject, vec![add(1, 2, 0), add(0, 2, 0), Op::Delete(1)]),
+    ];
+    check_mixed(&holder_rejected).unwrap();
+    // A page's older text, indexed while its newer one was rejected (watched), replaced
+    // and given back as a record: the newer text stays watched, and is reported lost when
+    // its duplicate changes.
+    let older = vec![
+        (flag, vec![add(4, 2, 1)]),
+        (reject, vec![add(3, 0, 0), add(3, 2, 0)]),
+        (replace, vec![add(0, 0, 0), Op::Delete(0), add(4, 0, 0)]),
+    ];
+    check_mixed(&older).unwrap();
+    // A flagged copy's newer text rejected, committed, then its original changed: the
+    // rejected text is reported lost, and the copy written again unreported after it.
+    let lost_then_copy = vec![
+        (flag, vec![add(4, 1, 0), add(3, 1, 1)]),
+        (reject, vec![add(3, 1, 0), Op::Commit, add(4, 0, 0)]),
+    ];
+    check_mixed(&lost_then_copy).unwrap();
+    // A copy written again under Reject (flagged against a record admitted), its new text
+    // rejected, then that record deleted: the copy, still indexed, is judged again.
+    let held_copy = vec![
+        (flag, vec![add(0, 0, 0), add(4, 2, 0), add(1, 0, 0)]),
+        (
+            reject,
+            vec![add(3, 0, 0), Op::Delete(0), add(1, 2, 0), Op::Delete(3)],
+        ),
+    ];
+    check_mixed(&held_copy).unwrap();
+    // A holder updated under Reject (keeping a record), its next text rejected, then the
+    // record's page deleted: the holder, still indexed and held, is written without it.
+    let holder_held = vec![
+        (replace, vec![add(4, 2, 0), add(3, 2, 0)]),
+        (
+            reject,
+            vec![
+                add(3, 2, 1),
+                add(0, 0, 0),
+                add(1, 0, 0),
+                add(3, 0, 0),
+                Op::Delete(4),
+            ],
+        ),
+    ];
+    check_mixed(&holder_held).unwrap();
+    // A page's rejected text reported lost, then an older text of it given back as a
+    // record in the same batch: unreported, its last line stays `lost`.
+    let lost_then_record = vec![
+        (reject, vec![add(1, 0, 0)]),
+        (replace, vec![add(3, 2, 0), add(4, 2, 0)]),
+        (
+            reject,
+            vec![add(3, 0, 0), Op::Commit, add(1, 0, 1), add(4, 1, 0)],
+        ),
+    ];
+    check_mixed(&lost_then_record).unwrap();
 }
 
 proptest! {
@@ -571,9 +734,14 @@ proptest! {
     fn replace_loses_no_text(runs in runs()) {
         check(Policy::Replace, &runs)?;
     }
+
+    #[test]
+    fn policies_mixed_lose_no_text(runs in mixed_runs()) {
+        check_mixed(&runs)?;
+    }
 }
 
-/// Cases per policy: `REJUDGE_CASES` when set, else 300 (about a minute in a debug build
+/// Cases per test: `REJUDGE_CASES` when set, else 300 (about a minute in a debug build
 /// on two cores; thousands were run with `REJUDGE_CASES`).
 fn cases() -> u32 {
     std::env::var("REJUDGE_CASES")

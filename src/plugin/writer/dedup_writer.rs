@@ -156,6 +156,22 @@ impl Books<'_> {
     }
 }
 
+/// How a document is decided (see [`DedupWriter::decide_as`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Decision {
+    /// A document sent to the writer (or a rejected one decided again): by the writer's
+    /// policy, its key's latest word.
+    Sent,
+    /// A text the index kept (a holder of records written again without some, a replaced
+    /// record decided again): by the writer's policy, but no new word of its key: a later
+    /// text of its key rejected (held, or watched) stays its latest word.
+    Older,
+    /// A flagged copy written again because its original changed: as
+    /// [`Policy::Flag`] decides, whatever the writer's policy, its key's other texts held
+    /// or watched as they are.
+    FlaggedCopy,
+}
+
 /// What a lookup of a new document found.
 enum Lookup<'k> {
     /// A document of this key and text is indexed already.
@@ -235,11 +251,9 @@ impl DedupWriter {
         // the index's handle numbered already (`fill_document`).
         index.reserve_sequences(next_sequence(&searcher)?);
         let view = WriterView::build(index.clone(), searcher, &matcher)?;
-        // Only Reject watches rejections: the others neither read nor write the ledger.
-        let watches = match policy {
-            Policy::Reject => Watches::open(Box::new(index.index().directory().clone()))?,
-            _ => Watches::default(),
-        };
+        // Only Reject rejects, but a writer of any policy watches the rejections of earlier
+        // Reject runs: a change it makes to their duplicates reports them lost.
+        let watches = Watches::open(Box::new(index.index().directory().clone()))?;
         Ok(DedupWriter {
             matcher,
             index,
@@ -474,12 +488,34 @@ impl DedupWriter {
         state: &mut State,
         prepared: PreparedDocument,
     ) -> Result<AddOutcome> {
+        self.decide_as(state, prepared, Decision::Sent)
+    }
+
+    /// [`decide_in`](Self::decide_in), or, for a flagged copy written again because its
+    /// original changed ([`Decision::FlaggedCopy`]), decided as [`Policy::Flag`] decides
+    /// whatever the writer's policy: a document of the index, unflagged or flagged against
+    /// another, never rejected nor replacing one.
+    pub(super) fn decide_as(
+        &self,
+        state: &mut State,
+        prepared: PreparedDocument,
+        decision: Decision,
+    ) -> Result<AddOutcome> {
         let fields = self.index.fields();
+        let policy = match decision {
+            Decision::Sent | Decision::Older => self.policy,
+            Decision::FlaggedCopy => Policy::Flag,
+        };
+        // A document written again is no new word of its key: what is held or watched of
+        // its other texts (a later text rejected, say) stays.
         if let Some(key) = prepared.key.as_deref() {
             let record = prepared.version.and_then(|v| fields.record_of(key, v));
-            state
-                .dependents
-                .forget(key, prepared.version, record.as_deref());
+            let (dependents, version) = (&mut state.dependents, prepared.version);
+            match decision {
+                Decision::Sent => dependents.forget(key, version, record.as_deref()),
+                Decision::Older => dependents.forget_texts(key, record.as_deref()),
+                Decision::FlaggedCopy => {}
+            }
         }
         // A key in the index already: the same text is there (a resumed run), or this is a
         // new version of it, which replaces it.
@@ -506,17 +542,32 @@ impl DedupWriter {
             }
         };
         // A new word of its key: what other documents hold of the key's older texts goes.
-        if let (Policy::Replace, Some(key)) = (self.policy, prepared.key.as_deref()) {
+        if let (Policy::Replace, Some(key)) = (policy, prepared.key.as_deref()) {
             self.let_go_records_of(state, key)?;
         }
         let nearest = state.judged.first().copied();
         let reference =
-            prepared.fingerprint.is_some() && (nearest.is_none() || self.policy == Policy::Replace);
+            prepared.fingerprint.is_some() && (nearest.is_none() || policy == Policy::Replace);
         // What is held to decide it again, as it is before this decision marks it.
-        let held = match (self.policy, nearest, prepared.fingerprint) {
-            (Policy::Replace, _, _) if prepared.key.is_some() => Some(prepared.clone()),
+        let held = match (policy, nearest, prepared.fingerprint) {
             (Policy::Flag, Some(_), Some(_)) => Some(prepared.clone()),
             _ => None,
+        };
+        // Under Replace, each keyed document added, which a later one may replace (a flagged
+        // copy written again, now a reference, too); under any policy, one holding records
+        // (brought along, or kept from the version it updates), which a change of their
+        // keys writes again without them.
+        let held_added = match (self.policy, prepared.key.is_some()) {
+            (_, false) => None,
+            (Policy::Replace, true) => Some(prepared.clone()),
+            (_, true) => {
+                let holds_records = !prepared.records.is_empty()
+                    || match update.as_deref() {
+                        Some(old) => !state.view.holdings_of(old)?.is_empty(),
+                        None => false,
+                    };
+                holds_records.then(|| prepared.clone())
+            }
         };
         let PreparedDocument {
             mut document,
@@ -527,7 +578,7 @@ impl DedupWriter {
             scope,
             mut records,
         } = prepared;
-        if let (Policy::Reject, Some(_), Some(fingerprint)) = (self.policy, nearest, fingerprint) {
+        if let (Policy::Reject, Some(_), Some(fingerprint)) = (policy, nearest, fingerprint) {
             // A rejected new version leaves the indexed one as it is.
             let State {
                 view,
@@ -556,6 +607,9 @@ impl DedupWriter {
                 fingerprint,
                 duplicate_of,
             });
+        }
+        if let Some(key) = key.as_deref() {
+            state.dependents.written_over(key, version);
         }
         let key_field = fields.key;
         // The version being replaced goes: its records that this document still covers
@@ -591,10 +645,8 @@ impl DedupWriter {
                 _ => Ok(()),
             }
         };
-        if let (Some(key), Some(held)) = (key.as_deref(), &held) {
-            if self.policy == Policy::Replace {
-                dependents.hold_added(key.to_owned(), held.clone());
-            }
+        if let (Some(key), Some(held_added)) = (key.as_deref(), held_added) {
+            dependents.hold_added(key.to_owned(), held_added);
         }
         // Numbered under the lock, so that the numbers follow the order of the decisions.
         fields.set_sequence(&mut document, self.index.take_sequence()?);
@@ -615,7 +667,7 @@ impl DedupWriter {
             let opstamp = writer.add_document(document)?;
             return Ok(added(update, Some(fingerprint), opstamp));
         };
-        match self.policy {
+        match policy {
             Policy::Reject => unreachable!("decided above"),
             Policy::Flag => {
                 let duplicate_of = view.describe(nearest)?;
@@ -673,6 +725,8 @@ impl DedupWriter {
                         }
                         taken_over.push((own, held));
                         writer.delete_term(Term::from_field_text(key_field, old_key));
+                        // Copies a Flag run flagged against it are judged again.
+                        dependents.changed(old_key);
                         view.delete_key(old_key)?;
                     }
                     replaced.push(duplicate);

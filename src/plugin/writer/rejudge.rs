@@ -7,13 +7,18 @@
 //!   was judged near, until the commit; a change of one of those keys decides it again (an
 //!   update or an add when it is near nothing now). After the commit only its key and text
 //!   version are kept, with its references' keys (`watches`), in memory and in the index's
-//!   ledger (`ledger`), which later writers read: a change of one of them, by this writer
-//!   or one of a later run, reports it [`Rejudged::Lost`] unless its key holds that text
-//!   by then.
-//! * Under [`Policy::Flag`], the copies flagged against a document (found by
+//!   ledger (`ledger`), which later writers of every policy read: a change of one of
+//!   them, by this writer or one of a later run, reports it [`Rejudged::Lost`] unless its
+//!   key holds that text by then.
+//! * The copies flagged against a document (found by
 //!   [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD), or held since the commit) are
-//!   written again from their stored fields and decided again: unflagged, or flagged against
-//!   another document.
+//!   written again from their stored fields and decided again as [`Policy::Flag`] decides:
+//!   unflagged, or flagged against another document. So does a writer of any policy in an
+//!   index with the flag fields (an earlier Flag run flagged them), a Replace writer also
+//!   when its document replaces their original: they are documents of the index, never
+//!   rejected nor replacing one. A copy written again is no new word of its key (a later
+//!   text of it held or watched as rejected stays so); one whose key was decided otherwise
+//!   since it was queued is left as it is. Copies without a key stay as they are.
 //! * Under [`Policy::Replace`], a replacing document keeps the stored fields of each record
 //!   it holds ([`REPLACED_TEXT_FIELD`](crate::plugin::REPLACED_TEXT_FIELD)), and the batch's
 //!   are held until the commit; when their holder changes, those its new text still covers
@@ -23,16 +28,20 @@
 //!   back later. A record whose text is not kept (made by an older version of the crate, or
 //!   copied by a reindex without it), or whose key another document also holds a record of
 //!   with no word of which is later, is reported [`Rejudged::Lost`] and dropped, so that
-//!   its text, added again, is judged again rather than taken for indexed.
+//!   its text, added again, is judged again rather than taken for indexed. A holder
+//!   written again, or a record decided again, is no new word of its key: a later text of
+//!   it rejected (by a Reject writer, held or watched) stays its latest word.
 //!
 //! What is held until the commit is a copy of documents of the pending batch (and of the
 //! records of the committed holders it changes): bounded by it.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::dedup_writer::{DedupWriter, PreparedDocument, State};
+use super::dedup_writer::{Decision, DedupWriter, PreparedDocument, State};
 use super::watches::Watches;
-use super::{AddOutcome, Policy};
+use super::AddOutcome;
+#[cfg(doc)]
+use super::Policy;
 use crate::error::Result;
 use crate::fingerprint::{Fingerprint, Signature};
 
@@ -96,6 +105,8 @@ pub(super) struct Dependents {
     watches: Watches,
     /// Keys deleted by key since the commit: their records are let go with them.
     deleted: HashSet<String>,
+    /// The rejected texts reported lost since the commit, by key: their keys' latest words.
+    lost: HashMap<String, Option<u64>>,
     /// What is left to do.
     queue: VecDeque<Work>,
     /// The records decided again, not taken yet.
@@ -106,12 +117,15 @@ pub(super) struct Dependents {
 enum Work {
     /// The document of this key changed: decide again what was judged against it.
     Changed(String),
-    /// Decide this record again, because `after` changed; `rewrite` deletes its indexed
-    /// version first (a flagged copy written again).
+    /// Decide this record again, because `after` changed, as `decision` says; a flagged
+    /// copy written again ([`Decision::FlaggedCopy`]) has its indexed version deleted first.
+    /// `quiet`: its key's latest word was found another text, rejected, when it was queued
+    /// (it is not reported).
     Decide {
         prepared: PreparedDocument,
         after: String,
-        rewrite: bool,
+        decision: Decision,
+        quiet: bool,
     },
     /// Write this holder again without the records of a key decided or deleted since they
     /// were made (unreported: its text is the same), unless it changed since.
@@ -132,6 +146,18 @@ impl Dependents {
     /// was held of that key with another text is superseded (held with the same text, it
     /// stands), and so are the records of its other texts.
     pub fn forget(&mut self, key: &str, version: Option<u64>, record: Option<&str>) {
+        if (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.rejected.remove(key);
+        }
+        self.watches.forget(key, version);
+        self.lost.remove(key);
+        self.forget_texts(key, record);
+    }
+
+    /// [`forget`](Self::forget) for a document written again with the text it has (a
+    /// holder written again without some of its records): a later text of its key rejected
+    /// (held, watched, or reported lost) stays its latest word.
+    pub fn forget_texts(&mut self, key: &str, record: Option<&str>) {
         for other in self.text_keys.get(key).into_iter().flatten() {
             // Sent again with the text of a record: that record is its latest text again.
             if Some(other.as_str()) == record {
@@ -140,23 +166,22 @@ impl Dependents {
                 self.superseded.insert(other.clone());
             }
         }
-        if (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version) {
-            self.rejected.remove(key);
-        }
-        if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
-            self.flagged.remove(key);
-        }
-        if self
-            .added
-            .get(key)
-            .is_some_and(|held| held.version != version)
-        {
-            self.added.remove(key);
-        }
-        self.watches.forget(key, version);
+        // A copy held as flagged, or a document held as added, stays: the new text may be
+        // rejected (under Reject), leaving it indexed (`written_over` once it is not).
         self.deleted.remove(key);
         self.latest
             .insert(key.to_owned(), record.map(str::to_owned));
+    }
+
+    /// The text of `key` of `version` is written (not rejected): a document of another
+    /// text of it held as flagged or added is no longer in the index.
+    pub fn written_over(&mut self, key: &str, version: Option<u64>) {
+        if (self.flagged.get(key)).is_some_and(|(_, held)| held.version != version) {
+            self.flagged.remove(key);
+        }
+        if (self.added.get(key)).is_some_and(|held| held.version != version) {
+            self.added.remove(key);
+        }
     }
 
     /// The document of `key` is deleted by key: whatever was held of it goes, and a record
@@ -166,7 +191,16 @@ impl Dependents {
         self.rejected.remove(key);
         self.flagged.remove(key);
         self.added.remove(key);
+        self.lost.remove(key);
         self.deleted.insert(key.to_owned());
+    }
+
+    /// Whether the latest word of `key` is a text other than `version` rejected (held until
+    /// the commit, watched since, or reported lost since the commit).
+    fn rejected_other(&self, key: &str, version: Option<u64>) -> bool {
+        (self.rejected.get(key)).is_some_and(|(_, held)| held.version != version)
+            || self.watches.watches_other(key, version)
+            || (self.lost.get(key)).is_some_and(|lost| *lost != version)
     }
 
     /// Holds a rejected record, judged near the references of `against`.
@@ -302,6 +336,7 @@ impl Dependents {
         self.superseded.clear();
         self.latest.clear();
         self.deleted.clear();
+        self.lost.clear();
         self.queue.clear();
         self.rejudged.clear();
     }
@@ -387,7 +422,8 @@ impl DedupWriter {
                 Some(text) => state.dependents.queue.push_back(Work::Decide {
                     prepared: text,
                     after: old.to_owned(),
-                    rewrite: false,
+                    decision: Decision::Older,
+                    quiet: false,
                 }),
                 None => {
                     if let Some(key) = key {
@@ -471,16 +507,33 @@ impl DedupWriter {
                 Work::Decide {
                     prepared,
                     after,
-                    rewrite,
+                    decision,
+                    quiet,
                 } => {
                     let key = prepared.key.clone();
+                    let rewrite = decision == Decision::FlaggedCopy;
                     if let (true, Some(key), Some(field)) =
                         (rewrite, key.as_deref(), self.index().fields().key)
                     {
+                        // Its key decided otherwise since it was queued (a later text of it
+                        // held as rejected, decided again first): that one stands.
+                        if state.view.versions_of(key)? != [prepared.version] {
+                            continue;
+                        }
                         (state.writer).delete_term(tantivy::Term::from_field_text(field, key));
                         state.view.delete_key(key)?;
                     }
-                    let outcome = self.decide_in(state, prepared)?;
+                    // A copy or a record whose key's latest word is another text, rejected
+                    // (by a Reject writer): decided unreported, its key's report stands.
+                    let unreported = quiet
+                        || decision != Decision::Sent
+                            && key.as_deref().is_some_and(|key| {
+                                (state.dependents).rejected_other(key, prepared.version)
+                            });
+                    let outcome = self.decide_as(state, prepared, decision)?;
+                    if unreported {
+                        continue;
+                    }
                     (state.dependents.rejudged).push(Rejudged::Decided {
                         key,
                         after,
@@ -499,7 +552,7 @@ impl DedupWriter {
                     }
                     (state.writer).delete_term(tantivy::Term::from_field_text(field, &key));
                     state.view.delete_key(&key)?;
-                    self.decide_in(state, prepared)?;
+                    self.decide_as(state, prepared, Decision::Older)?;
                 }
             }
         }
@@ -510,7 +563,11 @@ impl DedupWriter {
     fn changed(&self, state: &mut State, key: &str) -> Result<()> {
         let mut again = Vec::new();
         let (rejected, flagged) = state.dependents.take_near(key);
-        again.extend(rejected.into_iter().map(|held| (held, false)));
+        // The texts rejected near it, by key: their keys' latest words, taken here.
+        let mut rejected_words: HashMap<String, Option<u64>> = (rejected.iter())
+            .filter_map(|held| Some((held.key.clone()?, held.version)))
+            .collect();
+        again.extend(rejected.into_iter().map(|held| (held, Decision::Sent)));
         for copy in flagged {
             let current = match copy.key.as_deref() {
                 Some(copy_key) => state.view.versions_of(copy_key)?,
@@ -518,16 +575,17 @@ impl DedupWriter {
             };
             // Written again since (and so held again, or decided otherwise): not this one.
             if current == [copy.version] {
-                again.push((copy, true));
+                again.push((copy, Decision::FlaggedCopy));
             }
         }
-        if self.policy() == Policy::Flag {
-            for (_, stored) in state.view.flagged_against(key)? {
-                let unmarked = self.index().fields().unmarked(&stored);
-                again.push((self.prepare(unmarked)?, true));
-            }
+        // Whatever this writer's policy: an earlier Flag run may have flagged them (none
+        // without the flag fields).
+        for (_, stored) in state.view.flagged_against(key)? {
+            let unmarked = self.index().fields().unmarked(&stored);
+            again.push((self.prepare(unmarked)?, Decision::FlaggedCopy));
         }
         for (rejected, version) in state.dependents.watches.take(key) {
+            rejected_words.insert(rejected.clone(), version);
             // Rejected again with that text since the commit (held to be decided again,
             // or near another reference still), or indexed with it: not lost.
             let held = (state.dependents.rejected.get(&rejected))
@@ -536,16 +594,21 @@ impl DedupWriter {
                 continue;
             }
             state.dependents.watches.unwatch(&rejected);
+            state.dependents.lost.insert(rejected.clone(), version);
             (state.dependents.rejudged).push(Rejudged::Lost {
                 key: rejected,
                 after: key.to_owned(),
             });
         }
-        for (prepared, rewrite) in again {
+        for (prepared, decision) in again {
+            let other =
+                |key: &str| (rejected_words.get(key)).is_some_and(|v| *v != prepared.version);
+            let quiet = decision != Decision::Sent && prepared.key.as_deref().is_some_and(other);
             state.dependents.queue.push_back(Work::Decide {
                 prepared,
                 after: key.to_owned(),
-                rewrite,
+                decision,
+                quiet,
             });
         }
         Ok(())

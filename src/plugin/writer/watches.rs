@@ -2,7 +2,7 @@
 //! rejected near a document is watched, by key and text version, until that document
 //! changes; then, unless its key holds that text by then, it is reported
 //! [`Rejudged::Lost`](super::Rejudged). Kept in memory, and in the index's ledger
-//! (`ledger`) so that a later writer, in a later run, watches them too.
+//! (`ledger`) so that a later writer, in a later run and of any policy, watches them too.
 
 use std::collections::HashMap;
 
@@ -11,7 +11,7 @@ use tantivy::Directory;
 use super::ledger::{Entry, Ledger};
 use crate::error::Result;
 
-/// What is watched, and the ledger it is kept in (none for a writer under another policy).
+/// What is watched, and the ledger it is kept in.
 #[derive(Debug, Default)]
 pub(super) struct Watches {
     /// By the key of the document they were rejected near: the rejected keys, each with
@@ -106,6 +106,12 @@ impl Watches {
         if (self.watched.get(key)).is_some_and(|&(watched, _)| watched != version) {
             self.unwatch(key);
         }
+    }
+
+    /// Whether a text of `key` other than `version` is watched (rejected, its key's latest
+    /// word).
+    pub fn watches_other(&self, key: &str, version: Option<u64>) -> bool {
+        (self.watched.get(key)).is_some_and(|&(watched, _)| watched != version)
     }
 
     /// `key` is watched no more (deleted, or reported lost).
