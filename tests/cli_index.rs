@@ -1004,20 +1004,19 @@ fn standard_input_is_streamed_and_a_stop_ends_an_idle_pipe() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
     let report = dir.path().join("report.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
-        .args([
-            "ingest",
-            "--index",
-            index.to_str().unwrap(),
-            "--commit-every",
-            "1",
-        ])
-        .args(["--report", report.to_str().unwrap(), "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (index_arg, report_arg) = (index.to_str().unwrap(), report.to_str().unwrap());
+    let args = [
+        "ingest",
+        "--index",
+        index_arg,
+        "--commit-every",
+        "1",
+        "--report",
+        report_arg,
+        "-",
+    ];
+    let streams = [Stdio::piped(), Stdio::null(), Stdio::piped()];
+    let mut child = support::cli::spawn(None, &args, streams);
     let mut stdin = child.stdin.take().unwrap();
     let reported = |count: usize| {
         let start = Instant::now();

@@ -4,8 +4,10 @@
 //! Seen from outside: records streamed on standard input, which stays open, are reported
 //! (their batch committed) once they come to 128 MiB, before the input ends.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -17,19 +19,15 @@ const RECORDS: usize = 9;
 fn large_records_are_committed_by_their_size_before_the_input_ends() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("index");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
-        .args([
-            "ingest",
-            "--index",
-            index.to_str().unwrap(),
-            "--report",
-            "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let args = [
+        "ingest",
+        "--index",
+        index.to_str().unwrap(),
+        "--report",
+        "-",
+    ];
+    let streams = [Stdio::piped(), Stdio::piped(), Stdio::null()];
+    let mut child = support::cli::spawn(None, &args, streams);
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     let (lines, received) = mpsc::channel();

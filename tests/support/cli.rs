@@ -4,21 +4,28 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+
+/// Starts the binary with `args` in `dir` (the crate root for `None`), its standard
+/// input, output and error as `streams` say.
+pub fn spawn(dir: Option<&Path>, args: &[&str], [stdin, stdout, stderr]: [Stdio; 3]) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"));
+    command
+        .args(args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr);
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    command.spawn().expect("the binary starts")
+}
 
 /// Runs the binary with `args`, `stdin` on its standard input, in `dir` (the crate root for
 /// `None`).
 pub fn run_in(dir: Option<&Path>, args: &[&str], stdin: &[u8]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"));
-    command
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(dir) = dir {
-        command.current_dir(dir);
-    }
-    let mut child = command.spawn().expect("the binary starts");
+    let piped = [Stdio::piped(), Stdio::piped(), Stdio::piped()];
+    let mut child = spawn(dir, args, piped);
     // A run refused before it reads its input (an unusable index, a bad option) closes
     // standard input unread: the write then fails with a broken pipe, which is the run's
     // answer, not the test's failure.
@@ -54,14 +61,11 @@ pub fn stderr(output: &Output) -> String {
 /// load would.
 #[cfg(target_os = "linux")]
 pub fn peak_memory(dir: &Path, args: &[&str], stdout: std::fs::File) -> u64 {
-    let child = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = spawn(
+        Some(dir),
+        args,
+        [Stdio::null(), stdout.into(), Stdio::null()],
+    );
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: a zeroed `rusage` is a valid value; `wait4` writes it for our own child.
