@@ -11,7 +11,7 @@ use tantivy::schema::{Field, Schema, TantivyDocument, Value};
 use tantivy::store::StoreReader;
 use tantivy::{DocId, Searcher};
 use tantivy_dedup::corpus::CorpusRecord;
-use tantivy_dedup::plugin::{REPLACED_FIELD, REPLACED_TEXT_FIELD};
+use tantivy_dedup::plugin::{replaced_texts, REPLACED_FIELD, REPLACED_TEXT_FIELD};
 
 use crate::cli::index_dir::open_tantivy;
 use crate::cli::input::{size_for_people, Document, ReadOptions, Record, RecordError};
@@ -259,23 +259,21 @@ impl SourceIndex {
         let Some(field) = self.replaced_text else {
             return Vec::new();
         };
-        let schema = self.searcher.schema();
-        let parse = |value: &str| {
-            let (record, json): (String, String) = serde_json::from_str(value).ok()?;
-            let document = TantivyDocument::parse_json(schema, &json).ok()?;
-            let read = self.fields.read(&document);
-            // Without --id-field the new documents' ids are places, which no record names.
-            let record_text = CorpusRecord {
-                id: read.id?,
-                text: read.text,
-                title: read.title,
-                url: read.url,
-                tags: Vec::new(),
-            };
-            Some((record, record_text))
-        };
-        (stored.get_all(field))
-            .filter_map(|value| value.as_str().and_then(parse))
+        let texts = replaced_texts(self.searcher.schema(), field, stored);
+        (texts.into_iter())
+            .filter_map(|(record, document)| {
+                let read = self.fields.read(&document);
+                // Without --id-field the new documents' ids are places, which no record
+                // names.
+                let text = CorpusRecord {
+                    id: read.id?,
+                    text: read.text,
+                    title: read.title,
+                    url: read.url,
+                    tags: Vec::new(),
+                };
+                Some((record, text))
+            })
             .collect()
     }
 }

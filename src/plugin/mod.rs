@@ -78,7 +78,7 @@ pub use collector::{
     SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs, SortValue,
 };
 pub use columns::{
-    DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
+    replaced_texts, DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
     MAX_REPLACED_RECORDS, REPLACED_FIELD, REPLACED_KEY_FIELD, REPLACED_TEXT_FIELD, SCOPE_FIELD,
     SEQUENCE_FIELD, SIGNATURE_FIELD,
 };

@@ -420,16 +420,10 @@ impl DedupFields {
         schema: &Schema,
         document: &TantivyDocument,
     ) -> Vec<(String, TantivyDocument)> {
-        let Some(field) = self.replaced_text else {
-            return Vec::new();
-        };
-        let parse = |value: &str| {
-            let (record, text): (String, String) = serde_json::from_str(value).ok()?;
-            Some((record, TantivyDocument::parse_json(schema, &text).ok()?))
-        };
-        (document.get_all(field))
-            .filter_map(|value| value.as_str().and_then(parse))
-            .collect()
+        match self.replaced_text {
+            Some(field) => replaced_texts(schema, field, document),
+            None => Vec::new(),
+        }
     }
 
     /// The hash of a document's scope, when the settings name a scope field: of its first
@@ -515,4 +509,23 @@ fn field(
         reason,
     })?;
     Ok(field)
+}
+
+/// The records' documents that `document` holds in `field`, the
+/// [`REPLACED_TEXT_FIELD`] of an index of `schema` (see [`DedupFields::add_texts`]), by
+/// record: for a copy of another index, whose fields are not this one's. Values that do
+/// not read back (written by something else) are left out.
+#[must_use]
+pub fn replaced_texts(
+    schema: &Schema,
+    field: Field,
+    document: &TantivyDocument,
+) -> Vec<(String, TantivyDocument)> {
+    let parse = |value: &str| {
+        let (record, text): (String, String) = serde_json::from_str(value).ok()?;
+        Some((record, TantivyDocument::parse_json(schema, &text).ok()?))
+    };
+    (document.get_all(field))
+        .filter_map(|value| value.as_str().and_then(parse))
+        .collect()
 }

@@ -17,7 +17,7 @@ pub(crate) mod segment;
 pub(crate) mod signature;
 pub(crate) mod stored;
 
-pub use fields::DedupFields;
+pub use fields::{replaced_texts, DedupFields};
 
 use tantivy::columnar::Column;
 use tantivy::DocId;
