@@ -68,23 +68,17 @@ impl<'a> MixedTokenStream<'a> {
             let mut filled = 0;
             self.tokenizer
                 .for_each_token(&self.text[start..end], |word, range| {
-                    let token = Token {
-                        offset_from: start + range.start,
-                        offset_to: start + range.end,
-                        position: self.position + filled,
-                        text: String::new(),
-                        position_length: 1,
-                    };
                     // A slot's string is reused: one allocation a slot, not a token.
                     if filled == tokens.len() {
-                        tokens.push(token);
-                    } else {
-                        let text = std::mem::take(&mut tokens[filled].text);
-                        tokens[filled] = Token { text, ..token };
+                        tokens.push(Token::default());
                     }
-                    let slot = &mut tokens[filled].text;
-                    slot.clear();
-                    slot.push_str(word);
+                    let token = &mut tokens[filled];
+                    token.offset_from = start + range.start;
+                    token.offset_to = start + range.end;
+                    token.position = self.position + filled;
+                    token.position_length = 1;
+                    token.text.clear();
+                    token.text.push_str(word);
                     filled += 1;
                 });
             *self.tokenizer.token_buffer() = tokens;
