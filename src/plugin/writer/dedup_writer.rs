@@ -240,6 +240,10 @@ impl DedupWriter {
             }
             _ => {}
         }
+        // A commit killed before its `meta.json` leaves files no commit names (a
+        // `<segment>.<opstamp>.del` among them); the same operations run again reach the
+        // same opstamp, and tantivy refuses to create a file that exists. They go first.
+        writer.garbage_collect_files().wait()?;
         let reader = index
             .index()
             .reader_builder()
