@@ -267,15 +267,15 @@ pub enum Error {
         reason: String,
     },
 
-    /// The index's ledger of rejected records
-    /// ([`REJECTIONS_FILE`](crate::plugin::REJECTIONS_FILE), or one of its numbered
-    /// chunks) is damaged: not a ledger, written by a later tantivy-dedup, or an entry of an
-    /// unknown kind or with a key that is not UTF-8. (An entry cut short at the end of a
-    /// file, as a crash leaves it, is no damage: it is ignored.) Restore the file from a
-    /// backup, or delete it and its chunks: the writer then forgets the records rejected in
-    /// earlier runs, and a later change of the documents they were rejected against does
-    /// not report them lost.
-    #[error("the ledger of rejected records {} is damaged: {reason}", .path.display())]
+    /// The index's ledger ([`LEDGER_FILE`](crate::plugin::LEDGER_FILE) and its numbered
+    /// files) is damaged: a file the index's last commit names is missing, cut short or
+    /// changed (its checksum or its chain does not match), is not a ledger file, or was
+    /// written by a later tantivy-dedup. Its files are written whole before the commit that
+    /// names them, so a crash leaves none of these: a file of a commit that never happened
+    /// is no damage (the next writer deletes it). Restore the index folder from a copy, or
+    /// rebuild the index with `ingest --from-index` (the new index knows no rejection of
+    /// the old one's runs).
+    #[error("the ledger of the index, {}, is damaged: {reason}", .path.display())]
     Ledger {
         /// The file, relative to the index directory.
         path: PathBuf,

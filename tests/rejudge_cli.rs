@@ -280,7 +280,7 @@ fn a_record_rejected_in_an_earlier_run_is_reported_lost_by_a_later_one() {
     // Kept in the index folder (a base file, or its numbered chunks).
     let ledger = std::fs::read_dir(&index).unwrap().any(|file| {
         let name = file.unwrap().file_name();
-        (name.to_string_lossy()).starts_with(tantivy_dedup::plugin::REJECTIONS_FILE)
+        (name.to_string_lossy()).starts_with(tantivy_dedup::plugin::LEDGER_FILE)
     });
     assert!(ledger, "no ledger in {}", index.display());
     let changed = ingest(&index, "reject", "1000", &[("j", &n)]);

@@ -332,9 +332,15 @@ impl CorpusIndex {
             .map_err(error)?;
         let mut tally = Tally::default();
         let mut window = Vec::with_capacity(commit_every.min(10_000));
+        // Lost records an earlier ingest reported and stopped before it was known to have
+        // recorded: reported again (`repeated`), with the first window.
+        let mut again: Vec<ReportLine> = (writer.take_rejudged().iter())
+            .map(ReportLine::of_rejudged)
+            .collect();
         let mut flush = |py: Python<'_>, window: Vec<Input>| -> PyResult<()> {
             let written = py.allow_threads(|| {
-                let lines = self.ingest_window(&writer, window).map_err(error)?;
+                let mut lines = std::mem::take(&mut again);
+                lines.extend(self.ingest_window(&writer, window).map_err(error)?);
                 writer.commit().map_err(error)?;
                 lines.iter().for_each(|line| tally.count(line));
                 sink(&lines)
@@ -349,6 +355,10 @@ impl CorpusIndex {
             }
         }
         flush(py, window)?;
+        // The sink holds the last window's lost records now: a commit says so, or the next
+        // ingest would report them again.
+        py.allow_threads(|| writer.deliver_reports())
+            .map_err(error)?;
         self.reader
             .reload()
             .map_err(|e| error(tantivy_dedup::Error::Tantivy(e)))?;

@@ -283,6 +283,11 @@ impl IngestCommand {
             Some(_) => SHARED_WINDOW.max(DedupWriter::default_window()),
             None => DedupWriter::default_window(),
         };
+        // Lost records an earlier run reported and stopped before it was known to have
+        // recorded: reported again (`"repeated":true`), with the first batch.
+        for lost in writer.take_rejudged() {
+            ingestion.report_again(ReportLine::of_rejudged(&lost));
+        }
         read_in_windows(window, &stop, read, |records| ingestion.ingest(records));
         let Ingestion {
             progress,
@@ -294,6 +299,11 @@ impl IngestCommand {
         writer.commit().context("commit failed")?;
         share_metadata(&self.index.index)?;
         report.flush()?;
+        // The report holds the last batch's lost records now: a commit says so, or the
+        // next run would report them again.
+        if writer.deliver_reports().context("commit failed")? {
+            share_metadata(&self.index.index)?;
+        }
         progress.finish();
         let interrupted = interrupted.load(Ordering::SeqCst);
         let searcher = writer.searcher();
@@ -526,6 +536,19 @@ impl Ingestion<'_> {
         !self.stopped()
     }
 
+    /// Reports the line of a record an earlier run reported already (see
+    /// [`ReportLine::repeated`]); no record of this run's input.
+    fn report_again(&mut self, line: ReportLine) {
+        self.progress.println(&format!(
+            "lost: {} (kept out because of {}, which changed; reported by an earlier run \
+             that stopped): fetch it again",
+            line.id,
+            line.rejudged_after.as_deref().unwrap_or_default()
+        ));
+        self.tally.count_rejudged(&line);
+        self.report.push(line);
+    }
+
     /// Reports one record's line, and commits when `commit_every` records are pending.
     fn push(&mut self, line: ReportLine) {
         self.push_with(line, Vec::new());
@@ -589,7 +612,7 @@ fn share_metadata(dir: &std::path::Path) -> anyhow::Result<()> {
     let ledger = std::fs::read_dir(dir).into_iter().flatten().flatten();
     files.extend(ledger.map(|file| file.path()).filter(|path| {
         (path.file_name()).is_some_and(|name| {
-            (name.to_string_lossy()).starts_with(tantivy_dedup::plugin::REJECTIONS_FILE)
+            (name.to_string_lossy()).starts_with(tantivy_dedup::plugin::LEDGER_FILE)
         })
     }));
     for path in files {

@@ -44,6 +44,13 @@ pub struct ReportLine {
     /// is in no document and no near-duplicate of it is: fetch it again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejudged_after: Option<String>,
+    /// `true` on a `lost` line that an earlier run may have written already: that run
+    /// stopped (killed, or failed) after the commit that lost the record and before it was
+    /// known to have recorded the line, so this run reports it again. A reader that keeps
+    /// every report drops a `lost` line with `repeated` whose id and `rejudged_after` it
+    /// holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeated: Option<bool>,
 }
 
 impl ReportLine {
@@ -86,6 +93,7 @@ impl ReportLine {
             error: None,
             shared: None,
             rejudged_after: None,
+            repeated: None,
         }
     }
 
@@ -116,10 +124,15 @@ impl ReportLine {
                     ..ReportLine::of_outcome(id, outcome)
                 }
             }
-            Rejudged::Lost { key, after } => ReportLine {
+            Rejudged::Lost {
+                key,
+                after,
+                repeated,
+            } => ReportLine {
                 status: "lost",
                 error: None,
                 rejudged_after: Some(after.clone()),
+                repeated: repeated.then_some(true),
                 ..ReportLine::error(key.clone(), String::new())
             },
         }
@@ -139,6 +152,7 @@ impl ReportLine {
             error: Some(reason),
             shared: None,
             rejudged_after: None,
+            repeated: None,
         }
     }
 

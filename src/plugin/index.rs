@@ -160,6 +160,18 @@ impl DedupIndex {
         &self.inner.index
     }
 
+    /// The payload of the index's last commit, as the caller gave it
+    /// ([`DedupPreparedCommit::set_payload`](crate::plugin::DedupPreparedCommit::set_payload)):
+    /// `IndexMeta::payload` holds it inside the plugin's own when a commit names the
+    /// plugin's ledger.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`] when `meta.json` cannot be read.
+    pub fn commit_payload(&self) -> Result<Option<String>> {
+        let metas = self.inner.index.load_metas()?;
+        Ok(crate::plugin::writer::decode_payload(metas.payload.as_deref()).1)
+    }
+
     /// The settings in force (the stored ones, with the distance asked for).
     pub fn settings(&self) -> &DedupSettings {
         &self.inner.settings

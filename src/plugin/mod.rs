@@ -87,7 +87,7 @@ pub use read_only::ReadOnlyTolerantDirectory;
 pub use reindex::{reindex, reindex_with, ReindexOptions, ReindexReport, ReindexedDuplicate};
 pub use settings::{text_field_options, DedupSettings};
 pub use settings_file::{
-    DICTIONARY_FILE, IDF_FILE, REJECTIONS_FILE, SETTINGS_FILE, SHINGLE_WEIGHTS_FILE,
+    DICTIONARY_FILE, IDF_FILE, LEDGER_FILE, SETTINGS_FILE, SHINGLE_WEIGHTS_FILE,
 };
 pub use writer::{
     AddAll, AddOutcome, Check, DedupPreparedCommit, DedupWriter, Duplicate, Policy,

@@ -25,11 +25,13 @@ pub const IDF_FILE: &str = ".tantivy-dedup-idf.json";
 pub const SHINGLE_WEIGHTS_FILE: &str = ".tantivy-dedup-shingle-weights.bin";
 /// The jieba user dictionary, when there is one.
 pub const DICTIONARY_FILE: &str = ".tantivy-dedup-dictionary.txt";
-/// The ledger of the records rejected under [`Policy::Reject`](crate::plugin::Policy), and
-/// the documents they were rejected against, so that a later writer reports them
-/// [`Rejudged::Lost`](crate::plugin::Rejudged) when those change; its numbered chunks are
-/// this name, a dot and a number.
-pub const REJECTIONS_FILE: &str = ".tantivy-dedup-rejections";
+/// The writer's ledger: the records rejected under [`Policy::Reject`](crate::plugin::Policy)
+/// and the documents they were rejected against, so that a later writer reports them
+/// [`Rejudged::Lost`](crate::plugin::Rejudged) when those change, and the lost records whose
+/// reports are not delivered yet. Its files are this name, a dot and a number, the last of
+/// them named by the index's last commit; this name alone holds the number of the last one
+/// for a commit made without the plugin.
+pub const LEDGER_FILE: &str = ".tantivy-dedup-ledger";
 
 /// Writes `settings` and its frozen resources; the settings file goes last, so that its
 /// presence means the others are complete.

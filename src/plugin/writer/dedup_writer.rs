@@ -13,7 +13,7 @@ use super::prepared_commit::DedupPreparedCommit;
 use super::rejudge::Dependents;
 use super::view::{Judged, WriterView};
 use super::watches::Watches;
-use super::{AddOutcome, Check, Policy};
+use super::{decode_payload, AddOutcome, Check, Policy};
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
 use crate::matching::{check_distance, Matcher};
@@ -129,8 +129,11 @@ pub(super) struct Books<'a> {
 impl Books<'_> {
     /// Before tantivy's commit: what must outlive it is written (the ledger of rejected
     /// records).
-    pub(super) fn persist(&mut self) -> Result<()> {
-        self.dependents.persist()
+    /// Returns the payload the commit is to carry (see `commit_payload`), the caller's
+    /// `payload` inside.
+    pub(super) fn persist(&mut self, payload: Option<&str>) -> Result<Option<String>> {
+        let tip = self.dependents.persist()?;
+        Ok(super::commit_payload::encode(tip, payload))
     }
 
     /// Tantivy committed: the view takes the new commit as its base, and what was held for
@@ -138,7 +141,7 @@ impl Books<'_> {
     pub(super) fn committed(self, reader: &IndexReader, matcher: &Matcher) -> Result<()> {
         reader.reload()?;
         self.view.commit(reader.searcher());
-        self.dependents.commit();
+        self.dependents.commit()?;
         if *self.stale {
             // A delete by query or of every document: which documents went is known now.
             self.view.rebuild(matcher)?;
@@ -257,7 +260,8 @@ impl DedupWriter {
         let view = WriterView::build(index.clone(), searcher, &matcher)?;
         // Only Reject rejects, but a writer of any policy watches the rejections of earlier
         // Reject runs: a change it makes to their duplicates reports them lost.
-        let watches = Watches::open(Box::new(index.index().directory().clone()))?;
+        let (named, _) = decode_payload(index.index().load_metas()?.payload.as_deref());
+        let watches = Watches::open(Box::new(index.index().directory().clone()), named)?;
         Ok(DedupWriter {
             matcher,
             index,
@@ -829,8 +833,12 @@ impl DedupWriter {
     pub fn commit(&self) -> Result<Opstamp> {
         let mut state = self.lock();
         let (writer, mut books) = state.split();
-        books.persist()?;
-        let opstamp = writer.commit()?;
+        let payload = books.persist(None)?;
+        let mut prepared = writer.prepare_commit()?;
+        if let Some(payload) = payload {
+            prepared.set_payload(&payload);
+        }
+        let opstamp = prepared.commit()?;
         books.committed(&self.reader, &self.matcher)?;
         Ok(opstamp)
     }

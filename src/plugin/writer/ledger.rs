@@ -1,45 +1,60 @@
-//! The ledger of rejected records: an append-only log, in the index folder, of what a writer
-//! under [`Policy::Reject`](super::Policy) watches (a record rejected near a document, by
-//! key and text version) and stops watching, so that a later writer knows it. A database's
-//! write-ahead log, for one table, replayed whole when a writer opens.
+//! The writer's ledger: an append-only log, in the index folder, of what it keeps across
+//! runs: the records a writer under [`Policy::Reject`](super::Policy) rejected and watches
+//! (by key and text version, with the document they were rejected near), and the records
+//! reported lost whose report is not known to have been recorded yet. A database's
+//! write-ahead log for one table, replayed whole when a writer opens.
 //!
-//! tantivy's [`Directory`] cannot append to a file, and the index may be in RAM: the log is
-//! a base file ([`REJECTIONS_FILE`]) and numbered chunks (`REJECTIONS_FILE.<n>`), each
-//! written whole by [`Directory::atomic_write`] at a commit, then the directory synced. A
-//! compaction writes the live entries as a new base that names its first chunk, then
-//! deletes the chunks it folded in; a crash between the two leaves chunks the base no
-//! longer reads, which the next writer deletes.
+//! **One commit point.** tantivy's commit is the one moment the ledger changes: its files
+//! are numbered ([`LEDGER_FILE`]`.<n>`), each written whole by [`Directory::atomic_write`]
+//! before tantivy's commit, and the commit's payload names the last one (the tip,
+//! [`commit_payload`](super::commit_payload)). Each file names the one before it and holds
+//! a checksum of its entries; a compaction starts a new chain with a base. So a file
+//! written for a commit that never happened is named by no commit, and the next writer
+//! deletes it before it writes its own; a file a commit names that is missing, cut short
+//! or changed stops the writer, with an error naming it.
 //!
-//! A file is an 8-byte header (`tdrej`, the format version, the file's kind, 0), for the
-//! base two `u64` (its first chunk, and the first chunk a compaction left to delete), then
-//! entries: a tag byte, keys as a `u32` length and UTF-8 bytes, a version as a presence
-//! byte and a `u64`, all little-endian. An entry cut short at the end of a file (no atomic
-//! rename on the file system, a copy cut short) is ignored, and the next write rewrites the
-//! ledger.
+//! A commit made by another program (a plain tantivy `IndexWriter`) carries no payload of
+//! ours: the tip is then the one [`LEDGER_FILE`] itself names (written after each of our
+//! commits), followed as far as the chain goes.
+//!
+//! A file is a 24-byte header (`tdrej`, the format, the file's kind, 0, the number of the
+//! file before it or `u64::MAX` for a base, the xxh3 of the entries), then entries: a tag
+//! byte, keys as a `u32` length and UTF-8 bytes, a version as a presence byte and a `u64`,
+//! all little-endian.
+
+mod legacy;
 
 use std::path::{Path, PathBuf};
 
 use tantivy::directory::error::{DeleteError, OpenReadError};
 use tantivy::Directory;
+use xxhash_rust::xxh3::xxh3_64;
 
 use crate::error::{Error, Result};
-use crate::plugin::REJECTIONS_FILE;
+use crate::plugin::LEDGER_FILE;
 
-/// The format written; a ledger of another is refused.
-const FORMAT: u8 = 1;
+/// The format written; a ledger of a later one is refused.
+const FORMAT: u8 = 2;
 const MAGIC: &[u8; 5] = b"tdrej";
-const HEADER: usize = 8;
+const HEADER: usize = 24;
 const BASE: u8 = 0;
 const CHUNK: u8 = 1;
-/// Chunks before a compaction, whatever the dead entries: a commit that watches anything
-/// writes one, and a folder of thousands of them is slow to open.
+/// [`LEDGER_FILE`] itself: the tip of the last commit of ours, for an index whose last
+/// commit was made without this crate.
+const HINT: u8 = 2;
+/// The "file before" of a base.
+const NONE: u64 = u64::MAX;
+/// Files in a chain before a compaction, whatever the dead entries: a commit that changes
+/// anything writes one, and a folder of thousands of them is slow to open.
 const MAX_CHUNKS: u64 = 64;
 
 const WATCH: u8 = 1;
 const UNWATCH: u8 = 2;
 const DROP: u8 = 3;
+const LOST: u8 = 4;
+const DELIVERED: u8 = 5;
 
-/// One change of the watches.
+/// One change of what the ledger keeps.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum Entry {
     /// `rejected`'s text `version` was rejected near the document of `reference`.
@@ -53,6 +68,11 @@ pub(super) enum Entry {
     Unwatch { rejected: String },
     /// The document of `reference` changed: its watches are done with.
     Drop { reference: String },
+    /// `rejected` was reported lost after `after` changed; kept until its report is
+    /// delivered, so that a writer killed before it was recorded leaves it to the next.
+    Lost { rejected: String, after: String },
+    /// The report of `rejected`'s loss was handed out and a later commit made: done.
+    Delivered { rejected: String },
 }
 
 impl Entry {
@@ -87,6 +107,15 @@ impl Entry {
                 out.push(DROP);
                 key(out, reference);
             }
+            Entry::Lost { rejected, after } => {
+                out.push(LOST);
+                key(out, rejected);
+                key(out, after);
+            }
+            Entry::Delivered { rejected } => {
+                out.push(DELIVERED);
+                key(out, rejected);
+            }
         }
     }
 }
@@ -94,163 +123,313 @@ impl Entry {
 /// The ledger's files, as a writer last read or wrote them.
 pub(super) struct Ledger {
     directory: Box<dyn Directory>,
-    /// The first chunk the base names.
-    first: u64,
-    /// The next chunk to write.
-    next: u64,
-    /// Entries in the base and the chunks, live or not.
+    /// The last file written (named by the last commit, once it is made).
+    tip: Option<u64>,
+    /// The tip [`LEDGER_FILE`] names.
+    hinted: Option<u64>,
+    /// Files in the chain since its base.
+    chained: u64,
+    /// Entries in the chain, live or not.
     written: usize,
-    /// A file ended in an entry cut short: the next write rewrites the ledger.
-    torn: bool,
+    /// Files to delete once a commit names the tip: an earlier chain's, or a format-1
+    /// ledger's.
+    garbage: Vec<PathBuf>,
+    /// The entries were read from a format-1 ledger: the next write starts a chain.
+    legacy: bool,
 }
 
 impl std::fmt::Debug for Ledger {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Ledger")
-            .field("first", &self.first)
-            .field("next", &self.next)
+            .field("tip", &self.tip)
+            .field("chained", &self.chained)
             .field("written", &self.written)
             .finish_non_exhaustive()
     }
 }
 
+/// What the index's last commit says of the ledger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Named {
+    /// A commit of ours, naming the tip (`None`: no ledger yet).
+    Tip(Option<u64>),
+    /// A commit made without this crate (or before the commit point): no word of it.
+    Unknown,
+}
+
 impl Ledger {
-    /// Reads the ledger of `directory` (none yet: empty), in the order it was written, and
-    /// deletes the chunks a compaction left behind.
+    /// Reads the ledger the last commit names (`named`), in the order it was written, and
+    /// deletes the files no commit names: those of a commit that never happened, and those
+    /// a compaction replaced. Only a writer, holding tantivy's writer lock, may call it.
     ///
     /// # Errors
-    /// [`Error::Ledger`] for a damaged file; [`Error::Io`] when one cannot be read.
-    pub fn open(directory: Box<dyn Directory>) -> Result<(Ledger, Vec<Entry>)> {
-        let mut entries = Vec::new();
-        let mut torn = false;
-        let (first, stale_from) = match read(&*directory, Path::new(REJECTIONS_FILE))? {
-            Some(bytes) => {
-                let body = header(&bytes, BASE, Path::new(REJECTIONS_FILE))?;
-                let numbers = body
-                    .get(..16)
-                    .ok_or_else(|| damaged(REJECTIONS_FILE, "short"))?;
-                let number = |at: usize| {
-                    u64::from_le_bytes(numbers[at..at + 8].try_into().expect("8 bytes"))
-                };
-                torn |= decode(&body[16..], Path::new(REJECTIONS_FILE), &mut entries)?;
-                (number(0), number(8))
-            }
-            None => (0, 0),
+    /// [`Error::Ledger`] for a file the commit names that is missing or damaged;
+    /// [`Error::Io`] when one cannot be read.
+    pub fn open(directory: Box<dyn Directory>, named: Named) -> Result<(Ledger, Vec<Entry>)> {
+        let hinted = read_hint(&*directory)?;
+        let tip = match named {
+            Named::Tip(tip) => tip,
+            // Our last commit's tip, and what later files chain on to it (a commit of ours
+            // killed before it wrote the hint).
+            Named::Unknown => match hinted {
+                Some(mut tip) => {
+                    while let Some(bytes) = read(&*directory, &file_name(tip + 1))? {
+                        match parse(&bytes, &file_name(tip + 1)) {
+                            Ok((_, before, _)) if before == tip => tip += 1,
+                            _ => break,
+                        }
+                    }
+                    Some(tip)
+                }
+                None => None,
+            },
         };
-        for stale in stale_from..first {
-            remove(&*directory, &chunk_name(stale));
-        }
-        let mut next = first;
-        while let Some(bytes) = read(&*directory, &chunk_name(next))? {
-            let name = chunk_name(next);
-            // An atomic write leaves no chunk shorter than its header: one is cut short.
-            match bytes.len() < HEADER {
-                true => torn = true,
-                false => torn |= decode(header(&bytes, CHUNK, &name)?, &name, &mut entries)?,
-            }
-            next += 1;
-        }
-        let written = entries.len();
-        let ledger = Ledger {
+        let mut ledger = Ledger {
             directory,
-            first,
-            next,
-            written,
-            torn,
+            tip,
+            hinted,
+            chained: 0,
+            written: 0,
+            garbage: Vec::new(),
+            legacy: false,
         };
+        let mut entries = Vec::new();
+        match tip {
+            Some(tip) => {
+                let mut chain = Vec::new();
+                let mut at = tip;
+                loop {
+                    let name = file_name(at);
+                    let Some(bytes) = read(&*ledger.directory, &name)? else {
+                        return Err(damaged(
+                            &name,
+                            "missing, and the index's last commit names it (restore the \
+                             index folder from a copy, or rebuild the index with `ingest \
+                             --from-index`)",
+                        ));
+                    };
+                    let (kind, before, body) = parse(&bytes, &name)?;
+                    if kind != BASE && (before != at.wrapping_sub(1) || at == 0) {
+                        return Err(damaged(&name, "it names a file out of its chain"));
+                    }
+                    chain.push((name, bytes.len() - body.len()));
+                    if kind == BASE {
+                        break;
+                    }
+                    at = before;
+                }
+                ledger.chained = chain.len() as u64;
+                for (name, skip) in chain.into_iter().rev() {
+                    let bytes = read(&*ledger.directory, &name)?.expect("read above");
+                    decode(&bytes[skip..], &name, &mut entries, false)?;
+                }
+                // A compaction's earlier chain, not all deleted before a crash.
+                let mut below = at;
+                while below > 0 && exists(&*ledger.directory, &file_name(below - 1))? {
+                    below -= 1;
+                    ledger.garbage.push(file_name(below));
+                }
+                ledger.collect();
+            }
+            None => {
+                if let Some((legacy, files)) = legacy::read_legacy(&*ledger.directory)? {
+                    entries = legacy;
+                    ledger.legacy = true;
+                    ledger.garbage = files;
+                }
+            }
+        }
+        // Files of commits that never happened: the next commit writes their names again.
+        let mut after = tip.map_or(0, |tip| tip + 1);
+        while exists(&*ledger.directory, &file_name(after))? {
+            remove(&*ledger.directory, &file_name(after));
+            after += 1;
+        }
+        ledger.written = entries.len();
         Ok((ledger, entries))
     }
 
-    /// Appends `entries` as a new chunk, synced before it returns.
+    /// The file the next commit is to name (`None`: no ledger).
+    pub fn tip(&self) -> Option<u64> {
+        self.tip
+    }
+
+    /// Appends `entries` as a new file of the chain, before tantivy's commit.
     ///
     /// # Errors
-    /// [`Error::Io`] when the chunk cannot be written.
+    /// [`Error::Io`] when the file cannot be written.
     pub fn append(&mut self, entries: &[Entry]) -> Result<()> {
         if entries.is_empty() {
             return Ok(());
         }
-        let mut bytes = Vec::with_capacity(HEADER + 64 * entries.len());
-        push_header(&mut bytes, CHUNK);
-        for entry in entries {
-            entry.encode(&mut bytes);
-        }
-        let name = chunk_name(self.next);
-        write(&*self.directory, &name, &bytes)?;
-        self.next += 1;
+        let before = self.tip.unwrap_or(NONE);
+        let kind = if before == NONE { BASE } else { CHUNK };
+        self.write_file(kind, before, entries.iter())?;
+        self.chained += 1;
         self.written += entries.len();
         Ok(())
     }
 
-    /// Whether a file ended in an entry cut short (the next write rewrites the ledger).
-    pub fn is_torn(&self) -> bool {
-        self.torn
+    /// Whether the entries were read from a format-1 ledger, which the next commit rewrites.
+    pub fn is_legacy(&self) -> bool {
+        self.legacy
     }
 
     /// Whether the ledger is due for a rewrite with `live` entries: more dead ones than
-    /// live, too many chunks, or a file cut short.
+    /// live, too many files, or read from a format-1 ledger.
     pub fn due(&self, live: usize) -> bool {
-        self.torn || self.written > 2 * live || self.next - self.first > MAX_CHUNKS
+        self.legacy || self.written > 2 * live || self.chained > MAX_CHUNKS
     }
 
-    /// Rewrites the ledger as `live` (a new base, synced), then deletes the chunks it
-    /// replaces.
+    /// Starts a new chain: `live` as a base, before tantivy's commit. The files it replaces
+    /// are deleted once a commit names it.
     ///
     /// # Errors
     /// [`Error::Io`] when the base cannot be written.
-    pub fn compact(&mut self, live: impl Iterator<Item = Entry>) -> Result<()> {
-        let mut bytes = Vec::new();
-        push_header(&mut bytes, BASE);
-        // Chunks from `next` on are the new base's; the old ones, from `first`, are to
-        // delete (by the next writer, if this one stops before it does).
-        bytes.extend_from_slice(&self.next.to_le_bytes());
-        bytes.extend_from_slice(&self.first.to_le_bytes());
-        let mut written = 0;
-        for entry in live {
-            entry.encode(&mut bytes);
-            written += 1;
-        }
-        write(&*self.directory, Path::new(REJECTIONS_FILE), &bytes)?;
-        for stale in self.first..self.next {
-            remove(&*self.directory, &chunk_name(stale));
-        }
-        self.first = self.next;
-        self.written = written;
-        self.torn = false;
+    pub fn compact<'e>(&mut self, live: impl Iterator<Item = &'e Entry>) -> Result<()> {
+        let replaced = match self.tip {
+            Some(tip) => (tip + 1 - self.chained..=tip).map(file_name).collect(),
+            None => Vec::new(),
+        };
+        self.written = self.write_file(BASE, NONE, live)?;
+        self.garbage.extend(replaced);
+        self.chained = 1;
+        self.legacy = false;
         Ok(())
+    }
+
+    /// tantivy committed, naming [`tip`](Self::tip): the files it replaced go, and
+    /// [`LEDGER_FILE`] names the tip for a reader of a later commit made without us.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the hint cannot be written.
+    pub fn committed(&mut self) -> Result<()> {
+        if self.tip != self.hinted {
+            if let Some(tip) = self.tip {
+                let mut bytes = Vec::with_capacity(HEADER);
+                push_header(&mut bytes, HINT, tip, 0);
+                let path = Path::new(LEDGER_FILE);
+                (self.directory.atomic_write(path, &bytes)).map_err(|source| Error::Io {
+                    path: path.to_owned(),
+                    source,
+                })?;
+                self.hinted = self.tip;
+            }
+        }
+        // A format-1 ledger's files go once a chain holds their entries.
+        if !self.legacy {
+            self.collect();
+        }
+        Ok(())
+    }
+
+    /// Writes file `tip + 1` of `kind`; the number of entries written.
+    fn write_file<'e>(
+        &mut self,
+        kind: u8,
+        before: u64,
+        entries: impl Iterator<Item = &'e Entry>,
+    ) -> Result<usize> {
+        let mut body = Vec::new();
+        let mut count = 0;
+        for entry in entries {
+            entry.encode(&mut body);
+            count += 1;
+        }
+        let mut bytes = Vec::with_capacity(HEADER + body.len());
+        push_header(&mut bytes, kind, before, xxh3_64(&body));
+        bytes.extend_from_slice(&body);
+        let number = self.tip.map_or(0, |tip| tip + 1);
+        let path = file_name(number);
+        let io = |source| Error::Io {
+            path: path.clone(),
+            source,
+        };
+        // Synced (the file by the atomic write, its name by the folder's sync) before the
+        // commit that names it.
+        self.directory.atomic_write(&path, &bytes).map_err(io)?;
+        self.directory.sync_directory().map_err(io)?;
+        self.tip = Some(number);
+        Ok(count)
+    }
+
+    /// Deletes the files no commit names any more; a failure leaves a file no one reads,
+    /// tried again by the next writer.
+    fn collect(&mut self) {
+        for path in self.garbage.drain(..).rev() {
+            remove(&*self.directory, &path);
+        }
     }
 }
 
-/// The name of chunk `number`.
-fn chunk_name(number: u64) -> PathBuf {
-    PathBuf::from(format!("{REJECTIONS_FILE}.{number}"))
+/// The name of ledger file `number`.
+pub(super) fn file_name(number: u64) -> PathBuf {
+    PathBuf::from(format!("{LEDGER_FILE}.{number}"))
 }
 
-fn push_header(bytes: &mut Vec<u8>, kind: u8) {
+fn push_header(bytes: &mut Vec<u8>, kind: u8, before: u64, checksum: u64) {
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&[FORMAT, kind, 0]);
+    bytes.extend_from_slice(&before.to_le_bytes());
+    bytes.extend_from_slice(&checksum.to_le_bytes());
 }
 
-/// The bytes after `bytes`' header, checked to be of a ledger file of `kind`.
-fn header<'b>(bytes: &'b [u8], kind: u8, path: &Path) -> Result<&'b [u8]> {
-    let name = path.to_string_lossy();
-    match bytes.get(..HEADER) {
-        Some(head) if &head[..5] == MAGIC && head[5] == FORMAT && head[6] == kind => {
-            Ok(&bytes[HEADER..])
-        }
+/// A ledger file's kind, the number of the file before it, and its entries' bytes, checked
+/// whole.
+fn parse<'b>(bytes: &'b [u8], path: &Path) -> Result<(u8, u64, &'b [u8])> {
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    match bytes.get(..8) {
         Some(head) if &head[..5] == MAGIC && head[5] > FORMAT => Err(damaged(
-            &name,
+            path,
             &format!(
                 "format {} is a later tantivy-dedup's (this one reads {FORMAT})",
                 head[5]
             ),
         )),
-        _ => Err(damaged(&name, "not a ledger file of tantivy-dedup")),
+        Some(head) if &head[..5] == MAGIC && head[5] == FORMAT && bytes.len() >= HEADER => {
+            let (kind, before, body) = (head[6], word(8), &bytes[HEADER..]);
+            if !matches!((kind, before == NONE), (BASE, true) | (CHUNK, false)) {
+                return Err(damaged(path, "not a file of the ledger's chain"));
+            }
+            if xxh3_64(body) != word(16) {
+                return Err(damaged(path, "its entries do not match their checksum"));
+            }
+            Ok((kind, before, body))
+        }
+        _ => Err(damaged(
+            path,
+            "not a ledger file of tantivy-dedup, or cut short",
+        )),
     }
 }
 
-/// Decodes the entries of `bytes` into `entries`; whether the last was cut short (and left
-/// out).
-fn decode<'b>(mut bytes: &'b [u8], path: &'b Path, entries: &mut Vec<Entry>) -> Result<bool> {
+/// The tip [`LEDGER_FILE`] names, if it is there.
+fn read_hint(directory: &dyn Directory) -> Result<Option<u64>> {
+    let path = Path::new(LEDGER_FILE);
+    let Some(bytes) = read(directory, path)? else {
+        return Ok(None);
+    };
+    match bytes.get(..8) {
+        Some(head) if &head[..5] == MAGIC && head[5] == FORMAT && head[6] == HINT => {
+            let tip = (bytes.get(8..16)).ok_or_else(|| damaged(path, "cut short"))?;
+            Ok(Some(u64::from_le_bytes(tip.try_into().expect("8 bytes"))))
+        }
+        _ => Err(damaged(
+            path,
+            "not the ledger's pointer file of tantivy-dedup",
+        )),
+    }
+}
+
+/// Decodes the entries of `bytes` into `entries`. An entry cut short is damage, but in a
+/// format-1 file (`tolerant`), whose last entry may be cut short and is left out.
+fn decode<'b>(
+    mut bytes: &'b [u8],
+    path: &'b Path,
+    entries: &mut Vec<Entry>,
+    tolerant: bool,
+) -> Result<()> {
+    let cut = || damaged(path, "an entry is cut short");
     while let Some((&tag, rest)) = bytes.split_first() {
         let mut reader = Reader { bytes: rest, path };
         let entry = match tag {
@@ -261,7 +440,7 @@ fn decode<'b>(mut bytes: &'b [u8], path: &'b Path, entries: &mut Vec<Entry>) -> 
                     Some([0]) => Some(None),
                     Some([1]) => (reader.take(8))
                         .map(|v| Some(u64::from_le_bytes(v.try_into().expect("8 bytes")))),
-                    Some(_) => return Err(damaged(&path.to_string_lossy(), "a bad version")),
+                    Some(_) => return Err(damaged(path, "a bad version")),
                     None => None,
                 };
                 Ok(match (reference, rejected, version) {
@@ -275,20 +454,22 @@ fn decode<'b>(mut bytes: &'b [u8], path: &'b Path, entries: &mut Vec<Entry>) -> 
             })()?,
             UNWATCH => (reader.key()?).map(|rejected| Entry::Unwatch { rejected }),
             DROP => (reader.key()?).map(|reference| Entry::Drop { reference }),
+            LOST if !tolerant => match (reader.key()?, reader.key()?) {
+                (Some(rejected), Some(after)) => Some(Entry::Lost { rejected, after }),
+                _ => None,
+            },
+            DELIVERED if !tolerant => (reader.key()?).map(|rejected| Entry::Delivered { rejected }),
             other => {
-                return Err(damaged(
-                    &path.to_string_lossy(),
-                    &format!("an entry of unknown kind {other}"),
-                ))
+                return Err(damaged(path, &format!("an entry of unknown kind {other}")));
             }
         };
         let Some(entry) = entry else {
-            return Ok(true);
+            return if tolerant { Ok(()) } else { Err(cut()) };
         };
         entries.push(entry);
         bytes = reader.bytes;
     }
-    Ok(false)
+    Ok(())
 }
 
 /// The bytes left of an entry; `None` from a read past the end (the entry is cut short).
@@ -318,17 +499,14 @@ impl<'b> Reader<'b> {
         };
         match std::str::from_utf8(bytes) {
             Ok(key) => Ok(Some(key.to_owned())),
-            Err(_) => Err(damaged(
-                &self.path.to_string_lossy(),
-                "a key that is not UTF-8",
-            )),
+            Err(_) => Err(damaged(self.path, "a key that is not UTF-8")),
         }
     }
 }
 
-fn damaged(name: &str, reason: &str) -> Error {
+fn damaged(path: &Path, reason: &str) -> Error {
     Error::Ledger {
-        path: PathBuf::from(name),
+        path: path.to_owned(),
         reason: reason.to_owned(),
     }
 }
@@ -344,18 +522,14 @@ fn read(directory: &dyn Directory, path: &Path) -> Result<Option<Vec<u8>>> {
     }
 }
 
-/// Writes `bytes` as `path` whole, and syncs the directory so that the new name outlives a
-/// crash: the ledger is written before tantivy's commit, which it must not trail.
-fn write(directory: &dyn Directory, path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |source| Error::Io {
+fn exists(directory: &dyn Directory, path: &Path) -> Result<bool> {
+    (directory.exists(path)).map_err(|error| Error::Io {
         path: path.to_owned(),
-        source,
-    };
-    directory.atomic_write(path, bytes).map_err(io)?;
-    directory.sync_directory().map_err(io)
+        source: std::io::Error::other(error),
+    })
 }
 
-/// Deletes a chunk no longer read, if it is there; a failure leaves a file no one reads.
+/// Deletes a file no longer read, if it is there; a failure leaves a file no one reads.
 fn remove(directory: &dyn Directory, path: &Path) {
     match directory.delete(path) {
         Ok(()) | Err(DeleteError::FileDoesNotExist(_)) => {}
@@ -386,81 +560,147 @@ mod tests {
             Entry::Drop {
                 reference: "j".into(),
             },
+            Entry::Lost {
+                rejected: "r3".into(),
+                after: "j".into(),
+            },
+            Entry::Delivered {
+                rejected: "r3".into(),
+            },
         ]
     }
 
+    fn open(directory: &RamDirectory, named: Named) -> Result<(Ledger, Vec<Entry>)> {
+        Ledger::open(Box::new(directory.clone()), named)
+    }
+
+    /// Appends and commits as a writer does; the tip the commit names.
+    fn commit(ledger: &mut Ledger, entries: &[Entry]) -> Option<u64> {
+        ledger.append(entries).unwrap();
+        ledger.committed().unwrap();
+        ledger.tip()
+    }
+
     #[test]
-    fn entries_come_back_in_the_order_written_across_chunks_and_a_compaction() {
+    fn entries_come_back_in_the_order_written_across_files_and_a_compaction() {
         let directory = RamDirectory::create();
-        let (mut ledger, read) = Ledger::open(Box::new(directory.clone())).unwrap();
+        let (mut ledger, read) = open(&directory, Named::Tip(None)).unwrap();
         assert!(read.is_empty());
         let written = entries();
-        ledger.append(&written[..2]).unwrap();
-        ledger.append(&written[2..]).unwrap();
-        let (_, read) = Ledger::open(Box::new(directory.clone())).unwrap();
-        assert_eq!(read, written);
-        ledger.compact(written[1..2].iter().cloned()).unwrap();
-        assert!(!directory.exists(&chunk_name(0)).unwrap(), "folded in");
+        commit(&mut ledger, &written[..2]);
+        let tip = commit(&mut ledger, &written[2..]);
+        assert_eq!(open(&directory, Named::Tip(tip)).unwrap().1, written);
+        ledger.compact(written[1..2].iter()).unwrap();
         ledger.append(&written[..1]).unwrap();
-        let (reopened, read) = Ledger::open(Box::new(directory)).unwrap();
+        ledger.committed().unwrap();
+        assert!(!directory.exists(&file_name(0)).unwrap(), "replaced");
+        let (reopened, read) = open(&directory, Named::Tip(ledger.tip())).unwrap();
         assert_eq!(read, [written[1].clone(), written[0].clone()]);
-        assert_eq!((reopened.first, reopened.next, reopened.written), (2, 3, 2));
+        assert_eq!(
+            (reopened.tip, reopened.chained, reopened.written),
+            (Some(3), 2, 2)
+        );
     }
 
     #[test]
-    fn an_entry_cut_short_is_ignored_and_the_next_write_rewrites() {
-        // The last entry (a drop of "j") is 6 bytes.
-        for cut in 1..6 {
-            let directory = RamDirectory::create();
-            let (mut ledger, _) = Ledger::open(Box::new(directory.clone())).unwrap();
-            ledger.append(&entries()[1..]).unwrap();
-            let name = chunk_name(0);
-            let bytes = directory.atomic_read(&name).unwrap();
-            directory
-                .atomic_write(&name, &bytes[..bytes.len() - cut])
-                .unwrap();
-            let (ledger, read) = Ledger::open(Box::new(directory)).unwrap();
-            assert_eq!(read, entries()[1..3], "cut {cut}");
-            assert!(ledger.torn && ledger.due(usize::MAX / 4), "cut {cut}");
-        }
-    }
-
-    #[test]
-    fn a_damaged_ledger_is_an_error_naming_the_file() {
+    fn files_of_a_commit_that_never_happened_are_ignored_and_deleted() {
         let directory = RamDirectory::create();
-        let name = Path::new(REJECTIONS_FILE);
-        directory
-            .atomic_write(name, b"not a ledger at all")
-            .unwrap();
-        let error = Ledger::open(Box::new(directory.clone())).unwrap_err();
-        assert!(matches!(error, Error::Ledger { .. }), "{error:?}");
-        assert!(error.to_string().contains(REJECTIONS_FILE), "{error}");
-        let mut bytes = Vec::new();
-        push_header(&mut bytes, BASE);
-        bytes.extend_from_slice(&[0; 16]);
-        bytes.push(9);
-        directory.atomic_write(name, &bytes).unwrap();
-        let error = Ledger::open(Box::new(directory.clone())).unwrap_err();
-        assert!(error.to_string().contains("unknown kind 9"), "{error}");
+        let (mut ledger, _) = open(&directory, Named::Tip(None)).unwrap();
+        let tip = commit(&mut ledger, &entries()[..1]);
+        // Written, then killed before tantivy's commit: the commit names file 0 still.
+        ledger.append(&entries()[1..]).unwrap();
+        ledger.compact(entries()[1..2].iter()).unwrap();
+        let (mut reopened, read) = open(&directory, Named::Tip(tip)).unwrap();
+        assert_eq!(read, entries()[..1]);
+        assert!(!directory.exists(&file_name(1)).unwrap());
+        assert!(!directory.exists(&file_name(2)).unwrap());
+        // The re-run writes the same names again, and they are read.
+        let tip = commit(&mut reopened, &entries()[1..]);
+        assert_eq!(open(&directory, Named::Tip(tip)).unwrap().1, entries());
+    }
+
+    #[test]
+    fn a_file_the_commit_names_missing_or_changed_stops_the_writer_naming_it() {
+        let directory = RamDirectory::create();
+        let (mut ledger, _) = open(&directory, Named::Tip(None)).unwrap();
+        for entry in entries() {
+            commit(&mut ledger, &[entry]);
+        }
+        let tip = ledger.tip();
+        let middle = file_name(2);
+        let bytes = directory.atomic_read(&middle).unwrap();
+        let mut flipped = bytes.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        let mut length = bytes.clone();
+        length[HEADER + 1] ^= 1;
+        for (what, damaged) in [
+            ("a byte flipped", Some(flipped)),
+            ("a key's length changed", Some(length)),
+            ("cut short", Some(bytes[..bytes.len() - 3].to_vec())),
+            ("empty", Some(Vec::new())),
+            ("missing", None),
+        ] {
+            match damaged {
+                Some(damaged) => directory.atomic_write(&middle, &damaged).unwrap(),
+                None => directory.delete(&middle).unwrap(),
+            }
+            let error = open(&directory, Named::Tip(tip)).unwrap_err();
+            assert!(matches!(error, Error::Ledger { .. }), "{what}: {error:?}");
+            assert!(
+                error.to_string().contains(".tantivy-dedup-ledger.2"),
+                "{what}: {error}"
+            );
+            directory.atomic_write(&middle, &bytes).unwrap();
+        }
+        // The tip itself, and the base.
+        for number in [0, tip.unwrap()] {
+            let name = file_name(number);
+            let bytes = directory.atomic_read(&name).unwrap();
+            directory.delete(&name).unwrap();
+            assert!(open(&directory, Named::Tip(tip)).is_err(), "file {number}");
+            directory.atomic_write(&name, &bytes).unwrap();
+        }
+        assert_eq!(open(&directory, Named::Tip(tip)).unwrap().1, entries());
+    }
+
+    #[test]
+    fn a_later_format_is_refused() {
+        let directory = RamDirectory::create();
+        let (mut ledger, _) = open(&directory, Named::Tip(None)).unwrap();
+        let tip = commit(&mut ledger, &entries());
+        let mut bytes = directory.atomic_read(&file_name(0)).unwrap();
         bytes[5] = FORMAT + 1;
-        directory.atomic_write(name, &bytes).unwrap();
-        let error = Ledger::open(Box::new(directory)).unwrap_err();
+        directory.atomic_write(&file_name(0), &bytes).unwrap();
+        let error = open(&directory, Named::Tip(tip)).unwrap_err();
         assert!(error.to_string().contains("later tantivy-dedup"), "{error}");
     }
 
     #[test]
-    fn chunks_a_compaction_left_are_deleted_by_the_next_writer() {
+    fn after_a_commit_made_without_us_the_pointer_file_names_the_tip() {
         let directory = RamDirectory::create();
-        let (mut ledger, _) = Ledger::open(Box::new(directory.clone())).unwrap();
-        ledger.append(&entries()).unwrap();
-        // The base as a compaction writes it, before it deletes the chunk it folded in.
-        let mut bytes = Vec::new();
-        push_header(&mut bytes, BASE);
-        bytes.extend_from_slice(&1u64.to_le_bytes());
+        let (mut ledger, _) = open(&directory, Named::Tip(None)).unwrap();
+        commit(&mut ledger, &entries()[..3]);
+        // Killed after tantivy's commit, before the pointer file was written again.
+        ledger.append(&entries()[3..]).unwrap();
+        assert_eq!(open(&directory, Named::Unknown).unwrap().1, entries());
+    }
+
+    #[test]
+    fn a_format_one_ledger_is_read_then_replaced_by_a_chain() {
+        let directory = RamDirectory::create();
+        let mut bytes = b"tdrej\x01\x00\x00".to_vec();
         bytes.extend_from_slice(&0u64.to_le_bytes());
-        (directory.atomic_write(Path::new(REJECTIONS_FILE), &bytes)).unwrap();
-        let (_, read) = Ledger::open(Box::new(directory.clone())).unwrap();
-        assert!(read.is_empty());
-        assert!(!directory.exists(&chunk_name(0)).unwrap());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        entries()[0].encode(&mut bytes);
+        // Its last entry cut short, as format 1 allowed.
+        bytes.extend_from_slice(&[DROP, 9, 0]);
+        (directory.atomic_write(Path::new(legacy::LEGACY_FILE), &bytes)).unwrap();
+        let (mut ledger, read) = open(&directory, Named::Unknown).unwrap();
+        assert_eq!(read, entries()[..1]);
+        assert!(ledger.due(usize::MAX / 4));
+        ledger.compact(read.iter()).unwrap();
+        ledger.committed().unwrap();
+        assert!(!directory.exists(Path::new(legacy::LEGACY_FILE)).unwrap());
+        assert_eq!(open(&directory, Named::Tip(ledger.tip())).unwrap().1, read);
     }
 }

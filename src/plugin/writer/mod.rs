@@ -22,6 +22,7 @@
 //! * `shared` (cargo feature `cluster`): [`DedupWriter::shared`], a writer whose documents
 //!   are decided in a near-duplicate space shared with other writers first.
 
+mod commit_payload;
 mod dedup_writer;
 mod ledger;
 mod outcome;
@@ -34,6 +35,7 @@ mod slots;
 mod view;
 mod watches;
 
+pub(crate) use commit_payload::decode as decode_payload;
 pub use dedup_writer::{DedupWriter, PreparedDocument};
 pub use outcome::{AddOutcome, Check, Duplicate, Policy};
 pub use parallel::AddAll;

@@ -38,7 +38,7 @@ use crate::matching::Matcher;
 /// let mut prepared = writer.prepare_commit()?;
 /// prepared.set_payload("crawl 7, page 12");
 /// prepared.commit()?;
-/// assert_eq!(index.index().load_metas()?.payload.as_deref(), Some("crawl 7, page 12"));
+/// assert_eq!(index.commit_payload()?.as_deref(), Some("crawl 7, page 12"));
 /// let again = writer.add(doc!(url => "a.example/1", body => text))?;
 /// assert!(matches!(again, AddOutcome::Exists { .. }));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -46,6 +46,8 @@ use crate::matching::Matcher;
 #[must_use = "a prepared commit does nothing until `commit` or `abort`"]
 pub struct DedupPreparedCommit<'a> {
     prepared: PreparedCommit<'a>,
+    /// The caller's payload, carried inside the commit's (see `commit_payload`).
+    payload: Option<String>,
     books: Books<'a>,
     reader: &'a IndexReader,
     matcher: &'a Matcher,
@@ -60,6 +62,7 @@ impl<'a> DedupPreparedCommit<'a> {
     ) -> Self {
         DedupPreparedCommit {
             prepared,
+            payload: None,
             books,
             reader,
             matcher,
@@ -72,10 +75,12 @@ impl<'a> DedupPreparedCommit<'a> {
         self.prepared.opstamp()
     }
 
-    /// Stores `payload` in the commit's metadata (`IndexMeta::payload`), as
-    /// [`PreparedCommit::set_payload`].
+    /// Stores `payload` in the commit's metadata, as [`PreparedCommit::set_payload`];
+    /// [`DedupIndex::commit_payload`](crate::plugin::DedupIndex::commit_payload) reads it
+    /// back. (`IndexMeta::payload` holds it inside the plugin's own payload when the
+    /// commit names the plugin's ledger.)
     pub fn set_payload(&mut self, payload: &str) {
-        self.prepared.set_payload(payload);
+        self.payload = Some(payload.to_owned());
     }
 
     /// Commits: the documents become visible, and the writer's view takes them as
@@ -85,7 +90,9 @@ impl<'a> DedupPreparedCommit<'a> {
     /// As [`PreparedCommit::commit`]; [`Error::Tantivy`](crate::Error::Tantivy) when the new
     /// commit cannot be read back.
     pub fn commit(mut self) -> Result<Opstamp> {
-        self.books.persist()?;
+        if let Some(payload) = self.books.persist(self.payload.as_deref())? {
+            self.prepared.set_payload(&payload);
+        }
         let opstamp = self.prepared.commit()?;
         self.books.committed(self.reader, self.matcher)?;
         Ok(opstamp)

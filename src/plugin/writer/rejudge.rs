@@ -68,6 +68,10 @@ pub enum Rejudged {
         key: String,
         /// The key of the document whose change left it out.
         after: String,
+        /// Reported by an earlier writer too, which stopped before it was known to be
+        /// recorded (see [`DedupWriter::take_rejudged`]): a reader that keeps every report
+        /// may hold it already.
+        repeated: bool,
     },
 }
 
@@ -134,9 +138,20 @@ enum Work {
 
 impl Dependents {
     /// Nothing held yet, the committed rejections of `watches` watched.
+    /// What a writer opening holds: `watches` read from the ledger, and the reports of
+    /// lost records an earlier writer made and did not deliver, to be made again.
     pub fn watching(watches: Watches) -> Dependents {
+        let mut rejudged: Vec<Rejudged> = (watches.undelivered())
+            .map(|(key, after)| Rejudged::Lost {
+                key: key.to_owned(),
+                after: after.to_owned(),
+                repeated: true,
+            })
+            .collect();
+        rejudged.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
         Dependents {
             watches,
+            rejudged,
             ..Dependents::default()
         }
     }
@@ -311,7 +326,7 @@ impl Dependents {
     ///
     /// # Errors
     /// As [`Watches::persist`].
-    pub fn persist(&mut self) -> Result<()> {
+    pub fn persist(&mut self) -> Result<Option<u64>> {
         for (key, (against, held)) in std::mem::take(&mut self.rejected) {
             self.watches.watch(&key, held.version, &against);
         }
@@ -319,8 +334,23 @@ impl Dependents {
     }
 
     /// The commit (after [`persist`](Self::persist)): what is held of the batch is let go.
-    pub fn commit(&mut self) {
+    ///
+    /// # Errors
+    /// As [`Watches::committed`].
+    pub fn commit(&mut self) -> Result<()> {
         self.rollback();
+        self.watches.committed()
+    }
+
+    /// `key`'s text is reported lost, because `after` changed; kept in the ledger until
+    /// the report is delivered.
+    pub fn report_lost(&mut self, key: &str, after: &str) {
+        self.watches.lost(key, after);
+        self.rejudged.push(Rejudged::Lost {
+            key: key.to_owned(),
+            after: after.to_owned(),
+            repeated: false,
+        });
     }
 
     /// A rollback: what was held of the batch is dropped with it.
@@ -414,10 +444,7 @@ impl DedupWriter {
                 // Another document holds a record of its key too, and which is the later
                 // text is not known: reported lost rather than an older text brought back.
                 Some(_) if key.is_some_and(|key| self.other_holders(state, key, old, &record)) => {
-                    (state.dependents.rejudged).push(Rejudged::Lost {
-                        key: key.unwrap_or_default().to_owned(),
-                        after: old.to_owned(),
-                    });
+                    state.dependents.report_lost(key.unwrap_or_default(), old);
                 }
                 Some(text) => state.dependents.queue.push_back(Work::Decide {
                     prepared: text,
@@ -427,10 +454,7 @@ impl DedupWriter {
                 }),
                 None => {
                     if let Some(key) = key {
-                        (state.dependents.rejudged).push(Rejudged::Lost {
-                            key: key.to_owned(),
-                            after: old.to_owned(),
-                        });
+                        state.dependents.report_lost(key, old);
                     }
                 }
             }
@@ -595,10 +619,7 @@ impl DedupWriter {
             }
             state.dependents.watches.unwatch(&rejected);
             state.dependents.lost.insert(rejected.clone(), version);
-            (state.dependents.rejudged).push(Rejudged::Lost {
-                key: rejected,
-                after: key.to_owned(),
-            });
+            state.dependents.report_lost(&rejected, key);
         }
         for (prepared, decision) in again {
             let other =
@@ -620,7 +641,37 @@ impl DedupWriter {
     /// ([`Rejudged::Decided`]), or reported [`Rejudged::Lost`] when its text is no longer
     /// held. What is held to do so until the commit is bounded by the pending batch, and so
     /// are these: the commit (or a rollback) drops the ones not taken.
+    ///
+    /// A record reported [`Rejudged::Lost`] is kept in the index's ledger until its report
+    /// is delivered: taken here, then two commits made (record what this returns before
+    /// the second; `ingest` writes its report lines after the first). A writer that opens on an index whose
+    /// last writer stopped before that (killed, or dropped) reports those records again,
+    /// with `repeated` set, from its first call: a report is made at least once.
+    /// [`deliver_reports`](Self::deliver_reports) makes the commit that delivers them when
+    /// there is nothing else to commit.
     pub fn take_rejudged(&self) -> Vec<Rejudged> {
-        std::mem::take(&mut self.lock().dependents.rejudged)
+        let mut state = self.lock();
+        let taken = std::mem::take(&mut state.dependents.rejudged);
+        for rejudged in &taken {
+            if let Rejudged::Lost { key, .. } = rejudged {
+                state.dependents.watches.handed(key);
+            }
+        }
+        taken
+    }
+
+    /// Commits when reports of lost records taken by
+    /// [`take_rejudged`](Self::take_rejudged) after their commit are yet to be delivered
+    /// (see there): the last step of a job, once its report is recorded. Whether it
+    /// committed.
+    ///
+    /// # Errors
+    /// As [`commit`](Self::commit).
+    pub fn deliver_reports(&self) -> Result<bool> {
+        if !self.lock().dependents.watches.delivers() {
+            return Ok(false);
+        }
+        self.commit()?;
+        Ok(true)
     }
 }

@@ -3,12 +3,18 @@
 //! changes; then, unless its key holds that text by then, it is reported
 //! [`Rejudged::Lost`](super::Rejudged). Kept in memory, and in the index's ledger
 //! (`ledger`) so that a later writer, in a later run and of any policy, watches them too.
+//!
+//! A record reported lost stays in the ledger until its report is delivered: handed out by
+//! [`DedupWriter::take_rejudged`](super::DedupWriter::take_rejudged), then two commits made
+//! (the first is the one its report line waits for; the caller has recorded it before the
+//! second). A writer that opens reports again the ones of a writer that stopped before
+//! that, so that a report lost with a killed process is made again: at least once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tantivy::Directory;
 
-use super::ledger::{Entry, Ledger};
+use super::ledger::{Entry, Ledger, Named};
 use crate::error::Result;
 
 /// What is watched, and the ledger it is kept in.
@@ -25,6 +31,13 @@ pub(super) struct Watches {
     ledger: Option<Ledger>,
     /// The changes since the ledger was last written.
     pending: Vec<Entry>,
+    /// Records reported lost whose report is not delivered, with the key whose change
+    /// lost them.
+    undelivered: HashMap<String, String>,
+    /// Of those, the ones handed out since the last commit.
+    handed: HashSet<String>,
+    /// Of those, the ones handed out before the last commit: the next delivers them.
+    armed: HashSet<String>,
 }
 
 impl Watches {
@@ -32,8 +45,8 @@ impl Watches {
     ///
     /// # Errors
     /// As [`Ledger::open`].
-    pub fn open(directory: Box<dyn Directory>) -> Result<Watches> {
-        let (ledger, entries) = Ledger::open(directory)?;
+    pub fn open(directory: Box<dyn Directory>, named: Named) -> Result<Watches> {
+        let (ledger, entries) = Ledger::open(directory, named)?;
         let mut watches = Watches::default();
         for entry in entries {
             watches.apply(entry);
@@ -68,7 +81,43 @@ impl Watches {
             Entry::Drop { reference } => {
                 self.by_reference.remove(&reference);
             }
+            Entry::Lost { rejected, after } => {
+                self.undelivered.insert(rejected, after);
+            }
+            Entry::Delivered { rejected } => {
+                self.undelivered.remove(&rejected);
+            }
         }
+    }
+
+    /// `rejected` is reported lost, because `after` changed: kept until the report is
+    /// delivered.
+    pub fn lost(&mut self, rejected: &str, after: &str) {
+        self.handed.remove(rejected);
+        self.armed.remove(rejected);
+        self.change(Entry::Lost {
+            rejected: rejected.to_owned(),
+            after: after.to_owned(),
+        });
+    }
+
+    /// The report of `rejected`'s loss is handed out: delivered by the second commit from
+    /// now.
+    pub fn handed(&mut self, rejected: &str) {
+        if self.undelivered.contains_key(rejected) {
+            self.handed.insert(rejected.to_owned());
+        }
+    }
+
+    /// The records reported lost whose reports were not delivered, with the key whose
+    /// change lost them: a writer that opens reports them again.
+    pub fn undelivered(&self) -> impl Iterator<Item = (&str, &str)> {
+        (self.undelivered.iter()).map(|(rejected, after)| (rejected.as_str(), after.as_str()))
+    }
+
+    /// Whether a commit would deliver reports handed out (see the module's documentation).
+    pub fn delivers(&self) -> bool {
+        !self.armed.is_empty()
     }
 
     /// Makes the change of `entry`, to be written to the ledger at the next commit.
@@ -149,13 +198,20 @@ impl Watches {
     /// # Errors
     /// [`Error::Io`](crate::Error::Io) when the ledger cannot be written; the changes stay
     /// pending.
-    pub fn persist(&mut self) -> Result<()> {
+    pub fn persist(&mut self) -> Result<Option<u64>> {
+        // The reports handed out before the last commit: recorded by now.
+        for rejected in std::mem::take(&mut self.armed) {
+            if self.undelivered.contains_key(&rejected) {
+                self.change(Entry::Delivered { rejected });
+            }
+        }
+        self.armed = std::mem::take(&mut self.handed);
         let Some(ledger) = &mut self.ledger else {
-            return Ok(());
+            return Ok(None);
         };
-        // Nothing changed: neither the dead entries nor the chunks grew.
-        if self.pending.is_empty() && !ledger.is_torn() {
-            return Ok(());
+        // Nothing changed: neither the dead entries nor the files grew.
+        if self.pending.is_empty() && !ledger.is_legacy() {
+            return Ok(ledger.tip());
         }
         ledger.append(&self.pending)?;
         self.pending.clear();
@@ -167,22 +223,41 @@ impl Watches {
                     .count()
             })
             .sum();
+        let live = live + self.undelivered.len();
         if !ledger.due(live) {
-            return Ok(());
+            return Ok(ledger.tip());
         }
         // Dead entries go from memory too: it holds what the ledger does.
         for watching in self.by_reference.values_mut() {
             watching.retain(|rejected, watch| watched.get(rejected) == Some(watch));
         }
         self.by_reference.retain(|_, watching| !watching.is_empty());
-        let entries = (self.by_reference.iter()).flat_map(|(reference, watching)| {
+        let watches = (self.by_reference.iter()).flat_map(|(reference, watching)| {
             (watching.iter()).map(|(rejected, &(version, _))| Entry::Watch {
                 reference: reference.clone(),
                 rejected: rejected.clone(),
                 version,
             })
         });
-        ledger.compact(entries)
+        let lost = (self.undelivered.iter()).map(|(rejected, after)| Entry::Lost {
+            rejected: rejected.clone(),
+            after: after.clone(),
+        });
+        let live: Vec<Entry> = watches.chain(lost).collect();
+        ledger.compact(live.iter())?;
+        Ok(ledger.tip())
+    }
+
+    /// tantivy's commit is made: what the ledger replaced is deleted (see
+    /// [`Ledger::committed`]).
+    ///
+    /// # Errors
+    /// As [`Ledger::committed`].
+    pub fn committed(&mut self) -> Result<()> {
+        match &mut self.ledger {
+            Some(ledger) => ledger.committed(),
+            None => Ok(()),
+        }
     }
 }
 
@@ -191,8 +266,13 @@ mod tests {
     use super::*;
     use tantivy::directory::RamDirectory;
 
+    fn commit(watches: &mut Watches) {
+        watches.persist().unwrap();
+        watches.committed().unwrap();
+    }
+
     fn open(directory: &RamDirectory) -> Watches {
-        Watches::open(Box::new(directory.clone())).unwrap()
+        Watches::open(Box::new(directory.clone()), Named::Unknown).unwrap()
     }
 
     #[test]
@@ -201,13 +281,13 @@ mod tests {
         let mut first = open(&directory);
         first.watch("r", Some(7), &["j".into(), "k".into()]);
         first.watch("s", None, &["j".into()]);
-        first.persist().unwrap();
+        commit(&mut first);
         let mut second = open(&directory);
         let mut near_j = second.take("j");
         near_j.sort();
         assert_eq!(near_j, [("r".into(), Some(7)), ("s".into(), None)]);
         second.unwatch("r");
-        second.persist().unwrap();
+        commit(&mut second);
         let mut third = open(&directory);
         assert!(third.take("j").is_empty(), "taken");
         assert!(third.take("k").is_empty(), "r is watched no more");
@@ -218,12 +298,12 @@ mod tests {
         let directory = RamDirectory::create();
         let mut watches = open(&directory);
         watches.watch("r", Some(7), &["j".into()]);
-        watches.persist().unwrap();
+        commit(&mut watches);
         watches.forget("r", Some(7));
         watches.watch("r", Some(7), &["j".into()]);
         assert!(watches.pending.is_empty(), "{:?}", watches.pending);
         watches.forget("r", Some(8));
-        watches.persist().unwrap();
+        commit(&mut watches);
         assert!(open(&directory).take("j").is_empty());
     }
 
@@ -235,7 +315,7 @@ mod tests {
             watches.watch("r", Some(round), &["j".into()]);
             watches.forget("r", Some(round + 1));
             watches.watch("r", Some(round + 1), &["k".into()]);
-            watches.persist().unwrap();
+            commit(&mut watches);
         }
         let ledger = watches.ledger.as_ref().unwrap();
         assert!(ledger.due(0) && !ledger.due(1), "{ledger:?}");
