@@ -12,5 +12,9 @@ cd "$(dirname "$0")/.."
 runs="${1:-}"
 every="${2:-all}"
 [ "$every" = 1 ] && every=all
-KILL_RUNS="$runs" KILL_POINTS="$every" \
+# The binary under test is a copy: a rebuild during the sweep does not change it.
+cargo build --locked --quiet --bin tantivy-dedup
+bin="$(mktemp -d)/tantivy-dedup"
+cp target/debug/tantivy-dedup "$bin"
+KILL_BIN="$bin" KILL_RUNS="$runs" KILL_POINTS="$every" \
   cargo test --locked --test kill_points -- --nocapture 2>&1 | grep -E -A4 'kill points|test result|panicked'

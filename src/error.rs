@@ -296,3 +296,22 @@ fn list_differences(differences: &[crate::fingerprint::ConfigDifference]) -> Str
     let listed: Vec<String> = differences.iter().map(ToString::to_string).collect();
     listed.join("; ")
 }
+
+/// [`Error::Io`] of a failed read of `path` through a tantivy `Directory`: the operating
+/// system's own error where there is one ("Is a directory"), not tantivy's wrapper of it.
+pub(crate) fn read_error(
+    path: &std::path::Path,
+    error: tantivy::directory::error::OpenReadError,
+) -> Error {
+    use tantivy::directory::error::OpenReadError;
+    let source = match error {
+        OpenReadError::IoError { io_error, .. } => {
+            std::io::Error::new(io_error.kind(), io_error.to_string())
+        }
+        other => std::io::Error::other(other),
+    };
+    Error::Io {
+        path: path.to_owned(),
+        source,
+    }
+}

@@ -254,3 +254,165 @@ fn an_id_writes_its_page_alone() {
         stderr(&at)
     );
 }
+
+#[test]
+fn an_out_over_the_report_an_input_or_in_the_index_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, report, input) = ingest(dir.path(), "reject");
+    let before = (
+        std::fs::read(&report).unwrap(),
+        std::fs::read(&input).unwrap(),
+    );
+    let later_page = dir.path().join("report-reject-2.jsonl");
+    std::fs::copy(&input, &later_page).unwrap();
+    let inside = format!("{index}/review.html");
+    for out in [report.as_str(), input.as_str(), inside.as_str()] {
+        let output = run(
+            &[
+                "review", "--index", &index, "--report", &report, "--input", &input, "--out", out,
+            ],
+            b"",
+        );
+        assert_eq!(output.status.code(), Some(2), "{out}: {}", stderr(&output));
+        assert!(stderr(&output).contains("--out"), "{}", stderr(&output));
+    }
+    // A source named as a later page of `--out` (written beside it).
+    let out = dir.path().join("report-reject.jsonl");
+    let output = run(
+        &[
+            "review",
+            "--index",
+            &index,
+            "--report",
+            &report,
+            "--input",
+            later_page.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(
+        (
+            std::fs::read(&report).unwrap(),
+            std::fs::read(&input).unwrap()
+        ),
+        before,
+        "untouched"
+    );
+    assert!(!Path::new(&inside).exists());
+}
+
+#[test]
+fn an_endless_report_or_input_is_a_clear_error_not_an_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    let (index, report, _) = ingest(dir.path(), "reject");
+    let out = dir.path().join("review.html");
+    let output = run(
+        &[
+            "review",
+            "--index",
+            &index,
+            "--report",
+            "/dev/zero",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("longer than 16 MiB"),
+        "{}",
+        stderr(&output)
+    );
+    // An input that is one endless line is skipped (no record there), and said.
+    let output = run(
+        &[
+            "review",
+            "--index",
+            &index,
+            "--report",
+            &report,
+            "--input",
+            "/dev/zero",
+            "--json",
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not in the --input files"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_report_of_another_index_or_unreadable_inputs_are_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, report, input) = ingest(dir.path(), "reject");
+    // Another index, holding none of the report's documents.
+    let other = dir.path().join("other");
+    let note = dir.path().join("note.txt");
+    std::fs::write(&note, "A page about something else entirely, kept alone.").unwrap();
+    let output = run(
+        &[
+            "ingest",
+            "--index",
+            other.to_str().unwrap(),
+            note.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = run(
+        &[
+            "review",
+            "--index",
+            other.to_str().unwrap(),
+            "--report",
+            &report,
+            "--input",
+            &input,
+            "--json",
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("report of another index"),
+        "{}",
+        stderr(&output)
+    );
+    // Inputs of invalid UTF-8: the rejected texts cannot be read from them.
+    std::fs::create_dir(dir.path().join("again")).unwrap();
+    let (index, report, _) = ingest(&dir.path().join("again"), "reject");
+    let latin1 = dir.path().join("latin1.jsonl");
+    let mut bytes = std::fs::read(corpus(dir.path())).unwrap();
+    bytes
+        .iter_mut()
+        .filter(|b| **b == b'e')
+        .for_each(|b| *b = 0xe9);
+    std::fs::write(&latin1, bytes).unwrap();
+    let output = run(
+        &[
+            "review",
+            "--index",
+            &index,
+            "--report",
+            &report,
+            "--input",
+            latin1.to_str().unwrap(),
+            "--json",
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(
+        said.contains("not in the --input files") && said.contains("invalid UTF-8"),
+        "{said}"
+    );
+}

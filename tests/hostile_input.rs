@@ -270,3 +270,49 @@ fn options_out_of_range_are_refused_with_a_message() {
         assert!(!message.contains("panicked"), "{args:?}: {message}");
     }
 }
+
+/// Two long records that share only their first 1.2 MB: fingerprinted on their first MiB,
+/// they look identical. The second's line says its comparison was cut; the first, and a
+/// short copy, say nothing.
+#[test]
+fn a_duplicate_judged_on_a_cut_text_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = |seed: u64, n: usize| support::index::random_text(seed, n);
+    let shared = words(1, 200_000);
+    assert!(shared.len() > 1_200_000, "{}", shared.len());
+    let records = [
+        ("a", format!("{shared} {}", words(2, 150_000))),
+        ("b", format!("{shared} {}", words(3, 150_000))),
+        ("short", "The council met on Monday to discuss the budget for the libraries and parks of the city, and agreed on it.".to_owned()),
+        ("short-copy", "The council met on Monday to discuss the budget for the libraries and parks of the city, and agreed on it!".to_owned()),
+    ];
+    let input = dir.path().join("long.jsonl");
+    let text: String = (records.iter())
+        .map(|(id, text)| format!("{}\n", serde_json::json!({"id": id, "text": text})))
+        .collect();
+    std::fs::write(&input, text).unwrap();
+    let index = dir.path().join("index");
+    let output = run(
+        &[
+            "ingest",
+            "--index",
+            index.to_str().unwrap(),
+            "--report",
+            "-",
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines = lines(&output);
+    let line = |id: &str| lines.iter().find(|line| line["id"] == id).unwrap().clone();
+    assert_eq!(line("b")["status"], "duplicate", "{lines:?}");
+    assert_eq!(line("b")["cut"], true, "{:?}", line("b"));
+    assert_eq!(line("short-copy")["status"], "duplicate", "{lines:?}");
+    assert!(
+        line("short-copy").get("cut").is_none(),
+        "{:?}",
+        line("short-copy")
+    );
+    assert!(line("a").get("cut").is_none());
+}

@@ -85,7 +85,12 @@ impl Run<'_> {
     ) -> (std::process::ExitStatus, usize) {
         let log = report.with_extension("events");
         let _ = std::fs::remove_file(&log);
-        let status = Command::new(env!("CARGO_BIN_EXE_tantivy-dedup"))
+        // `KILL_BIN`: a copy of the binary, so that a long sweep is not rebuilt under.
+        let binary = std::env::var_os("KILL_BIN").map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_tantivy-dedup")),
+            PathBuf::from,
+        );
+        let status = Command::new(binary)
             .args([
                 "ingest",
                 "--commit-every",

@@ -332,8 +332,8 @@ impl CorpusIndex {
             .map_err(error)?;
         let mut tally = Tally::default();
         let mut window = Vec::with_capacity(commit_every.min(10_000));
-        // Lost records an earlier ingest reported and stopped before it was known to have
-        // recorded: reported again (`repeated`), with the first window.
+        // Records an earlier ingest decided again (or reported lost) and stopped before it
+        // was known to have recorded: reported again (`repeated`), with the first window.
         let mut again: Vec<ReportLine> = (writer.take_rejudged().iter())
             .map(ReportLine::of_rejudged)
             .collect();

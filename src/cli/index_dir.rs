@@ -193,7 +193,22 @@ fn open_with_file(
     if let Some(k) = distance {
         wanted = wanted.distance(k);
     }
-    stored.with_settings(&wanted).map_err(|e| explain(e, dir))
+    stored
+        .with_settings(&wanted)
+        .map_err(|e| match (&e, verify.settings_path()) {
+            // The two-stage options came from the --settings file, not from flags.
+            (Error::SettingsMismatch { differences }, Some(path))
+                if differences.iter().any(|d| d.field == "verification") =>
+            {
+                anyhow::Error::new(e).context(format!(
+                    "the index in {} keeps the two-stage matching it was created with, and the \
+                 settings file {} asks for another: drop --settings, or use another --index",
+                    dir.display(),
+                    path.display()
+                ))
+            }
+            _ => explain(e, dir),
+        })
 }
 
 /// The tantivy index in `dir`, also on storage this process cannot write (see

@@ -253,6 +253,7 @@ impl IngestCommand {
             report: &mut report,
             progress: Progress::new("ingesting"),
             tally: Tally::default(),
+            max_text_bytes: (index.dedup.settings().get_fingerprint()).get_max_text_bytes(),
             pending: 0,
             pending_bytes: 0,
             commit_every: self.commit_every,
@@ -283,8 +284,8 @@ impl IngestCommand {
             Some(_) => SHARED_WINDOW.max(DedupWriter::default_window()),
             None => DedupWriter::default_window(),
         };
-        // Lost records an earlier run reported and stopped before it was known to have
-        // recorded: reported again (`"repeated":true`), with the first batch.
+        // Records an earlier run decided again (or reported lost) and stopped before it was
+        // known to have recorded: reported again (`"repeated":true`), with the first batch.
         for lost in writer.take_rejudged() {
             ingestion.report_again(ReportLine::of_rejudged(&lost));
         }
@@ -333,6 +334,8 @@ struct Ingestion<'a> {
     report: &'a mut Report,
     progress: Progress,
     tally: Tally,
+    /// The fingerprint's `max_text_bytes`: a longer text is judged on its prefix.
+    max_text_bytes: usize,
     /// Records since the last commit.
     pending: u64,
     /// Bytes of text handed to the writer since the last commit (see [`COMMIT_BYTES`]).
@@ -517,7 +520,12 @@ impl Ingestion<'_> {
                         .map(ReportLine::of_rejudged)
                         .collect();
                     match outcome {
-                        Ok(outcome) => ReportLine::of_outcome(id, &outcome),
+                        Ok(outcome) => ReportLine {
+                            // Judged on its first `max_text_bytes`: the line says so.
+                            cut: (outcome.duplicate_of().is_some() && bytes > self.max_text_bytes)
+                                .then_some(true),
+                            ..ReportLine::of_outcome(id, &outcome)
+                        },
                         // This record's fault, not the writer's: an error line, and on.
                         // Named by its place: the id itself is what is wrong.
                         Err(e @ tantivy_dedup::Error::KeyTooLong { .. }) => {
@@ -539,12 +547,14 @@ impl Ingestion<'_> {
     /// Reports the line of a record an earlier run reported already (see
     /// [`ReportLine::repeated`]); no record of this run's input.
     fn report_again(&mut self, line: ReportLine) {
-        self.progress.println(&format!(
-            "lost: {} (kept out because of {}, which changed; reported by an earlier run \
-             that stopped): fetch it again",
-            line.id,
-            line.rejudged_after.as_deref().unwrap_or_default()
-        ));
+        if line.status == "lost" {
+            self.progress.println(&format!(
+                "lost: {} (kept out because of {}, which changed; reported by an earlier \
+                 run that stopped): fetch it again",
+                line.id,
+                line.rejudged_after.as_deref().unwrap_or_default()
+            ));
+        }
         self.tally.count_rejudged(&line);
         self.report.push(line);
     }

@@ -2,15 +2,16 @@
 //! as self-contained HTML pages (or JSON lines) to check them by eye.
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::Args;
-use tantivy_dedup::review::{Review, DECISIONS_PER_PAGE};
+use tantivy_dedup::review::{page_name, Review, DECISIONS_PER_PAGE};
 
 use crate::cli::index_dir::IndexArg;
 use crate::cli::opened::OpenedIndex;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
+use crate::cli::same_file::{resolved, same_file};
 
 /// Write a page to review the near-duplicate decisions, the least similar first.
 ///
@@ -54,6 +55,9 @@ pub struct ReviewCommand {
 impl ReviewCommand {
     /// Runs the command.
     pub fn run(&self) -> anyhow::Result<bool> {
+        if !self.json {
+            self.check_out()?;
+        }
         let opened = OpenedIndex::open(
             &self.index.index,
             &FingerprintOptions::default(),
@@ -70,6 +74,9 @@ impl ReviewCommand {
                 Review::of_index(index, searcher, &source).context("cannot read the index")?
             }
         };
+        if self.report.is_some() {
+            warn_of_gaps(&review, &self.index.index, !self.inputs.is_empty())?;
+        }
         let rank = match &self.id {
             Some(id) => Some(
                 (review.rank_of(id).context("cannot read the index")?)
@@ -136,4 +143,69 @@ impl ReviewCommand {
         );
         Ok(true)
     }
+}
+
+impl ReviewCommand {
+    /// Refuses an `--out` that would overwrite the report or an input (by path, links
+    /// resolved, or as a hard link), or lie inside the index folder. The later pages
+    /// (`review-2.html`, ...) are written beside the first: a source there named as one
+    /// of them is refused too.
+    fn check_out(&self) -> anyhow::Result<()> {
+        let out = resolved(&self.out);
+        if out.starts_with(resolved(&self.index.index)) {
+            anyhow::bail!(
+                "--out {} is inside the index folder {}: name a page outside it",
+                self.out.display(),
+                self.index.index.display()
+            );
+        }
+        for source in self.report.iter().chain(&self.inputs) {
+            let source_path = resolved(source);
+            let is_page = |page: usize| source_path == out.with_file_name(page_name(&out, page));
+            let beside =
+                source_path.parent() == out.parent() && (0..MAX_PAGES_CHECKED).any(is_page);
+            if source_path == out || same_file(&self.out, source) || beside {
+                anyhow::bail!(
+                    "--out {} would overwrite {}: name a page apart from the report and inputs",
+                    self.out.display(),
+                    source.display()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Pages whose names are checked against the sources: ten million decisions.
+const MAX_PAGES_CHECKED: usize = 10_000;
+
+/// Says on standard error what the review of a report cannot show, and why that may be.
+fn warn_of_gaps(review: &Review, index: &Path, inputs: bool) -> anyhow::Result<()> {
+    let gaps = review.gaps().context("cannot read the index")?;
+    if gaps.kept_missing > 0 {
+        note!(
+            "warning: {} of the {} documents the report names as kept are not in the index {}{}",
+            gaps.kept_missing,
+            gaps.kept_named,
+            index.display(),
+            if gaps.kept_missing == gaps.kept_named {
+                ": is it the report of another index?"
+            } else {
+                " (deleted or updated since)"
+            }
+        );
+    }
+    if gaps.texts_missing > 0 {
+        let unreadable = match gaps.unreadable_lines {
+            0 => String::new(),
+            n => format!(" ({n} lines there are no JSON records: invalid UTF-8 or JSON)"),
+        };
+        note!(
+            "warning: {} of the {} rejected or replaced texts are {}{unreadable}: shown as not kept",
+            gaps.texts_missing,
+            gaps.texts_wanted,
+            if inputs { "not in the --input files" } else { "not in the index (give the ingest's inputs with --input)" }
+        );
+    }
+    Ok(())
 }

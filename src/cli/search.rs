@@ -120,7 +120,7 @@ impl SearchCommand {
             self.check_same_rule(index, &self.indexes[0], &other.index, dir)?;
         }
         let query = (index.parse_query(&self.query))
-            .with_context(|| format!("cannot parse the query {:?}", self.query))?;
+            .with_context(|| format!("cannot parse the query {}", shortened(&self.query)))?;
         let limit = usize::try_from(self.limit)?;
         let offset = usize::try_from(self.offset)?;
         let hits = if let [one] = opened.as_slice() {
@@ -334,4 +334,17 @@ fn fingerprint_at(searcher: &Searcher, address: DocAddress) -> anyhow::Result<Op
         .u64(FINGERPRINT_FIELD)
         .context("the index has no fingerprint column")?;
     Ok(column.first(address.doc_id).map(Fingerprint))
+}
+
+/// `query` quoted for a message, its middle left out past 200 characters: a refused query
+/// of 24,000 characters is not echoed whole.
+fn shortened(query: &str) -> String {
+    const KEPT: usize = 100;
+    let chars = query.chars().count();
+    if chars <= 2 * KEPT {
+        return format!("{query:?}");
+    }
+    let head: String = query.chars().take(KEPT).collect();
+    let tail: String = query.chars().skip(chars - KEPT).collect();
+    format!("{head:?} ... {tail:?} ({chars} characters)")
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use rayon::prelude::*;
-use tantivy_dedup::fingerprint::{ShingleWeights, ShingleWeightsBuilder};
+use tantivy_dedup::fingerprint::{ShingleWeights, ShingleWeightsBuilder, MAX_WEIGHTED_SHINGLES};
 use tantivy_dedup::matching::TextMatcher;
 use tantivy_dedup::plugin::DedupSettings;
 
@@ -67,15 +67,25 @@ pub fn learn(sample: &Path, settings: &DedupSettings) -> anyhow::Result<Arc<Shin
             sample.display()
         );
     }
-    if counts.documents() == 0 {
+    if counts.documents() < 2 {
         bail!(
-            "--idf-from {}: no record to learn shingle weights from",
-            sample.display()
+            "--idf-from {}: {} to learn shingle weights from; a weight says in how many \
+             records of the sample a shingle is, so it takes two at least (a few thousand \
+             of the corpus make good weights)",
+            sample.display(),
+            match counts.documents() {
+                0 => "no record".to_owned(),
+                n => format!("{n} record"),
+            }
         );
     }
     let weights = counts.build();
+    let capped = match weights.len() >= MAX_WEIGHTED_SHINGLES {
+        true => " (the most a table keeps: the commonest)",
+        false => "",
+    };
     eprintln!(
-        "shingle weights learned from {} records of {}: {} shingles are in two or more",
+        "shingle weights learned from {} records of {}: {} shingles are in two or more{capped}",
         weights.documents(),
         sample.display(),
         weights.len()

@@ -44,13 +44,19 @@ pub struct ReportLine {
     /// is in no document and no near-duplicate of it is: fetch it again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rejudged_after: Option<String>,
-    /// `true` on a `lost` line that an earlier run may have written already: that run
-    /// stopped (killed, or failed) after the commit that lost the record and before it was
-    /// known to have recorded the line, so this run reports it again. A reader that keeps
-    /// every report drops a `lost` line with `repeated` whose id and `rejudged_after` it
-    /// holds.
+    /// `true` on a line of a record decided again (or `lost`) that an earlier run may have
+    /// written already: that run stopped (killed, or failed) after the commit that decided
+    /// it and before it was known to have recorded the line, so this run reports it again.
+    /// A reader that keeps every report drops a line with `repeated` whose id and
+    /// `rejudged_after` it holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeated: Option<bool>,
+    /// `true` on a `duplicate` line of a record whose text is longer than the fingerprint's
+    /// [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) (1 MiB by default):
+    /// its distance and similarity are those of its first `max_text_bytes`, not of the
+    /// whole text. (Whether two records are the same text is decided on the whole text.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<bool>,
 }
 
 impl ReportLine {
@@ -94,6 +100,7 @@ impl ReportLine {
             shared: None,
             rejudged_after: None,
             repeated: None,
+            cut: None,
         }
     }
 
@@ -107,6 +114,7 @@ impl ReportLine {
                 key,
                 after,
                 outcome,
+                repeated,
             } => {
                 let fingerprint = match outcome {
                     AddOutcome::Added { fingerprint, .. }
@@ -121,6 +129,7 @@ impl ReportLine {
                     .unwrap_or_else(|| fingerprint.map_or_else(String::new, |f| f.to_string()));
                 ReportLine {
                     rejudged_after: Some(after.clone()),
+                    repeated: repeated.then_some(true),
                     ..ReportLine::of_outcome(id, outcome)
                 }
             }
@@ -153,6 +162,7 @@ impl ReportLine {
             shared: None,
             rejudged_after: None,
             repeated: None,
+            cut: None,
         }
     }
 

@@ -33,6 +33,8 @@ pub struct NearPair {
     /// no listed pair are interchangeable (see [`near_pairs`]), and one pair stands for
     /// every pair of their documents alike.
     pub count: u64,
+    /// A pair the set lists (with its own label and category), counted alone.
+    pub listed: bool,
 }
 
 fn distance(fingerprints: &[Option<Fingerprint>], a: usize, b: usize) -> usize {
@@ -104,12 +106,14 @@ fn all_pairs(set: &EvalSet, fingerprints: &[Option<Fingerprint>]) -> DistanceCou
 /// Every counted pair of `set` whose fingerprints are at most `max_distance` bits apart,
 /// with its label: the candidates a two-stage matcher verifies.
 ///
-/// Documents with the same text, metadata and group, and in no listed pair, score and are
-/// labeled alike against any document, so they are one class: a pair is listed once for two
-/// classes (its [`count`](NearPair::count) the product of their sizes) and once within a
-/// class of two or more (two of its documents, its count the pairs among them). Work and
-/// memory grow with the square of the classes, not of the documents: 20,000 copies of a
-/// page are one pair, where they were 200 million.
+/// Documents with the same text, metadata, group and fingerprint score and are labeled
+/// alike against any document, so they are one class: a pair stands for two classes (its
+/// [`count`](NearPair::count) the product of their sizes) and one for a class of two or
+/// more (two of its documents, its count the pairs among them). A listed pair is a pair of
+/// its own ([`listed`](NearPair::listed), its label the list's), and the pair of its two
+/// classes counts one less. Work and memory grow with the square of the classes and the
+/// listed pairs, not of the documents: 20,000 copies of a page are one pair, where they
+/// were 200 million, however many of their pairs are listed.
 ///
 /// # Panics
 /// When `fingerprints` does not hold one entry per document.
@@ -125,14 +129,15 @@ pub fn near_pairs(
     );
     let listed: HashMap<(u32, u32), Option<bool>> =
         set.listed().iter().map(|p| ((p.a, p.b), p.label)).collect();
-    let near = |a: usize, b: usize, count: u64| {
+    // A listed pair alone, or the unlisted pairs of two classes (`count` of them).
+    let near = |a: usize, b: usize, count: u64, listed_pair: bool| {
         let d = distance(fingerprints, a, b);
-        if d > max_distance as usize {
+        if d > max_distance as usize || count == 0 {
             return None;
         }
-        let label = match listed.get(&(a as u32, b as u32)) {
-            Some(&label) => label,
-            None => set.unlisted_label(a, b),
+        let label = match listed_pair {
+            true => listed[&(a as u32, b as u32)],
+            false => set.unlisted_label(a, b),
         }?;
         Some(NearPair {
             a: a as u32,
@@ -140,20 +145,33 @@ pub fn near_pairs(
             distance: d as u32,
             label,
             count,
+            listed: listed_pair,
         })
     };
+    let alone = (set.listed().iter()).filter_map(|p| near(p.a as usize, p.b as usize, 1, true));
     let mut pairs: Vec<NearPair> = if set.unlisted() == Unlisted::Ignore {
-        set.listed()
-            .iter()
-            .filter_map(|p| near(p.a as usize, p.b as usize, 1))
-            .collect()
+        alone.collect()
     } else {
-        let classes = classes(set, fingerprints);
-        let within = (classes.iter())
-            .filter(|class| class.len() >= 2)
-            .filter_map(|class| {
+        let (classes, class_of) = classes(set, fingerprints);
+        // The listed pairs between two classes (or within one), taken out of their count.
+        let mut listed_between: HashMap<(u32, u32), u64> = HashMap::new();
+        for pair in set.listed() {
+            let (x, y) = (class_of[pair.a as usize], class_of[pair.b as usize]);
+            *listed_between.entry((x.min(y), x.max(y))).or_default() += 1;
+        }
+        let listed_between = &listed_between;
+        let unlisted = move |x: usize, y: usize, all: u64| {
+            all - listed_between
+                .get(&(x as u32, y as u32))
+                .copied()
+                .unwrap_or(0)
+        };
+        let within = (classes.iter().enumerate())
+            .filter(|(_, class)| class.len() >= 2)
+            .filter_map(move |(x, class)| {
                 let n = class.len() as u64;
-                near(class[0] as usize, class[1] as usize, n * (n - 1) / 2)
+                let count = unlisted(x, x, n * (n - 1) / 2);
+                near(class[0] as usize, class[1] as usize, count, false)
             });
         // Each class by its first document and its size, side by side for the scan.
         let (firsts, sizes): (Vec<usize>, Vec<u64>) = (classes.iter())
@@ -164,49 +182,42 @@ pub fn near_pairs(
             .into_par_iter()
             .flat_map_iter(|i| {
                 // Classes are in order of their first documents: `firsts[i] < firsts[j]`.
-                (i + 1..firsts.len())
-                    .filter_map(move |j| near(firsts[i], firsts[j], sizes[i] * sizes[j]))
+                (i + 1..firsts.len()).filter_map(move |j| {
+                    near(
+                        firsts[i],
+                        firsts[j],
+                        unlisted(i, j, sizes[i] * sizes[j]),
+                        false,
+                    )
+                })
             })
             .collect();
-        between.into_iter().chain(within).collect()
+        between.into_iter().chain(within).chain(alone).collect()
     };
     pairs.sort_unstable_by_key(|p| (p.a, p.b));
     pairs
 }
 
 /// The documents of `set` in classes of those that score and are labeled alike against any
-/// document (see [`near_pairs`]): one text (so one signature), metadata, group and
-/// fingerprint (the same for one text, unless given otherwise), in no listed pair. Each
-/// class in document order, the classes by their first.
-fn classes(set: &EvalSet, fingerprints: &[Option<Fingerprint>]) -> Vec<Vec<u32>> {
-    let mut in_listed = vec![false; set.len()];
-    for pair in set.listed() {
-        in_listed[pair.a as usize] = true;
-        in_listed[pair.b as usize] = true;
-    }
+/// document but where a pair is listed (see [`near_pairs`]): one text (so one signature),
+/// metadata, group and fingerprint (the same for one text, unless given otherwise). Each
+/// class in document order, the classes by their first; and each document's class.
+fn classes(set: &EvalSet, fingerprints: &[Option<Fingerprint>]) -> (Vec<Vec<u32>>, Vec<u32>) {
     type Key<'s> = (&'s str, &'s [String], u32, Option<Fingerprint>);
     let mut classes: Vec<Vec<u32>> = Vec::new();
-    let mut class_of: HashMap<Key, usize> = HashMap::new();
-    for doc in 0..set.len() {
-        if in_listed[doc] {
-            classes.push(vec![doc as u32]);
-            continue;
-        }
-        let key = (
-            set.texts()[doc].as_str(),
-            set.meta()[doc].as_slice(),
-            set.groups()[doc],
-            fingerprints[doc],
-        );
-        match class_of.get(&key) {
-            Some(&class) => classes[class].push(doc as u32),
-            None => {
-                class_of.insert(key, classes.len());
-                classes.push(vec![doc as u32]);
-            }
-        }
+    let mut by_key: HashMap<Key, usize> = HashMap::new();
+    let mut class_of = Vec::with_capacity(set.len());
+    let documents = (set.texts().iter().zip(set.meta())).zip(set.groups().iter().zip(fingerprints));
+    for (doc, ((text, meta), (&group, &fingerprint))) in documents.enumerate() {
+        let key = (text.as_str(), meta.as_slice(), group, fingerprint);
+        let class = *by_key.entry(key).or_insert_with(|| {
+            classes.push(Vec::new());
+            classes.len() - 1
+        });
+        classes[class].push(doc as u32);
+        class_of.push(class as u32);
     }
-    classes
+    (classes, class_of)
 }
 
 #[cfg(test)]
@@ -310,6 +321,31 @@ mod tests {
         assert_eq!(near.len(), 1);
         assert_eq!(near[0].count, 20_000 * 19_999 / 2);
         assert!(near[0].label);
+    }
+
+    #[test]
+    fn listed_pairs_among_copies_keep_them_one_class() {
+        let mut set = EvalSetBuilder::new("t", Unlisted::Group);
+        for i in 0..20_000 {
+            set.doc(format!("d{i}"), "one page", Some("g"), vec![])
+                .unwrap();
+        }
+        for i in 0..999 {
+            let (a, b) = (format!("d{}", 2 * i), format!("d{}", 2 * i + 1));
+            set.pair(&a, &b, Some(i % 2 == 0), None, None).unwrap();
+        }
+        let set = set.build();
+        let fps = vec![Some(Fingerprint(7)); 20_000];
+        let near = near_pairs(&set, &fps, 16);
+        assert_eq!(
+            near.len(),
+            1 + 999,
+            "the class's pair, and each listed pair alone"
+        );
+        let total: u64 = near.iter().map(|p| p.count).sum();
+        assert_eq!(total, 20_000 * 19_999 / 2);
+        let negatives: u64 = near.iter().filter(|p| !p.label).map(|p| p.count).sum();
+        assert_eq!(negatives, 499);
     }
 
     #[test]

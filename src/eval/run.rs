@@ -334,7 +334,8 @@ fn verify_all(
                     continue;
                 };
                 histogram.add_many(score, pair.label, pair.count);
-                if let Some(&category) = categories.get(&(pair.a, pair.b)) {
+                if let Some(&category) = (categories.get(&(pair.a, pair.b))).filter(|_| pair.listed)
+                {
                     listed.push((category, score));
                 }
             }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tantivy::directory::error::OpenReadError;
 use tantivy::Directory;
 
-use crate::error::{Error, Result};
+use crate::error::{read_error, Error, Result};
 use crate::fingerprint::ShingleWeights;
 use crate::matching::check_version_of;
 use crate::plugin::DedupSettings;
@@ -100,10 +100,7 @@ fn atomic_read(directory: &dyn Directory, name: &str) -> Result<Option<Vec<u8>>>
     match directory.atomic_read(Path::new(name)) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(OpenReadError::FileDoesNotExist(_)) => Ok(None),
-        Err(error) => Err(Error::Io {
-            path: PathBuf::from(name),
-            source: std::io::Error::other(error),
-        }),
+        Err(error) => Err(read_error(Path::new(name), error)),
     }
 }
 

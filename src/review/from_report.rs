@@ -3,11 +3,12 @@
 //! documents kept.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::Path;
 
 use serde::Deserialize;
 
+use super::bounded_lines::{read_line, Line as Read, MAX_LINE_BYTES};
 use super::decision::Action;
 use super::pending::{Doc, Pending};
 use crate::error::{Error, Result};
@@ -39,20 +40,43 @@ pub(crate) fn report_decisions(path: &Path) -> Result<Vec<Pending>> {
         source,
     })?;
     let mut pending = Vec::new();
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|source| Error::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-        if line.trim().is_empty() {
-            continue;
-        }
+    let mut reader = BufReader::new(file);
+    let mut bytes = Vec::new();
+    for n in 1.. {
         let bad = |reason: String| Error::Report {
             path: path.to_owned(),
-            line: n as u64 + 1,
+            line: n,
             reason,
         };
-        let line: Line = serde_json::from_str(&line).map_err(|e| bad(e.to_string()))?;
+        match read_line(&mut reader, MAX_LINE_BYTES, &mut bytes) {
+            Ok(Read::End) => break,
+            Ok(Read::Read(_)) => {}
+            Ok(Read::TooLong) => {
+                return Err(bad(format!(
+                    "longer than {} MiB (a report line is one record's outcome)",
+                    MAX_LINE_BYTES >> 20
+                )))
+            }
+            Err(source) => {
+                return Err(Error::Io {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Err(bad("not UTF-8".into()));
+        };
+        // A byte order mark at the start of the file, as an editor may write it.
+        let text = if n == 1 {
+            text.trim_start_matches('\u{feff}')
+        } else {
+            text
+        };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let line: Line = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
         if line.status != "duplicate" {
             continue;
         }

@@ -91,6 +91,23 @@ pub(crate) fn page_start(header: &PageHeader<'_>, out: &mut String) {
     out.push_str("</header>\n<main>\n");
 }
 
+/// A page's file name as a relative link: every byte but unreserved ones percent-encoded,
+/// so that a name with `#`, `?`, `%` or a space (`--out 'r#1.html'`) links to itself.
+fn link_to(name: &str) -> String {
+    let mut link = String::with_capacity(name.len());
+    for byte in name.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                link.push(byte as char)
+            }
+            _ => {
+                let _ = write!(link, "%{byte:02X}");
+            }
+        }
+    }
+    link
+}
+
 /// Links to the first, previous, next and last pages.
 fn navigation(header: &PageHeader<'_>, out: &mut String) {
     if header.pages < 2 {
@@ -99,7 +116,7 @@ fn navigation(header: &PageHeader<'_>, out: &mut String) {
     out.push_str("<nav aria-label=\"pages\">");
     let mut link = |page: usize, label: &str, rel: &str| {
         out.push_str("<a href=\"");
-        escape_html(&(header.name_of)(page), true, out);
+        escape_html(&link_to(&(header.name_of)(page)), true, out);
         let _ = write!(out, "\"{rel}>{label}</a>");
     };
     if header.page > 0 {
@@ -293,6 +310,13 @@ fn write_side(label: &str, id: &str, known: bool, spans: &[Span], out: &mut Stri
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn page_links_are_percent_encoded() {
+        assert_eq!(super::link_to("r#1 ?%.html"), "r%231%20%3F%25.html");
+        assert_eq!(super::link_to("review-2.html"), "review-2.html");
+        assert_eq!(super::link_to("审查.html"), "%E5%AE%A1%E6%9F%A5.html");
+    }
+
     use super::*;
     use crate::review::{Side, WordDiff};
 

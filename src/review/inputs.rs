@@ -5,11 +5,12 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::bounded_lines::{read_line, Line, MAX_LINE_BYTES};
 use crate::error::{Error, Result};
 
 /// Where the wanted records are in the input files.
@@ -18,6 +19,9 @@ pub(crate) struct InputTexts {
     files: Vec<PathBuf>,
     /// By id: the file's place in `files` and the byte offset of the record's line.
     at: HashMap<String, (usize, u64)>,
+    /// Lines of the files that are no JSON records (invalid UTF-8 or JSON, or over
+    /// [`MAX_LINE_BYTES`], which ends the scan of its file), blank lines aside.
+    unreadable: usize,
 }
 
 /// The fields of an input record the review reads.
@@ -55,6 +59,7 @@ impl InputTexts {
         let mut texts = InputTexts {
             files: files.to_vec(),
             at: HashMap::new(),
+            unreadable: 0,
         };
         if wanted.is_empty() {
             return Ok(texts);
@@ -64,22 +69,39 @@ impl InputTexts {
             let mut line = Vec::new();
             let mut offset = 0u64;
             loop {
-                line.clear();
-                let read = reader
-                    .read_until(b'\n', &mut line)
-                    .map_err(io_error(path))?;
-                if read == 0 {
-                    break;
-                }
-                if let Ok(record) = serde_json::from_slice::<InputRecord>(&line) {
-                    if let Some(id) = record.id().filter(|id| wanted.contains(id.as_str())) {
-                        texts.at.entry(id).or_insert((n, offset));
+                let read = match read_line(&mut reader, MAX_LINE_BYTES, &mut line) {
+                    Ok(Line::End) => break,
+                    Ok(Line::Read(read)) => read,
+                    // No end to skip to, maybe: the rest of the file is left unread.
+                    Ok(Line::TooLong) => {
+                        texts.unreadable += 1;
+                        break;
                     }
+                    Err(e) => return Err(io_error(path)(e)),
+                };
+                match serde_json::from_slice::<InputRecord>(&line) {
+                    Ok(record) => {
+                        if let Some(id) = record.id().filter(|id| wanted.contains(id.as_str())) {
+                            texts.at.entry(id).or_insert((n, offset));
+                        }
+                    }
+                    Err(_) if line.trim_ascii().is_empty() => {}
+                    Err(_) => texts.unreadable += 1,
                 }
-                offset += read as u64;
+                offset += read;
             }
         }
         Ok(texts)
+    }
+
+    /// How many of the records wanted the files hold.
+    pub(crate) fn found(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Lines of the files that are no JSON records (invalid UTF-8 or JSON, or too long).
+    pub(crate) fn unreadable(&self) -> usize {
+        self.unreadable
     }
 
     /// The text of the record `id`, if the inputs hold it.
@@ -94,9 +116,8 @@ impl InputTexts {
         let mut file = File::open(path).map_err(io_error(path))?;
         file.seek(SeekFrom::Start(offset)).map_err(io_error(path))?;
         let mut line = Vec::new();
-        BufReader::new(file)
-            .read_until(b'\n', &mut line)
-            .map_err(io_error(path))?;
+        // The same bound as the scan: the file may have changed since.
+        read_line(&mut BufReader::new(file), MAX_LINE_BYTES, &mut line).map_err(io_error(path))?;
         Ok(serde_json::from_slice::<InputRecord>(&line)
             .ok()
             .and_then(|record| record.text.or(record.body)))

@@ -13,6 +13,7 @@
 //!   ([`Decision::to_json`]).
 //! * [`escape_html`]: document text made inert in a page.
 
+mod bounded_lines;
 mod decision;
 mod diff;
 mod escape;
@@ -30,7 +31,7 @@ pub use decision::{Action, Decision, Explanation, Side};
 pub use diff::{Change, Span, WordDiff, MAX_DIFF_CHARS};
 pub use escape::{escape_html, escaped};
 pub use html::MAX_ID_CHARS;
-pub use ordered::Review;
+pub use ordered::{Gaps, Review};
 pub use pages::{anchor_of, page_name, page_path, DECISIONS_PER_PAGE};
 pub use reason::{reason_json, reason_kind, reason_text};
 pub use rule::RuleSummary;

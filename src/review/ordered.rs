@@ -19,6 +19,22 @@ use super::rule::RuleSummary;
 use crate::corpus::CorpusIndex;
 use crate::error::Result;
 
+/// What a review's decisions name that it cannot show (see [`Review::gaps`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Gaps {
+    /// Documents named as kept (in the index), distinct.
+    pub kept_named: usize,
+    /// Of those, the ones the index does not hold.
+    pub kept_missing: usize,
+    /// Rejected or replaced records whose texts are read from the inputs, distinct.
+    pub texts_wanted: usize,
+    /// Of those, the ones the inputs do not hold.
+    pub texts_missing: usize,
+    /// Lines of the inputs that are no JSON records (invalid UTF-8 or JSON, or too long).
+    pub unreadable_lines: usize,
+}
+
 /// The decisions to review, in review order. Holds a few dozen bytes a decision (where
 /// its documents are, its distance and similarity), never the texts.
 ///
@@ -129,6 +145,37 @@ impl<'a> Review<'a> {
             inputs,
             source: source.to_owned(),
         }
+    }
+
+    /// What the decisions name that the review cannot show: documents a report calls kept
+    /// that the index does not hold (the report of another index?), and texts of rejected
+    /// or replaced records that the inputs do not hold. One lookup a decision.
+    ///
+    /// # Errors
+    /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read.
+    pub fn gaps(&self) -> Result<Gaps> {
+        let mut kept = HashSet::new();
+        let mut gone = HashSet::new();
+        for pending in &self.pending {
+            for doc in [&pending.kept, &pending.other] {
+                match doc {
+                    Doc::Id(id) => kept.insert(id.as_str()),
+                    Doc::Gone(id) => gone.insert(id.as_str()),
+                    Doc::At(_) => false,
+                };
+            }
+        }
+        let mut kept_missing = 0;
+        for id in &kept {
+            kept_missing += usize::from(self.address_of(id)?.is_none());
+        }
+        Ok(Gaps {
+            kept_named: kept.len(),
+            kept_missing,
+            texts_wanted: gone.len(),
+            texts_missing: gone.len() - self.inputs.found(),
+            unreadable_lines: self.inputs.unreadable(),
+        })
     }
 
     /// The number of decisions.

@@ -227,6 +227,13 @@ fn replace_lone_surrogates(line: &str) -> String {
 fn malformed(line: &str, error: &serde_json::Error) -> String {
     use serde_json::Value;
     let Ok(value) = serde_json::from_str::<Value>(line) else {
+        // serde_json's "expected value at line 1 column 1" does not say what is there.
+        if line.starts_with('\u{feff}') {
+            return "a byte order mark (U+FEFF) starts the line: only the first line of a \
+                    file may have one (it is skipped there); remove it (a file joined from \
+                    several, each with its own?)"
+                .to_owned();
+        }
         return format!("malformed JSON line: {error}");
     };
     let Value::Object(fields) = &value else {

@@ -30,7 +30,7 @@ use tantivy::directory::error::{DeleteError, OpenReadError};
 use tantivy::Directory;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::error::{Error, Result};
+use crate::error::{read_error, Error, Result};
 use crate::plugin::LEDGER_FILE;
 
 /// The format written; a ledger of a later one is refused.
@@ -53,6 +53,7 @@ const UNWATCH: u8 = 2;
 const DROP: u8 = 3;
 const LOST: u8 = 4;
 const DELIVERED: u8 = 5;
+const DECIDED: u8 = 6;
 
 /// One change of what the ledger keeps.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,7 +72,14 @@ pub(super) enum Entry {
     /// `rejected` was reported lost after `after` changed; kept until its report is
     /// delivered, so that a writer killed before it was recorded leaves it to the next.
     Lost { rejected: String, after: String },
-    /// The report of `rejected`'s loss was handed out and a later commit made: done.
+    /// `rejected` was decided again after `after` changed, to `outcome` (an
+    /// [`AddOutcome`](super::AddOutcome) as JSON); kept until its report is delivered.
+    Decided {
+        rejected: String,
+        after: String,
+        outcome: String,
+    },
+    /// The report of `rejected` (lost, or decided again) was handed out and recorded: done.
     Delivered { rejected: String },
 }
 
@@ -115,6 +123,16 @@ impl Entry {
             Entry::Delivered { rejected } => {
                 out.push(DELIVERED);
                 key(out, rejected);
+            }
+            Entry::Decided {
+                rejected,
+                after,
+                outcome,
+            } => {
+                out.push(DECIDED);
+                key(out, rejected);
+                key(out, after);
+                key(out, outcome);
             }
         }
     }
@@ -459,6 +477,14 @@ fn decode<'b>(
                 _ => None,
             },
             DELIVERED if !tolerant => (reader.key()?).map(|rejected| Entry::Delivered { rejected }),
+            DECIDED if !tolerant => match (reader.key()?, reader.key()?, reader.key()?) {
+                (Some(rejected), Some(after), Some(outcome)) => Some(Entry::Decided {
+                    rejected,
+                    after,
+                    outcome,
+                }),
+                _ => None,
+            },
             other => {
                 return Err(damaged(path, &format!("an entry of unknown kind {other}")));
             }
@@ -515,10 +541,7 @@ fn read(directory: &dyn Directory, path: &Path) -> Result<Option<Vec<u8>>> {
     match directory.atomic_read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(OpenReadError::FileDoesNotExist(_)) => Ok(None),
-        Err(error) => Err(Error::Io {
-            path: path.to_owned(),
-            source: std::io::Error::other(error),
-        }),
+        Err(error) => Err(read_error(path, error)),
     }
 }
 
@@ -566,6 +589,11 @@ mod tests {
             },
             Entry::Delivered {
                 rejected: "r3".into(),
+            },
+            Entry::Decided {
+                rejected: "r4".into(),
+                after: "k".into(),
+                outcome: "{}".into(),
             },
         ]
     }

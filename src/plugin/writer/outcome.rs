@@ -73,8 +73,9 @@ pub enum Check {
 }
 
 /// What [`DedupWriter::add`](crate::plugin::DedupWriter::add) did with a document. New
-/// outcomes may come in later versions: match with a `_` arm.
-#[derive(Clone, Debug, PartialEq)]
+/// outcomes may come in later versions: match with a `_` arm. Serialized as the index's
+/// ledger keeps a record decided again until its report is delivered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum AddOutcome {
     /// Indexed: no near-duplicate was found, or the document has no fingerprint (its text has

@@ -59,6 +59,10 @@ pub enum Rejudged {
         after: String,
         /// What the writer did with it now.
         outcome: AddOutcome,
+        /// Reported by an earlier writer too, which stopped before it was known to be
+        /// recorded (see [`DedupWriter::take_rejudged`]): a reader that keeps every report
+        /// may hold it already.
+        repeated: bool,
     },
     /// Its text is in no document, and no near-duplicate of it is: it was kept out (rejected,
     /// or replaced) because of a document that changed, at a time the writer no longer holds
@@ -142,10 +146,18 @@ impl Dependents {
     /// lost records an earlier writer made and did not deliver, to be made again.
     pub fn watching(watches: Watches) -> Dependents {
         let mut rejudged: Vec<Rejudged> = (watches.undelivered())
-            .map(|(key, after)| Rejudged::Lost {
-                key: key.to_owned(),
-                after: after.to_owned(),
-                repeated: true,
+            .map(|(key, after, outcome)| match outcome {
+                Some(outcome) => Rejudged::Decided {
+                    key: Some(key.to_owned()),
+                    after: after.to_owned(),
+                    outcome,
+                    repeated: true,
+                },
+                None => Rejudged::Lost {
+                    key: key.to_owned(),
+                    after: after.to_owned(),
+                    repeated: true,
+                },
             })
             .collect();
         rejudged.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
@@ -558,10 +570,14 @@ impl DedupWriter {
                     if unreported {
                         continue;
                     }
+                    if let Some(key) = &key {
+                        state.dependents.watches.decided(key, &after, &outcome);
+                    }
                     (state.dependents.rejudged).push(Rejudged::Decided {
                         key,
                         after,
                         outcome,
+                        repeated: false,
                     });
                 }
                 Work::Rewrite(prepared) => {
@@ -642,8 +658,8 @@ impl DedupWriter {
     /// held. What is held to do so until the commit is bounded by the pending batch, and so
     /// are these: the commit (or a rollback) drops the ones not taken.
     ///
-    /// A record reported [`Rejudged::Lost`] is kept in the index's ledger until its report
-    /// is delivered: taken here, then two commits made (record what this returns before
+    /// A record reported [`Rejudged::Lost`] or decided again (with a key) is kept in the
+    /// index's ledger until its report is delivered: taken here, then two commits made (record what this returns before
     /// the second; `ingest` writes its report lines after the first). A writer that opens on an index whose
     /// last writer stopped before that (killed, or dropped) reports those records again,
     /// with `repeated` set, from its first call: a report is made at least once.
@@ -653,8 +669,11 @@ impl DedupWriter {
         let mut state = self.lock();
         let taken = std::mem::take(&mut state.dependents.rejudged);
         for rejudged in &taken {
-            if let Rejudged::Lost { key, .. } = rejudged {
-                state.dependents.watches.handed(key);
+            match rejudged {
+                Rejudged::Lost { key, .. } | Rejudged::Decided { key: Some(key), .. } => {
+                    state.dependents.watches.handed(key)
+                }
+                Rejudged::Decided { key: None, .. } => {}
             }
         }
         taken

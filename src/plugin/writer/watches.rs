@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 use tantivy::Directory;
 
 use super::ledger::{Entry, Ledger, Named};
+use super::AddOutcome;
 use crate::error::Result;
 
 /// What is watched, and the ledger it is kept in.
@@ -31,9 +32,9 @@ pub(super) struct Watches {
     ledger: Option<Ledger>,
     /// The changes since the ledger was last written.
     pending: Vec<Entry>,
-    /// Records reported lost whose report is not delivered, with the key whose change
-    /// lost them.
-    undelivered: HashMap<String, String>,
+    /// Records reported lost or decided again whose report is not delivered, with the key
+    /// whose change did it, and the outcome (as JSON) of one decided again.
+    undelivered: HashMap<String, (String, Option<String>)>,
     /// Of those, the ones handed out since the last commit.
     handed: HashSet<String>,
     /// Of those, the ones handed out before the last commit: the next delivers them.
@@ -82,7 +83,14 @@ impl Watches {
                 self.by_reference.remove(&reference);
             }
             Entry::Lost { rejected, after } => {
-                self.undelivered.insert(rejected, after);
+                self.undelivered.insert(rejected, (after, None));
+            }
+            Entry::Decided {
+                rejected,
+                after,
+                outcome,
+            } => {
+                self.undelivered.insert(rejected, (after, Some(outcome)));
             }
             Entry::Delivered { rejected } => {
                 self.undelivered.remove(&rejected);
@@ -101,6 +109,18 @@ impl Watches {
         });
     }
 
+    /// `rejected` is decided again, to `outcome`, because `after` changed: kept until the
+    /// report is delivered.
+    pub fn decided(&mut self, rejected: &str, after: &str, outcome: &AddOutcome) {
+        self.handed.remove(rejected);
+        self.armed.remove(rejected);
+        self.change(Entry::Decided {
+            rejected: rejected.to_owned(),
+            after: after.to_owned(),
+            outcome: serde_json::to_string(outcome).expect("an outcome serializes"),
+        });
+    }
+
     /// The report of `rejected`'s loss is handed out: delivered by the second commit from
     /// now.
     pub fn handed(&mut self, rejected: &str) {
@@ -109,10 +129,19 @@ impl Watches {
         }
     }
 
-    /// The records reported lost whose reports were not delivered, with the key whose
-    /// change lost them: a writer that opens reports them again.
-    pub fn undelivered(&self) -> impl Iterator<Item = (&str, &str)> {
-        (self.undelivered.iter()).map(|(rejected, after)| (rejected.as_str(), after.as_str()))
+    /// The records reported lost or decided again whose reports were not delivered, with
+    /// the key whose change did it and the outcome of one decided again: a writer that
+    /// opens reports them again. (An outcome a later version wrote that this one cannot
+    /// read is reported as the record's id indexed.)
+    pub fn undelivered(&self) -> impl Iterator<Item = (&str, &str, Option<AddOutcome>)> {
+        (self.undelivered.iter()).map(|(rejected, (after, outcome))| {
+            let outcome = outcome.as_deref().map(|json| {
+                serde_json::from_str(json).unwrap_or_else(|_| AddOutcome::Exists {
+                    key: rejected.clone(),
+                })
+            });
+            (rejected.as_str(), after.as_str(), outcome)
+        })
     }
 
     /// Whether a commit would deliver reports handed out (see the module's documentation).
@@ -239,9 +268,16 @@ impl Watches {
                 version,
             })
         });
-        let lost = (self.undelivered.iter()).map(|(rejected, after)| Entry::Lost {
-            rejected: rejected.clone(),
-            after: after.clone(),
+        let lost = (self.undelivered.iter()).map(|(rejected, (after, outcome))| match outcome {
+            Some(outcome) => Entry::Decided {
+                rejected: rejected.clone(),
+                after: after.clone(),
+                outcome: outcome.clone(),
+            },
+            None => Entry::Lost {
+                rejected: rejected.clone(),
+                after: after.clone(),
+            },
         });
         let live: Vec<Entry> = watches.chain(lost).collect();
         ledger.compact(live.iter())?;
