@@ -189,6 +189,8 @@ impl ReportLine {
             error: None,
             shared: None,
             rejudged_after: None,
+            repeated: None,
+            cut: None,
         };
         match decision {
             SharedDecision::Admitted { .. } => None,
