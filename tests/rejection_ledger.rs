@@ -222,3 +222,35 @@ fn a_lost_record_whose_report_was_not_delivered_is_reported_again() {
     let writer = index.writer(Policy::Reject, 15_000_000).unwrap();
     assert_eq!(writer.take_rejudged(), [], "delivered by the second commit");
 }
+
+#[test]
+fn a_commit_made_by_a_plain_index_writer_keeps_the_ledger_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = create(dir.path(), settings());
+    let (a, n) = (random_text(51, 120), random_text(52, 120));
+    {
+        let writer = index.writer(Policy::Reject, 15_000_000).unwrap();
+        writer.add(page(&index, "j", &a)).unwrap();
+        writer.commit().unwrap();
+        writer.add(page(&index, "i", &a)).unwrap();
+        writer.commit().unwrap();
+    }
+    {
+        // A commit of the user's own, with a payload of theirs: none of the plugin's.
+        let mut plain: tantivy::IndexWriter = index.index().writer(15_000_000).unwrap();
+        let mut document = page(&index, "p", &random_text(53, 120));
+        index.fill_document(&mut document).unwrap();
+        plain.add_document(document).unwrap();
+        let mut prepared = plain.prepare_commit().unwrap();
+        prepared.set_payload("the user's");
+        prepared.commit().unwrap();
+    }
+    let index = reopen(dir.path());
+    assert_eq!(
+        index.commit_payload().unwrap().as_deref(),
+        Some("the user's")
+    );
+    let writer = index.writer(Policy::Reject, 15_000_000).unwrap();
+    writer.add(page(&index, "j", &n)).unwrap();
+    assert_eq!(writer.take_rejudged(), [lost("i", "j")]);
+}
