@@ -130,3 +130,26 @@ fn a_ledger_file_that_is_a_folder_is_named() {
     assert!(said.contains(&name), "{said}");
     assert!(!said.contains("Os {"), "{said}");
 }
+
+#[test]
+fn no_input_and_an_empty_standard_input_say_how_to_name_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("index");
+    let output = run(&["ingest", "--index", index.to_str().unwrap()], b"");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let said = stderr(&output);
+    assert!(said.contains("standard input gave no record"), "{said}");
+    assert!(said.contains("samples/corpus.jsonl"), "{said}");
+    // Records piped in: nothing said of it.
+    let line = serde_json::json!({"id": "a", "text": PAGE}).to_string();
+    let output = run(
+        &["ingest", "--index", index.to_str().unwrap()],
+        line.as_bytes(),
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("gave no record"),
+        "{}",
+        stderr(&output)
+    );
+}

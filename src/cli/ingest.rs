@@ -268,7 +268,21 @@ impl IngestCommand {
             } else {
                 match (self.inputs.is_empty(), Unnamed::of_stdin()) {
                     (false, _) => read_inputs(&self.inputs, &options, emit),
-                    (true, Unnamed::Stdin) => read_inputs(&[PathBuf::from("-")], &options, emit),
+                    (true, Unnamed::Stdin) => {
+                        let mut any = false;
+                        read_inputs(&[PathBuf::from("-")], &options, &mut |record| {
+                            any = true;
+                            emit(record)
+                        });
+                        if !any {
+                            // A script, a container build or CI with nothing piped in.
+                            note!(
+                                "no input named and standard input gave no record: name files \
+                                 or folders to ingest (`tantivy-dedup ingest \
+                                 samples/corpus.jsonl`), or pipe JSON lines in"
+                            );
+                        }
+                    }
                     (true, Unnamed::Terminal) => {
                         note!(
                             "no input named and standard input is a terminal: ingesting the \

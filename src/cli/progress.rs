@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// Counts documents as they go, with the rate; invisible when standard error is not a
 /// terminal (indicatif checks), so logs and pipes get the summary only.
@@ -16,8 +16,17 @@ impl Progress {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         bar.set_style(
             ProgressStyle::with_template(
-                "{spinner} {msg} {human_pos} documents, {per_sec}, {elapsed}",
+                "{spinner} {msg} {human_pos} documents, {rate}, {elapsed}",
             )
+            .map(|style| {
+                // indicatif's `{per_sec}` prints `323.8029/s`; the summary's whole numbers.
+                style.with_key(
+                    "rate",
+                    |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                        let _ = out.write_str(&rate(state.per_sec()));
+                    },
+                )
+            })
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
         );
         bar.set_message(what);
@@ -42,5 +51,19 @@ impl Progress {
     /// Removes the spinner.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// A rate of documents a second as the summary writes it: a whole number.
+fn rate(per_second: f64) -> String {
+    format!("{per_second:.0}/s")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rates_are_whole_numbers() {
+        assert_eq!(super::rate(323.8029), "324/s");
+        assert_eq!(super::rate(0.2), "0/s");
     }
 }
