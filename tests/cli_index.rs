@@ -1427,9 +1427,17 @@ fn without_inputs_a_piped_or_empty_standard_input_is_read_never_the_samples() {
         assert!(output.status.success(), "{}", stderr(output));
         assert!(lines(output).is_empty(), "no record, not the samples");
         assert!(stderr(output).contains("0 read"), "{}", stderr(output));
-        assert!(!stderr(output).contains("sample corpus"), "{}", stderr(output));
+        assert!(
+            !stderr(output).contains("sample corpus"),
+            "{}",
+            stderr(output)
+        );
         // Said, with the way to name an input.
-        assert!(stderr(output).contains("gave no record"), "{}", stderr(output));
+        assert!(
+            stderr(output).contains("gave no record"),
+            "{}",
+            stderr(output)
+        );
         let stats = json(&run(
             &["stats", "--index", index.to_str().unwrap(), "--json"],
             b"",

@@ -234,10 +234,21 @@ fn sweep(name: &str, run: &Run, base: Option<&Path>, scratch: &Path) -> usize {
             assert_eq!(documents(&index), expected, "{context}: finished");
             continue;
         }
+        let killed_temporaries: Vec<String> = (std::fs::read_dir(&index).into_iter().flatten())
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with(".tmp"))
+            .collect();
         let rerun_report = scratch.join(format!("{name}-{at}-rerun.jsonl"));
         let (status, _) = run.run(&index, &rerun_report, 0);
         assert!(status.success(), "{context}: the re-run failed ({status})");
         assert_eq!(documents(&index), expected, "{context}: the re-run's index");
+        // The killed run's temporary files are gone (the re-run's own may be there: a run
+        // ends during tantivy's background merges).
+        let left: Vec<&String> = killed_temporaries
+            .iter()
+            .filter(|name| index.join(name).exists())
+            .collect();
+        assert!(left.is_empty(), "{context}: temporary files left: {left:?}");
         let mut killed = report(&killed_report);
         killed.extend(report(&rerun_report));
         let (ids, lost) = outcomes(&killed);

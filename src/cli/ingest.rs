@@ -230,6 +230,8 @@ impl IngestCommand {
                 self.index.index.display()
             )
         })?;
+        // The writer's lock is held: no atomic write of another process is under way.
+        remove_stale_temporaries(&self.index.index);
         let mut report = Report::create(self.report.as_deref())?;
         let interrupted = Arc::new(AtomicBool::new(false));
         // Set on Ctrl-C and when the run fails: the reading stops.
@@ -607,6 +609,25 @@ impl Ingestion<'_> {
                 .context("commit failed")
                 .and_then(|_| share_metadata(self.index_dir))
                 .and_then(|_| self.report.flush());
+        }
+    }
+}
+
+/// Removes the temporary files of atomic writes (`meta.json`, `.managed.json`, the ledger's
+/// files) that a run killed, or ended during a background merge, left in the index folder:
+/// named `.tmp` and six letters or digits by tempfile, named by nothing, never read. Best
+/// effort: one that cannot be removed stays.
+fn remove_stale_temporaries(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let temporary = (name.strip_prefix(".tmp"))
+            .is_some_and(|rest| rest.len() == 6 && rest.chars().all(|c| c.is_ascii_alphanumeric()));
+        if temporary && entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
