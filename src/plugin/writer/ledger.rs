@@ -230,23 +230,24 @@ impl Ledger {
                     if kind != BASE && (before != at.wrapping_sub(1) || at == 0) {
                         return Err(damaged(&name, "it names a file out of its chain"));
                     }
-                    chain.push((name, bytes.len() - body.len()));
+                    let skip = bytes.len() - body.len();
+                    chain.push((name, bytes, skip));
                     if kind == BASE {
                         break;
                     }
                     at = before;
                 }
                 ledger.chained = chain.len() as u64;
-                for (name, skip) in chain.into_iter().rev() {
-                    let bytes = read(&*ledger.directory, &name)?.expect("read above");
+                for (name, bytes, skip) in chain.into_iter().rev() {
                     decode(&bytes[skip..], &name, &mut entries, false)?;
                 }
-                // A compaction's earlier chain, not all deleted before a crash.
+                // A compaction's earlier chain, not all deleted before a crash (the lowest
+                // numbers go first, so what is left lies right below the base).
                 let mut below = at;
                 while below > 0 && exists(&*ledger.directory, &file_name(below - 1))? {
                     below -= 1;
-                    ledger.garbage.push(file_name(below));
                 }
+                ledger.garbage.extend((below..at).map(file_name));
                 ledger.collect();
             }
             None => {
@@ -371,10 +372,11 @@ impl Ledger {
         Ok(count)
     }
 
-    /// Deletes the files no commit names any more; a failure leaves a file no one reads,
-    /// tried again by the next writer.
+    /// Deletes the files no commit names any more, in the order listed (a chain's lowest
+    /// number first: a crash midway leaves the files right below the new base, where the
+    /// next writer looks); a failure leaves a file no one reads.
     fn collect(&mut self) {
-        for path in self.garbage.drain(..).rev() {
+        for path in self.garbage.drain(..) {
             remove(&*self.directory, &path);
         }
     }
@@ -689,6 +691,29 @@ mod tests {
             directory.atomic_write(&name, &bytes).unwrap();
         }
         assert_eq!(open(&directory, Named::Tip(tip)).unwrap().1, entries());
+    }
+
+    #[test]
+    fn a_chain_a_compaction_replaced_is_deleted_whole_even_after_a_crash_midway() {
+        let directory = RamDirectory::create();
+        let (mut ledger, _) = open(&directory, Named::Tip(None)).unwrap();
+        for entry in entries() {
+            commit(&mut ledger, &[entry]);
+        }
+        ledger.compact(entries()[..1].iter()).unwrap();
+        let tip = ledger.tip();
+        let files = entries().len() as u64;
+        assert_eq!(tip, Some(files), "the base follows the chain");
+        // Committed, then killed after the first deletion: the lowest number went first.
+        directory.delete(&file_name(0)).unwrap();
+        let (_, read) = open(&directory, Named::Tip(tip)).unwrap();
+        assert_eq!(read, entries()[..1]);
+        for number in 0..6 {
+            assert!(
+                !directory.exists(&file_name(number)).unwrap(),
+                "file {number}"
+            );
+        }
     }
 
     #[test]
