@@ -303,7 +303,7 @@ impl IngestCommand {
         // Records an earlier run decided again (or reported lost) and stopped before it was
         // known to have recorded: reported again (`"repeated":true`), with the first batch.
         for lost in writer.take_rejudged() {
-            ingestion.report_again(ReportLine::of_rejudged(&lost));
+            ingestion.report_rejudged(ReportLine::of_rejudged(&lost));
         }
         read_in_windows(window, &stop, read, |records| ingestion.ingest(records));
         let Ingestion {
@@ -560,13 +560,17 @@ impl Ingestion<'_> {
         !self.stopped()
     }
 
-    /// Reports the line of a record an earlier run reported already (see
-    /// [`ReportLine::repeated`]); no record of this run's input.
-    fn report_again(&mut self, line: ReportLine) {
+    /// Reports the line of a record decided again (or lost): because of a record of this
+    /// run, or, with `repeated`, by an earlier run that stopped before it was known to
+    /// have recorded it.
+    fn report_rejudged(&mut self, line: ReportLine) {
         if line.status == "lost" {
+            let earlier = match line.repeated {
+                Some(true) => "; reported by an earlier run that stopped",
+                _ => "",
+            };
             self.progress.println(&format!(
-                "lost: {} (kept out because of {}, which changed; reported by an earlier \
-                 run that stopped): fetch it again",
+                "lost: {} (kept out because of {}, which changed{earlier}): fetch it again",
                 line.id,
                 line.rejudged_after.as_deref().unwrap_or_default()
             ));
@@ -590,15 +594,7 @@ impl Ingestion<'_> {
         self.tally.count(&line);
         self.report.push(line);
         for line in rejudged {
-            if line.status == "lost" {
-                self.progress.println(&format!(
-                    "lost: {} (kept out because of {}, which changed): fetch it again",
-                    line.id,
-                    line.rejudged_after.as_deref().unwrap_or_default()
-                ));
-            }
-            self.tally.count_rejudged(&line);
-            self.report.push(line);
+            self.report_rejudged(line);
         }
         self.progress.inc();
         self.pending += 1;
