@@ -85,11 +85,7 @@ fn called_near(set: &EvalSet, groups: &[Vec<u32>]) -> [u64; 2] {
             *slot = if add { *slot + times } else { *slot - times };
         }
     };
-    let (same_label, other_label) = match set.unlisted() {
-        Unlisted::Ignore => (None, None),
-        Unlisted::Negative => (None, Some(false)),
-        Unlisted::Group => (Some(true), Some(false)),
-    };
+    let (same_label, other_label) = (set.unlisted().label(true), set.unlisted().label(false));
     let pairs = |n: u64| n * n.saturating_sub(1) / 2;
     let mut found_in: HashMap<u32, usize> = HashMap::new();
     for (g, members) in groups.iter().enumerate() {
@@ -145,6 +141,9 @@ fn positive_pairs(set: &EvalSet) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::eval::EvalSetBuilder;
+    use crate::matching::Preset;
 
     proptest::proptest! {
         /// Pairs counted by groups are the pairs of the found groups counted one at a time.
@@ -194,10 +193,6 @@ mod tests {
             proptest::prop_assert_eq!(called_near(&set, &groups), expected);
         }
     }
-
-    use super::*;
-    use crate::eval::EvalSetBuilder;
-    use crate::matching::Preset;
 
     #[test]
     fn groups_are_scored_by_every_pair_they_make() {

@@ -127,28 +127,25 @@ pub fn near_pairs(
         set.len(),
         "one fingerprint per document"
     );
-    let listed: HashMap<(u32, u32), Option<bool>> =
-        set.listed().iter().map(|p| ((p.a, p.b), p.label)).collect();
-    // A listed pair alone, or the unlisted pairs of two classes (`count` of them).
-    let near = |a: usize, b: usize, count: u64, listed_pair: bool| {
+    // A listed pair alone (`Some` of its label), or the unlisted pairs of two classes
+    // (`count` of them).
+    let near = |a: usize, b: usize, count: u64, listed: Option<Option<bool>>| {
         let d = distance(fingerprints, a, b);
         if d > max_distance as usize || count == 0 {
             return None;
         }
-        let label = match listed_pair {
-            true => listed[&(a as u32, b as u32)],
-            false => set.unlisted_label(a, b),
-        }?;
+        let label = listed.unwrap_or_else(|| set.unlisted_label(a, b))?;
         Some(NearPair {
             a: a as u32,
             b: b as u32,
             distance: d as u32,
             label,
             count,
-            listed: listed_pair,
+            listed: listed.is_some(),
         })
     };
-    let alone = (set.listed().iter()).filter_map(|p| near(p.a as usize, p.b as usize, 1, true));
+    let alone =
+        (set.listed().iter()).filter_map(|p| near(p.a as usize, p.b as usize, 1, Some(p.label)));
     let mut pairs: Vec<NearPair> = if set.unlisted() == Unlisted::Ignore {
         alone.collect()
     } else {
@@ -171,7 +168,7 @@ pub fn near_pairs(
             .filter_map(move |(x, class)| {
                 let n = class.len() as u64;
                 let count = unlisted(x, x, n * (n - 1) / 2);
-                near(class[0] as usize, class[1] as usize, count, false)
+                near(class[0] as usize, class[1] as usize, count, None)
             });
         // Each class by its first document and its size, side by side for the scan.
         let (firsts, sizes): (Vec<usize>, Vec<u64>) = (classes.iter())
@@ -187,7 +184,7 @@ pub fn near_pairs(
                         firsts[i],
                         firsts[j],
                         unlisted(i, j, sizes[i] * sizes[j]),
-                        false,
+                        None,
                     )
                 })
             })

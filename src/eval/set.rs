@@ -20,6 +20,19 @@ pub enum Unlisted {
     Group,
 }
 
+impl Unlisted {
+    /// The label of a pair not listed whose documents are (`same_group`) or are not of one
+    /// group; `None` where such a pair does not count.
+    #[must_use]
+    pub fn label(self, same_group: bool) -> Option<bool> {
+        match (self, same_group) {
+            (Unlisted::Ignore, _) | (Unlisted::Negative, true) => None,
+            (Unlisted::Negative, false) | (Unlisted::Group, false) => Some(false),
+            (Unlisted::Group, true) => Some(true),
+        }
+    }
+}
+
 /// One kind of listed pair: its `kind`, `rate` and label, as the report breaks recall and
 /// false positives down.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -119,12 +132,7 @@ impl EvalSet {
 
     /// The label of an unlisted pair of documents `a` and `b` under [`unlisted`](Self::unlisted).
     pub fn unlisted_label(&self, a: usize, b: usize) -> Option<bool> {
-        let same_group = self.groups[a] == self.groups[b];
-        match (self.unlisted, same_group) {
-            (Unlisted::Ignore, _) | (Unlisted::Negative, true) => None,
-            (Unlisted::Negative, false) | (Unlisted::Group, false) => Some(false),
-            (Unlisted::Group, true) => Some(true),
-        }
+        self.unlisted.label(self.groups[a] == self.groups[b])
     }
 }
 
