@@ -53,46 +53,14 @@ impl Report {
         let Some(path) = path.filter(|path| path.as_os_str() != "-") else {
             return Ok(());
         };
-        let report = resolved(path);
-        if let Some(settings) = settings {
-            if report == resolved(settings) || same_file(path, settings) {
-                anyhow::bail!(
-                    "the report file {} is the settings file {}: name another report file",
-                    path.display(),
-                    settings.display()
-                );
-            }
-        }
-        for source in sources.iter().filter(|source| source.as_os_str() != "-") {
-            if same_file(path, source) {
-                anyhow::bail!(
-                    "the report file {} is the input {}: name a report file outside the inputs",
-                    path.display(),
-                    source.display()
-                );
-            }
-            let source = resolved(source);
-            if report.starts_with(&source) {
-                anyhow::bail!(
-                    "the report file {} is {} {}: name a report file outside the inputs",
-                    path.display(),
-                    if report == source {
-                        "the input"
-                    } else {
-                        "inside the input folder"
-                    },
-                    source.display()
-                );
-            }
-        }
-        if report.starts_with(resolved(index)) {
-            anyhow::bail!(
-                "the report file {} is inside the index folder {}: name a report file outside it",
-                path.display(),
-                index.display()
-            );
-        }
-        Ok(())
+        let settings = settings.map(|settings| (settings, "the settings file"));
+        let sources = sources.iter().map(|source| (source.as_path(), "the input"));
+        check_apart(
+            ("the report file", "a report file"),
+            path,
+            settings.into_iter().chain(sources),
+            index,
+        )
     }
 
     /// A report to `path` (`-` for standard output), or none.
@@ -195,4 +163,45 @@ impl Tally {
             self.read as f64 / seconds.max(1e-9)
         )
     }
+}
+
+/// Refuses an output file (`what`, and the `noun` to name another) that is one of `sources`
+/// (each with what it is; by its path, links resolved, or as a hard link to it), lies
+/// inside a source folder, or lies inside the index folder: writing it would destroy what
+/// the run reads, or put a file tantivy does not know into the index.
+pub fn check_apart<'s>(
+    (what, noun): (&str, &str),
+    path: &Path,
+    sources: impl IntoIterator<Item = (&'s Path, &'s str)>,
+    index: &Path,
+) -> anyhow::Result<()> {
+    let output = resolved(path);
+    for (source, kind) in sources {
+        if source.as_os_str() == "-" {
+            continue;
+        }
+        let source_path = resolved(source);
+        if same_file(path, source) || output == source_path {
+            anyhow::bail!(
+                "{what} {} is {kind} {}: name {noun} apart from it",
+                path.display(),
+                source.display()
+            );
+        }
+        if output.starts_with(&source_path) {
+            anyhow::bail!(
+                "{what} {} is inside the input folder {}: name {noun} outside the inputs",
+                path.display(),
+                source.display()
+            );
+        }
+    }
+    if output.starts_with(resolved(index)) {
+        anyhow::bail!(
+            "{what} {} is inside the index folder {}: name {noun} outside it",
+            path.display(),
+            index.display()
+        );
+    }
+    Ok(())
 }

@@ -11,7 +11,8 @@ use tantivy_dedup::review::{page_name, Review, DECISIONS_PER_PAGE};
 use crate::cli::index_dir::IndexArg;
 use crate::cli::opened::OpenedIndex;
 use crate::cli::options::{FingerprintOptions, VerifyOptions};
-use crate::cli::same_file::{resolved, same_file};
+use crate::cli::report::check_apart;
+use crate::cli::same_file::resolved;
 
 /// Write a page to review the near-duplicate decisions, the least similar first.
 ///
@@ -151,22 +152,26 @@ impl ReviewCommand {
     /// (`review-2.html`, ...) are written beside the first: a source there named as one
     /// of them is refused too.
     fn check_out(&self) -> anyhow::Result<()> {
+        let report = self
+            .report
+            .iter()
+            .map(|path| (path.as_path(), "the report"));
+        let inputs = self.inputs.iter().map(|path| (path.as_path(), "the input"));
+        let sources: Vec<(&Path, &str)> = report.chain(inputs).collect();
+        check_apart(
+            ("--out", "a page"),
+            &self.out,
+            sources.iter().copied(),
+            &self.index.index,
+        )?;
         let out = resolved(&self.out);
-        if out.starts_with(resolved(&self.index.index)) {
-            anyhow::bail!(
-                "--out {} is inside the index folder {}: name a page outside it",
-                self.out.display(),
-                self.index.index.display()
-            );
-        }
-        for source in self.report.iter().chain(&self.inputs) {
+        for (source, kind) in sources {
             let source_path = resolved(source);
             let is_page = |page: usize| source_path == out.with_file_name(page_name(&out, page));
-            let beside =
-                source_path.parent() == out.parent() && (0..MAX_PAGES_CHECKED).any(is_page);
-            if source_path == out || same_file(&self.out, source) || beside {
+            if source_path.parent() == out.parent() && (1..MAX_PAGES_CHECKED).any(is_page) {
                 anyhow::bail!(
-                    "--out {} would overwrite {}: name a page apart from the report and inputs",
+                    "--out {} would write a later page over {kind} {}: name a page apart from \
+                     the report and inputs",
                     self.out.display(),
                     source.display()
                 );
