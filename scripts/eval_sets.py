@@ -10,7 +10,10 @@ docs/DATA.md ("Evaluation sets: format"):
                distinct, the band between ignored); metadata sets from the headers.
   edits-en     controlled edits of Brown documents and ham message bodies.
   edits-zh     controlled edits of Chinese man pages and fortunes.
-  regional-zh  each zh_CN man page with its zh_TW counterpart of the same file name.
+  regional-zh  each zh_CN man page with its zh_TW counterpart of the same file name;
+               near-identical pages of two names (mirrors) are near-duplicates too.
+  regional-simplified-zh  the same with the zh_TW pages converted to Simplified
+               characters one by one (Taiwan vocabulary in Simplified script).
   rewrites-en  heavy rewrites of the edits-en originals: 20 to 40% of the words replaced,
                replaced and reordered, paragraphs of other text inserted, the article
                embedded in a page of other text.
@@ -437,30 +440,96 @@ def chinese_originals(data: Path, n: int, rng: random.Random) -> tuple[list, lis
     return chosen, hard
 
 
-def regional_set(data: Path, out: Path) -> None:
+MIRROR_NEAR = 0.8     # character 5-gram Jaccard of two zh_CN pages from which they are mirrors
+MIRROR_IGNORED = 0.4  # from here to MIRROR_NEAR a pair of pages is left out
+
+
+def char_shingles(text: str, n: int = 5) -> set[str]:
+    """Character n-grams of the letters and digits of `text`, lowercased."""
+    chars = "".join(c for c in text.lower() if c.isalnum())
+    if len(chars) < n:
+        return {chars} if chars else set()
+    return {chars[i:i + n] for i in range(len(chars) - n + 1)}
+
+
+def simplified_characters(assets: Path) -> dict[str, str]:
+    """A character-only Traditional to Simplified converter: OpenCC's TWVariantsRev and
+    TSCharacters tables (first values), the tables a converter without phrases applies."""
+    table: dict[str, str] = {}
+    for name in ("TSCharacters.txt", "TWVariantsRev.txt"):
+        for line in (assets / name).read_text(encoding="utf-8").splitlines():
+            if line.startswith("#") or "\t" not in line:
+                continue
+            key, values = line.split("\t", 1)
+            if len(key) == 1 and values.split():
+                table.setdefault(key, values.split()[0])
+    # A variant first (臺 -> 台 in TWVariantsRev), then its Simplified form.
+    return {k: table.get(v, v) for k, v in table.items()}
+
+
+def regional_sets(data: Path, out: Path, assets: Path) -> None:
+    """regional-zh (zh_CN and zh_TW pages) and regional-simplified-zh (zh_CN pages and the
+    zh_TW pages converted to Simplified character by character). Pages of two names that
+    are near-identical (base32.1 and base64.1) are mirrors: near-duplicates, in any script."""
     man = read_jsonl(data / "manpages-zh.jsonl")
     by_name = defaultdict(dict)
     for d in man:
         _, region, name = d["id"].split("/", 2)
         by_name[name][region] = d
-    docs, pairs = [], []
-    for name in sorted(by_name):
-        pages = by_name[name]
-        for region in sorted(pages):
-            docs.append({"id": pages[region]["id"], "text": pages[region]["text"],
-                         "group": name})
-        if len(pages) == 2:
-            pairs.append({"a": pages["zh_CN"]["id"], "b": pages["zh_TW"]["id"],
-                          "label": True, "kind": "regional-mirror"})
-    write_set(out / "regional-zh", docs, pairs, {
-        "name": "regional-zh", "unlisted": "negative",
-        "description": "Chinese man pages from Debian's manpages-zh in Simplified (zh_CN) and "
-                       "Traditional (zh_TW) script: each page with its counterpart of the same "
-                       "name is a near-duplicate (the Taiwan pages are conversions of the same "
-                       "translation, with regional vocabulary); different pages are distinct.",
-        "source": "Debian manpages-zh (see docs/DATA.md)",
-        "label_rule": "same file name in zh_CN and zh_TW: true; different pages: false",
-    })
+    names = sorted(by_name)
+    # Mirrors by the zh_CN pages (one script, so the similarity is the text's, not the
+    # folding's); a name without a zh_CN page by its zh_TW page.
+    sets = [char_shingles(next(iter(v["text"] for r, v in sorted(by_name[n].items()))))
+            for n in names]
+    mirrors = similar_pairs(sets, MIRROR_IGNORED)
+    log(f"regional: {sum(j >= MIRROR_NEAR for j in mirrors.values())} mirror pairs of pages, "
+        f"{sum(j < MIRROR_NEAR for j in mirrors.values())} left out (Jaccard "
+        f"{MIRROR_IGNORED} to {MIRROR_NEAR})")
+    to_simplified = simplified_characters(assets)
+
+    def build(name: str, taiwan_id, taiwan_text, description: str, label_rule: str) -> None:
+        docs, pairs = [], []
+        ids = {}
+        for page in names:
+            pages = by_name[page]
+            ids[page] = []
+            for region in sorted(pages):
+                doc_id, text = pages[region]["id"], pages[region]["text"]
+                if region == "zh_TW":
+                    doc_id, text = taiwan_id(doc_id), taiwan_text(text)
+                docs.append({"id": doc_id, "text": text, "group": page})
+                ids[page].append(doc_id)
+            if len(ids[page]) == 2:
+                pairs.append({"a": ids[page][0], "b": ids[page][1], "label": True,
+                              "kind": "regional-mirror"})
+        for (i, j), jac in sorted(mirrors.items()):
+            label = True if jac >= MIRROR_NEAR else None
+            for a in ids[names[i]]:
+                for b in ids[names[j]]:
+                    pairs.append({"a": a, "b": b, "label": label, "kind": "mirror-page",
+                                  "rate": round(jac, 3)})
+        write_set(out / name, docs, pairs, {
+            "name": name, "unlisted": "negative", "description": description,
+            "source": "Debian manpages-zh (see docs/DATA.md)", "label_rule": label_rule})
+
+    mirror_rule = ("; pages of two names whose zh_CN texts have character 5-gram Jaccard >= "
+                   f"{MIRROR_NEAR} are mirrors (true, kind mirror-page, in every script), "
+                   f"{MIRROR_IGNORED} to {MIRROR_NEAR} left out; other pages: false")
+    build("regional-zh", lambda i: i, lambda t: t,
+          "Chinese man pages from Debian's manpages-zh in Simplified (zh_CN) and Traditional "
+          "(zh_TW) script: each page with its counterpart of the same name is a "
+          "near-duplicate (the Taiwan pages are conversions of the same translation, with "
+          "regional vocabulary), and so are near-identical pages of two names (mirrors); "
+          "other pages are distinct.",
+          "same file name in zh_CN and zh_TW: true" + mirror_rule)
+    build("regional-simplified-zh",
+          lambda i: i.replace("/zh_TW/", "/zh_TW-simplified/", 1),
+          lambda t: "".join(to_simplified.get(c, c) for c in t),
+          "regional-zh with the zh_TW pages converted to Simplified characters one by one "
+          "(OpenCC's character tables, no phrases), as character-only converters and "
+          "\"简体\" switches publish them: Taiwan vocabulary (使用者, 档案, 预设) in "
+          "Simplified characters against the mainland's (用户, 文件, 默认).",
+          "same file name: true" + mirror_rule)
 
 
 # ---------------------------------------------------- templated-news ----
@@ -727,8 +796,8 @@ def main() -> None:
     parser.add_argument("--originals", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--sets",
-                        default="spam,edits-en,edits-zh,regional-zh,rewrites-en,rewrites-zh,"
-                                "templated-news")
+                        default="spam,edits-en,edits-zh,regional-zh,regional-simplified-zh,"
+                                "rewrites-en,rewrites-zh,templated-news")
     parser.add_argument("--news-docs", type=int, default=12000,
                         help="Reuters stories in templated-news (before the generated copies)")
     parser.add_argument("--news-originals", type=int, default=500,
@@ -777,8 +846,8 @@ def main() -> None:
                       "as in rewrites-en; inserted and surrounding text from other "
                       "fortunes. Hard negatives as in edits-zh.",
                       "Debian manpages-zh, fortunes-zh")
-    if "regional-zh" in wanted:
-        regional_set(data, out)
+    if "regional-zh" in wanted or "regional-simplified-zh" in wanted:
+        regional_sets(data, out, Path(__file__).resolve().parent.parent / "assets" / "opencc")
     if "spam" in wanted:
         spam_set(data, out)
     if "templated-news" in wanted:

@@ -95,8 +95,10 @@ pub enum FoldingArg {
     Off,
     /// Character by character.
     Characters,
-    /// Characters and Taiwan vocabulary (OpenCC tw2sp).
+    /// Characters and Taiwan vocabulary (OpenCC tw2sp), in text with Traditional characters.
     Regional,
+    /// Characters, and Taiwan vocabulary in either script (软体 as 軟體).
+    RegionalAnyScript,
 }
 
 /// The fingerprint settings. Each option left out keeps its value: the library default for
@@ -112,8 +114,10 @@ pub struct FingerprintOptions {
     /// Feature weighting [default: tf].
     #[arg(long, value_enum, help_heading = "Fingerprint")]
     weighting: Option<WeightingArg>,
-    /// Traditional to Simplified Chinese before segmenting: off, characters (門 -> 门) or
-    /// regional (also Taiwan vocabulary: 軟體 -> 软件; slower) [default: regional].
+    /// Traditional to Simplified Chinese before segmenting: off, characters (門 -> 门),
+    /// regional (also Taiwan vocabulary in Traditional text: 軟體 -> 软件) or
+    /// regional-any-script (also Taiwan vocabulary in Simplified text: 软体 -> 软件)
+    /// [default: regional-any-script].
     #[arg(long, value_enum, help_heading = "Fingerprint")]
     folding: Option<FoldingArg>,
     /// Do not let jieba's HMM guess words missing from its dictionary.
@@ -183,6 +187,7 @@ impl FingerprintOptions {
                 FoldingArg::Off => ScriptFolding::Off,
                 FoldingArg::Characters => ScriptFolding::Characters,
                 FoldingArg::Regional => ScriptFolding::Regional,
+                FoldingArg::RegionalAnyScript => ScriptFolding::RegionalAnyScript,
             });
         }
         if self.no_hmm {

@@ -431,7 +431,7 @@ mod tests {
     /// folding converts, characters of four bytes, compatibility ideographs, radicals and
     /// kana beside Han runs, Chinese punctuation between Han characters, and words of Latin
     /// and Greek script with accents, stop words and capitals.
-    const HAN_TEXT: &str = "([a-zA-Z0-9]{1,5}[ ,.']?|The |and |é|İ|Ω|[門门我愛爱的北京網絡软體]{1,5}|臺灣|計算機|𠀀|𪚥|豈|⼀|〇|ひら|ア|ｈ|，|。|、|—|\u{3000}|\n){0,50}";
+    const HAN_TEXT: &str = "([a-zA-Z0-9]{1,5}[ ,.']?|The |and |é|İ|Ω|[門门我愛爱的北京網絡软體]{1,5}|臺灣|使用者|档案|默认|計算機|𠀀|𪚥|豈|⼀|〇|ひら|ア|ｈ|，|。|、|—|\u{3000}|\n){0,50}";
 
     fn foldings() -> impl Strategy<Value = crate::text::ScriptFolding> {
         use crate::text::ScriptFolding;
@@ -439,6 +439,7 @@ mod tests {
             proptest::strategy::Just(ScriptFolding::Off),
             proptest::strategy::Just(ScriptFolding::Characters),
             proptest::strategy::Just(ScriptFolding::Regional),
+            proptest::strategy::Just(ScriptFolding::RegionalAnyScript),
         ]
     }
 

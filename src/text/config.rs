@@ -10,8 +10,14 @@ pub enum ScriptFolding {
     Off,
     /// Each Traditional character becomes its Simplified form (門 -> 门).
     Characters,
-    /// OpenCC's Taiwan-phrase conversion: characters and regional vocabulary (軟體 -> 软件).
+    /// OpenCC's Taiwan-phrase conversion: characters and regional vocabulary (軟體 -> 软件),
+    /// in text that holds Traditional characters; Taiwan vocabulary in Simplified characters
+    /// (软体) is left as it is.
     Regional,
+    /// [`Regional`](Self::Regional), then Taiwan vocabulary in Simplified characters folded
+    /// to mainland vocabulary in every text (软体 -> 软件, 档案 -> 文件, 默认 and 缺省 alike),
+    /// so that regional wording meets mainland wording in either script.
+    RegionalAnyScript,
 }
 
 /// Settings of [`MixedTokenizer`](crate::text::MixedTokenizer) that change which tokens it
@@ -33,7 +39,7 @@ impl Default for TokenizerConfig {
         TokenizerConfig {
             hmm: true,
             stop_words: false,
-            folding: ScriptFolding::Regional,
+            folding: ScriptFolding::RegionalAnyScript,
             user_dictionary: None,
         }
     }
@@ -58,8 +64,8 @@ impl TokenizerConfig {
     }
 
     /// How Traditional Chinese is folded to Simplified before segmentation. Default:
-    /// [`ScriptFolding::Regional`]: on real Taiwan translations, character folding alone left
-    /// pages 4 to 11 bits from their Simplified originals, regional folding 0 to 5
+    /// [`ScriptFolding::RegionalAnyScript`]: Taiwan pages, in Traditional characters or
+    /// converted to Simplified ones character by character, meet their mainland originals
     /// (`docs/PARAMETERS.md`).
     #[must_use]
     pub fn folding(mut self, folding: ScriptFolding) -> Self {

@@ -2,19 +2,24 @@
 //!
 //! Mirrors and regional sites publish one page in both scripts; folding makes both spell the
 //! same words, so the page fingerprints as a near-duplicate of itself and a query in one
-//! script finds documents in the other. Two depths ([`ScriptFolding`]):
+//! script finds documents in the other. Three depths ([`ScriptFolding`]):
 //!
 //! - **characters**: each Traditional character becomes its Simplified form (門 -> 门), from
 //!   a table of single characters: fast.
 //! - **regional**: OpenCC's Taiwan-phrase conversion (`tw2sp`, [`opencc`](super::opencc)):
-//!   regional vocabulary too (軟體 -> 软件, 檔案 -> 文件), two longest-match walks.
+//!   regional vocabulary too (軟體 -> 软件, 檔案 -> 文件), two longest-match walks, in text
+//!   that holds Traditional characters.
+//! - **regional, any script**: the same, then Taiwan vocabulary spelled in Simplified
+//!   characters (软体 -> 软件, 档案 -> 文件) in every text
+//!   ([`simplified_vocabulary`](super::simplified_vocabulary)): one more walk.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use tantivy::BitSet;
 
-use crate::text::opencc::Tw2sp;
+use crate::text::opencc::{KeyEnds, Tw2sp};
+use crate::text::simplified_vocabulary::SimplifiedVocabulary;
 use crate::text::ScriptFolding;
 
 /// One past the last code point the conversion tables are scanned over.
@@ -50,6 +55,90 @@ static TW2SP: LazyLock<Arc<Converter>> = LazyLock::new(|| {
     })
 });
 
+/// The Taiwan vocabulary in Simplified spelling, and what a text holds where it holds one
+/// of its keys: built on the first use of [`ScriptFolding::RegionalAnyScript`].
+static ANY_SCRIPT: LazyLock<AnyScript> = LazyLock::new(|| {
+    let vocabulary = SimplifiedVocabulary::new();
+    let mut alone = TW2SP.traditional.clone();
+    let mut pairs = vec![0u8; 1 << PAIR_BITS].into_boxed_slice();
+    for key in vocabulary.changing_keys() {
+        match key {
+            KeyEnds::Alone(c) => {
+                assert!(u32::from(c) < HAN_END, "the vocabulary's keys are Han");
+                alone.insert(u32::from(c));
+            }
+            KeyEnds::Pairs { first, last } => {
+                pairs[pair_slot(first.0, first.1)] |= FIRST_PAIR;
+                pairs[pair_slot(last.0, last.1)] |= LAST_PAIR;
+            }
+        }
+    }
+    AnyScript {
+        vocabulary,
+        alone,
+        pairs,
+    }
+});
+
+/// The bits of [`pair_slot`]: 2^16 slots for about 1,100 pairs, so that a pair of
+/// characters that is none of them is taken for one in about one case of 60.
+const PAIR_BITS: u32 = 16;
+
+/// Where the pair of characters `(first, second)` is in [`AnyScript`]'s pair sets.
+#[inline]
+fn pair_slot(first: char, second: char) -> usize {
+    let pair = (u64::from(first) << 32) | u64::from(second);
+    (pair.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PAIR_BITS)) as usize
+}
+
+struct AnyScript {
+    vocabulary: SimplifiedVocabulary,
+    /// The characters that change on their own: the Traditional ones and the vocabulary's
+    /// keys of one character (all Han, below [`HAN_END`]).
+    alone: BitSet,
+    /// Per slot of a pair of characters, [`FIRST_PAIR`] where the first two characters of
+    /// one of the vocabulary's longer keys take it, [`LAST_PAIR`] where the last two do
+    /// (a byte a slot: one load a character). A run of Simplified text that does not hold one of each changes
+    /// nothing, however many of its characters start a key (most do: 使, 文, 命): the two
+    /// ends of a Taiwan phrase are often common words (使用 of 使用者, 命令 of 巨集命令), both
+    /// at once seldom.
+    pairs: Box<[u8]>,
+}
+
+/// What [`ScriptFolder::scan`] has seen of a run so far: whether folding may change it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RunScan {
+    previous: char,
+    /// [`CHANGES`], [`FIRST_PAIR`] and [`LAST_PAIR`], as seen.
+    seen: u8,
+}
+
+/// A character that changes on its own.
+const CHANGES: u8 = 1;
+/// The first two characters of a key.
+const FIRST_PAIR: u8 = 2;
+/// The last two characters of a key.
+const LAST_PAIR: u8 = 4;
+
+impl Default for RunScan {
+    fn default() -> Self {
+        RunScan {
+            previous: '\0',
+            seen: 0,
+        }
+    }
+}
+
+impl RunScan {
+    /// True when folding may change the run scanned: it holds a character that changes on
+    /// its own, or the first two and the last two characters of keys. False positives only
+    /// cost a walk that changes nothing.
+    #[inline]
+    pub(crate) fn needs_folding(&self) -> bool {
+        self.seen & CHANGES != 0 || self.seen & (FIRST_PAIR | LAST_PAIR) == FIRST_PAIR | LAST_PAIR
+    }
+}
+
 /// The Han blocks the tables cover: CJK Unified Ideographs and Extension A, the
 /// Compatibility Ideographs, and the supplementary ideographs below [`HAN_END`].
 const TABLE_BLOCKS: [std::ops::Range<u32>; 3] = [0x3400..0xA000, 0xF900..0xFB00, 0x2_0000..HAN_END];
@@ -72,45 +161,72 @@ struct Converter {
 /// Folds Traditional Chinese to Simplified, character by character or with regional
 /// vocabulary. The tables are loaded once per process; clones share them.
 ///
-/// Text is converted only where it holds at least one character that is Traditional on its
-/// own: in regional mode, a Taiwan phrase written entirely in characters shared by both
-/// scripts (滑鼠) is left as it is unless a Traditional character shares its run.
+/// In the character and regional modes, text is converted only where it holds at least one
+/// character that is Traditional on its own: a Taiwan phrase written entirely in characters
+/// shared by both scripts (滑鼠) is left as it is unless a Traditional character shares its
+/// run. The any-script mode folds Taiwan vocabulary in Simplified text too.
 #[derive(Clone)]
 pub struct ScriptFolder {
     converter: Arc<Converter>,
     regional: bool,
+    /// Set in the any-script mode.
+    any_script: Option<&'static AnyScript>,
 }
 
 impl ScriptFolder {
     /// The folder for `folding`, or `None` for [`ScriptFolding::Off`].
     #[must_use]
     pub fn new(folding: ScriptFolding) -> Option<Self> {
-        let regional = match folding {
+        let (regional, any_script) = match folding {
             ScriptFolding::Off => return None,
-            ScriptFolding::Characters => false,
-            ScriptFolding::Regional => true,
+            ScriptFolding::Characters => (false, None),
+            ScriptFolding::Regional => (true, None),
+            ScriptFolding::RegionalAnyScript => (true, Some(&*ANY_SCRIPT)),
         };
         Some(ScriptFolder {
             converter: Arc::clone(&TW2SP),
             regional,
+            any_script,
         })
     }
 
-    /// True when `text` holds a character that folding changes.
+    /// True when folding may change `text`: it holds a character that folding changes, or
+    /// (in the any-script mode) the pairs of characters that start and end Taiwan phrases.
     #[must_use]
     pub fn needs_folding(&self, text: &str) -> bool {
-        text.chars().any(|c| self.changes(c))
+        let mut scan = RunScan::default();
+        text.chars().for_each(|c| self.scan(&mut scan, c));
+        scan.needs_folding()
     }
 
-    /// True when folding changes `c` on its own.
-    #[inline]
-    pub(crate) fn changes(&self, c: char) -> bool {
+    /// Adds `c`, the next character of a run, to `scan`.
+    #[inline(always)]
+    pub(crate) fn scan(&self, scan: &mut RunScan, c: char) {
+        let code = u32::from(c);
+        match self.any_script {
+            Some(any_script) => {
+                if code < HAN_END && any_script.alone.contains(code) {
+                    scan.seen |= CHANGES;
+                }
+                scan.seen |= any_script.pairs[pair_slot(scan.previous, c)];
+                scan.previous = c;
+            }
+            None => {
+                if code < HAN_END && self.converter.traditional.contains(code) {
+                    scan.seen |= CHANGES;
+                }
+            }
+        }
+    }
+
+    /// True when `c` is Traditional on its own.
+    fn is_traditional(&self, c: char) -> bool {
         let c = u32::from(c);
         c < HAN_END && self.converter.traditional.contains(c)
     }
 
     /// The text in Simplified script: borrowed, without any work beyond a scan, when it
-    /// [needs no folding](Self::needs_folding).
+    /// [needs no folding](Self::needs_folding), and when folding changes nothing.
     #[must_use]
     pub fn fold<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         if !self.needs_folding(text) {
@@ -122,6 +238,22 @@ impl ScriptFolder {
     /// [`fold`](Self::fold) without the check, for a caller that has [made
     /// it](Self::changes) as it read `text`.
     pub(crate) fn convert<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        use std::borrow::Cow;
+        if let Some(any_script) = self.any_script {
+            // Most text that may hold a Taiwan phrase is Simplified: no `tw2sp` walk for it.
+            let simplified = if text.chars().any(|c| self.is_traditional(c)) {
+                self.converter.tw2sp.convert(text)
+            } else {
+                Cow::Borrowed(text)
+            };
+            return match simplified {
+                Cow::Borrowed(text) => any_script.vocabulary.apply(text),
+                Cow::Owned(simplified) => match any_script.vocabulary.apply(&simplified) {
+                    Cow::Owned(folded) => Cow::Owned(folded),
+                    Cow::Borrowed(_) => Cow::Owned(simplified),
+                },
+            };
+        }
         if self.regional {
             return self.converter.tw2sp.convert(text);
         }
@@ -140,6 +272,7 @@ impl std::fmt::Debug for ScriptFolder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScriptFolder")
             .field("regional", &self.regional)
+            .field("any_script", &self.any_script.is_some())
             .field("traditional_chars", &self.converter.traditional.len())
             .finish()
     }
@@ -185,6 +318,19 @@ mod tests {
         }
         assert_eq!(converter.characters.len(), changed);
         assert!(changed > 2_000, "{changed}");
+    }
+
+    #[test]
+    fn any_script_folding_meets_taiwan_vocabulary_in_both_scripts() {
+        let folder = ScriptFolder::new(ScriptFolding::RegionalAnyScript).unwrap();
+        let mainland = folder.fold("用户的文件");
+        assert_eq!(folder.fold("使用者的檔案"), mainland);
+        assert_eq!(folder.fold("使用者的档案"), mainland);
+        assert_eq!(folder.fold("預設"), folder.fold("默认"));
+        assert_eq!(folder.fold("我愛北京天安門"), "我爱北京天安门");
+        assert!(folder.needs_folding("档案") && !folder.needs_folding("我爱"));
+        let regional = ScriptFolder::new(ScriptFolding::Regional).unwrap();
+        assert_eq!(regional.fold("使用者的档案"), "使用者的档案");
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod idf;
 mod opencc;
 mod script;
 mod shingle_units;
+mod simplified_vocabulary;
 mod stopwords;
 mod token_stream;
 mod tokenizer;

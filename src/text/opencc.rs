@@ -24,10 +24,14 @@
 
 use std::borrow::Cow;
 
+/// OpenCC's Taiwan vocabulary, each Taiwan phrase with the common Traditional phrases it
+/// becomes (the first is OpenCC's).
+pub(crate) const TW_PHRASES_REV: &str = include_str!("../../assets/opencc/TWPhrasesRev.txt");
+
 /// The dictionaries of each pass, in OpenCC's order: a key in several takes the first's value.
 const PASSES: [&[&str]; 2] = [
     &[
-        include_str!("../../assets/opencc/TWPhrasesRev.txt"),
+        TW_PHRASES_REV,
         include_str!("../../assets/opencc/TWVariantsRevPhrases.txt"),
         include_str!("../../assets/opencc/TWVariantsRev.txt"),
     ],
@@ -58,6 +62,13 @@ impl Tw2sp {
         self.passes.iter().flat_map(Pass::single_keys)
     }
 
+    /// Common Traditional `text` (no Taiwan vocabulary) in Simplified script: the second
+    /// pass alone.
+    #[cfg(test)]
+    pub(crate) fn simplify<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        self.passes[1].apply(text)
+    }
+
     /// The text in Simplified script with mainland vocabulary: borrowed when no pass changes
     /// anything.
     pub(crate) fn convert<'a>(&self, text: &'a str) -> Cow<'a, str> {
@@ -72,8 +83,19 @@ impl Tw2sp {
     }
 }
 
+/// What a text holds where it holds a key: see [`Pass::changing_keys`].
+pub(crate) enum KeyEnds {
+    /// A key of one character.
+    Alone(char),
+    /// The first two and the last two characters of a longer key.
+    Pairs {
+        first: (char, char),
+        last: (char, char),
+    },
+}
+
 /// One pass: every key of its dictionaries and the value it becomes.
-struct Pass {
+pub(crate) struct Pass {
     /// Per character (as an index) below its length: 0 if no key starts with it, else one
     /// more than the index of the keys that do in `starts`. One load per character of text.
     slots: Vec<u16>,
@@ -105,6 +127,13 @@ struct Phrase {
 }
 
 impl Pass {
+    /// The pass of one dictionary text.
+    pub(crate) fn from_dictionary(text: &str) -> Self {
+        Self::new(&[text])
+    }
+
+    /// The pass of `dictionaries`: a key in several takes the first's value; a key that is
+    /// its value changes nothing but keeps shorter keys inside it from matching.
     fn new(dictionaries: &[&str]) -> Self {
         let mut seen = std::collections::HashSet::new();
         let mut by_first: std::collections::BTreeMap<char, Start> = Default::default();
@@ -113,7 +142,7 @@ impl Pass {
                 continue;
             }
             let mut chars = key.chars();
-            let first = chars.next().expect("entries skips empty keys");
+            let first = chars.next().expect("empty keys are skipped");
             let start = by_first.entry(first).or_default();
             let changed = (key != value).then(|| Box::from(value));
             match chars.next() {
@@ -140,6 +169,35 @@ impl Pass {
                 u16::try_from(starts.len()).expect("at most 65,535 characters start keys");
         }
         Pass { slots, starts }
+    }
+
+    /// The keys that change text, by what a text must hold to contain one: a key of one
+    /// character as [`KeyEnds::Alone`], a longer key as its first two and its last two
+    /// characters (the same pair for a key of two). A text that holds none is left as it is.
+    pub(crate) fn changing_keys(&self) -> impl Iterator<Item = KeyEnds> + '_ {
+        (self.slots.iter().enumerate())
+            .filter_map(|(c, &slot)| {
+                let start = &self.starts[usize::from(slot).checked_sub(1)?];
+                Some((char::from_u32(c as u32)?, start))
+            })
+            .flat_map(|(first, start)| {
+                let single = start.single.is_some().then_some(KeyEnds::Alone(first));
+                let phrases = (start.phrases.iter())
+                    .filter(|phrase| phrase.value.is_some())
+                    .map(move |phrase| {
+                        let mut tail = phrase.rest.chars().rev();
+                        let last = match (tail.next(), tail.next()) {
+                            (None, _) => (first, phrase.second),
+                            (Some(last), None) => (phrase.second, last),
+                            (Some(last), Some(before)) => (before, last),
+                        };
+                        KeyEnds::Pairs {
+                            first: (first, phrase.second),
+                            last,
+                        }
+                    });
+                single.into_iter().chain(phrases)
+            })
     }
 
     /// The characters this pass converts on their own.
@@ -179,7 +237,7 @@ impl Pass {
     }
 
     /// OpenCC's walk: the longest key at each position is replaced and skipped over.
-    fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
+    pub(crate) fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
         // Allocated at the first replacement that changes the text; `text[..copied]` is in it.
         let mut converted: Option<String> = None;
         let mut copied = 0;
@@ -212,12 +270,19 @@ impl Pass {
 /// The `(key, value)` entries of an OpenCC dictionary text: `key<TAB>value [value ...]` lines,
 /// `#` comments and blank lines skipped. OpenCC converts with the first value.
 fn entries(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    entries_with_alternatives(text).filter_map(|(key, mut values)| Some((key, values.next()?)))
+}
+
+/// Each key of an OpenCC dictionary text with its values, OpenCC's first.
+pub(crate) fn entries_with_alternatives(
+    text: &str,
+) -> impl Iterator<Item = (&str, impl Iterator<Item = &str>)> {
     text.lines()
         .filter(|line| !line.starts_with('#'))
         .filter_map(|line| {
             let (key, values) = line.split_once('\t')?;
-            let value = values.split(' ').find(|value| !value.is_empty())?;
-            (!key.is_empty()).then_some((key, value))
+            let values = values.split(' ').filter(|value| !value.is_empty());
+            (!key.is_empty()).then_some((key, values))
         })
 }
 

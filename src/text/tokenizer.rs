@@ -14,7 +14,7 @@ use super::token_stream::{MixedTokenStream, PIECE_BYTES};
 use crate::error::{Error, Result};
 use crate::text::ascii_words::{for_each_classed_ascii_word, letters_and_digits, UPPERCASE};
 use crate::text::dictionary::ChineseDictionary;
-use crate::text::fold::ScriptFolder;
+use crate::text::fold::{RunScan, ScriptFolder};
 use crate::text::han_text::HanText;
 use crate::text::script::{
     for_each_ascii_stretch, for_each_piece, for_each_run, is_caseless_ideograph, is_han,
@@ -274,20 +274,20 @@ impl MixedTokenizer {
         // whole, Taiwan phrases included) or none does (most runs: emitted as read).
         let mut han = Vec::new();
         let mut run_start = 0;
-        let mut needs_folding = false;
+        let mut scan = RunScan::default();
         for (offset, c) in text.char_indices() {
             if !c.is_ascii() && is_han(c) {
                 if han.is_empty() {
                     run_start = offset;
                 }
-                needs_folding = needs_folding || folder.changes(c);
+                folder.scan(&mut scan, c);
                 han.push(c);
                 continue;
             }
             if !han.is_empty() {
                 let run = &text[run_start..offset];
-                end_han_run(folder, &mut han, run, needs_folding, &mut emit);
-                needs_folding = false;
+                end_han_run(folder, &mut han, run, scan.needs_folding(), &mut emit);
+                scan = RunScan::default();
             }
             normalize(c, &mut emit);
         }
@@ -296,7 +296,7 @@ impl MixedTokenizer {
                 folder,
                 &mut han,
                 &text[run_start..],
-                needs_folding,
+                scan.needs_folding(),
                 &mut emit,
             );
         }
@@ -400,40 +400,46 @@ impl MixedTokenizer {
             out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
         }
         let folder = self.folder.as_ref();
-        let mut end_run =
-            |out: &mut Vec<u8>, at: Range<usize>, needs_folding: bool, plain: bool| {
-                let (from, run) = (out.len(), &stretch[at.clone()]);
-                match folder {
-                    Some(folder) if needs_folding => (folder.convert(run).chars())
-                        .for_each(|c| normalize(c, &mut |c| push(out, c))),
-                    _ if plain => out.extend_from_slice(run.as_bytes()),
-                    _ => run
-                        .chars()
-                        .for_each(|c| normalize(c, &mut |c| push(out, c))),
-                }
-                if let Some((offset, han)) = han.as_mut() {
-                    han.push_run(*offset + at.start..*offset + at.end, &out[from..]);
-                }
+        let mut end_run = |out: &mut Vec<u8>,
+                           at: Range<usize>,
+                           needs_folding: bool,
+                           plain: bool| {
+            let (from, run) = (out.len(), &stretch[at.clone()]);
+            let folded = match folder {
+                Some(folder) if needs_folding => folder.convert(run),
+                _ => std::borrow::Cow::Borrowed(run),
             };
+            // A run that folding left as it is stays plain (a run of Simplified text
+            // whose characters only looked like a Taiwan phrase's ends).
+            match folded {
+                std::borrow::Cow::Borrowed(run) if plain => out.extend_from_slice(run.as_bytes()),
+                folded => (folded.chars()).for_each(|c| normalize(c, &mut |c| push(out, c))),
+            }
+            if let Some((offset, han)) = han.as_mut() {
+                han.push_run(*offset + at.start..*offset + at.end, &out[from..]);
+            }
+        };
         let mut run_start = None;
-        let (mut needs_folding, mut plain) = (false, true);
+        let (mut scan, mut plain) = (RunScan::default(), true);
         for (offset, c) in stretch.char_indices() {
             if is_han(c) {
                 if run_start.is_none() {
                     run_start = Some(offset);
-                    (needs_folding, plain) = (false, true);
+                    (scan, plain) = (RunScan::default(), true);
                 }
-                needs_folding = needs_folding || folder.is_some_and(|folder| folder.changes(c));
+                if let Some(folder) = folder {
+                    folder.scan(&mut scan, c);
+                }
                 plain = plain && is_caseless_ideograph(c);
                 continue;
             }
             if let Some(start) = run_start.take() {
-                end_run(out, start..offset, needs_folding, plain);
+                end_run(out, start..offset, scan.needs_folding(), plain);
             }
             normalize(c, &mut |c| push(out, c));
         }
         if let Some(start) = run_start {
-            end_run(out, start..stretch.len(), needs_folding, plain);
+            end_run(out, start..stretch.len(), scan.needs_folding(), plain);
         }
     }
 
@@ -442,7 +448,7 @@ impl MixedTokenizer {
     /// characters) rather than its characters held in a buffer grown per run.
     fn for_each_han_char(&self, run: &str, mut emit: impl FnMut(char)) {
         match &self.folder {
-            Some(folder) if run.chars().any(|c| folder.changes(c)) => {
+            Some(folder) if folder.needs_folding(run) => {
                 folder
                     .convert(run)
                     .chars()
@@ -537,6 +543,7 @@ mod tests {
             pieces in prop::collection::vec(
                 prop_oneof![
                     Just("軟體"), Just("滑鼠"), Just("著作"), Just("門"), Just("门"),
+                    Just("软体"), Just("档"), Just("案"), Just("默认"), Just("厄瓜多"),
                     Just("我爱"), Just("〇"), Just("，"), Just(" "), Just("AbÉ"),
                     Just("ΣΑΣ"), Just("2008"), Just("\u{20000}"), Just("ﬁ"),
                     Just("It’s—"), Just("K\u{212a}İ"), Just("a_b.c"),
@@ -547,6 +554,7 @@ mod tests {
                 Just(ScriptFolding::Off),
                 Just(ScriptFolding::Characters),
                 Just(ScriptFolding::Regional),
+                Just(ScriptFolding::RegionalAnyScript),
             ],
         ) {
             let text = pieces.concat();
