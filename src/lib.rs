@@ -117,6 +117,7 @@ pub mod corpus;
 pub mod error;
 pub mod eval;
 pub mod fingerprint;
+pub mod grouping;
 #[cfg(feature = "html")]
 pub mod html;
 pub mod lookup;
