@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Corpus-scale clusters side by side, in one run on this machine: the Spark job
 (`tantivy_dedup.spark`, local mode), the single-machine CLI (`ingest --policy flag`, then
-`clusters`), and datasketch's MinHashLSH (the Python peer: 128 permutations, its threshold
+`clusters`), the Python package (`CorpusIndex`: ingest with the flag policy, then
+`clusters()`), and datasketch's MinHashLSH (the Python peer: 128 permutations, its threshold
 set to ours, clusters as connected components of the pairs it returns).
 
   python scripts/spark_bench.py --cli target/release/tantivy-dedup [--master local[2]] \\
@@ -15,7 +16,8 @@ from the whole file) for timing at scale.
 
 Reported per input: documents, seconds of each system (wall clock, one run; the Spark row
 includes starting its session, the CLI rows their processes), Spark's shuffle bytes per
-document (read from its REST API), clusters, and precision, recall and F1 on labeled pairs.
+document (read from its REST API), clusters, whether Spark's and the Python package's
+clusters are the CLI's, and precision, recall and F1 on labeled pairs.
 """
 
 from __future__ import annotations
@@ -100,6 +102,18 @@ def run_cli(cli: str, docs, workdir: Path):
     done = time.perf_counter()
     clusters = [c["ids"] for c in json.loads(out.stdout)["clusters"]]
     return clusters, ingested - start, done - ingested, data
+
+
+def run_python(docs, workdir: Path):
+    """The Python package's groups: a `CorpusIndex` ingested under the flag policy, then
+    `clusters()`."""
+    from tantivy_dedup import CorpusIndex
+
+    start = time.perf_counter()
+    index = CorpusIndex.open_or_create(workdir / "python-index")
+    index.ingest(docs, policy="flag", report=workdir / "python-report.jsonl")
+    clusters = index.clusters()
+    return clusters, time.perf_counter() - start
 
 
 def run_spark(data: Path, master: str):
@@ -188,8 +202,10 @@ def main() -> None:
             docs = grow(docs, args.docs)
         with tempfile.TemporaryDirectory() as tmp:
             cli_clusters, ingest_s, clusters_s, data = run_cli(args.cli, docs, Path(tmp))
+            python_clusters, python_s = run_python(docs, Path(tmp))
             spark_clusters, spark_s, shuffle, kept = run_spark(data, args.master)
         same = sorted(map(tuple, cli_clusters)) == sorted(map(tuple, spark_clusters))
+        same_python = sorted(map(tuple, cli_clusters)) == sorted(map(tuple, python_clusters))
         row = {
             "input": path.name + (f" grown to {len(docs)}" if args.docs else ""),
             "docs": len(docs),
@@ -201,6 +217,8 @@ def main() -> None:
             "shuffle_bytes_per_doc": round(shuffle / len(docs)) if shuffle else None,
             "clusters": len(cli_clusters),
             "same_clusters_as_cli": same,
+            "python_s": round(python_s, 2),
+            "python_same_clusters_as_cli": same_python,
             "quality_ours": quality(cli_clusters, pairs),
         }
         if not args.no_datasketch:
