@@ -37,7 +37,7 @@ use std::collections::HashMap;
 
 use crate::matching::MatchingSettings;
 
-/// Thresholds of the signatures below which near means "derived from" rather than "the
+/// The signature threshold below which near means "derived from" rather than "the
 /// same text", and groups are [`Grouping::Stars`]: the `rewrites` preset's 0.18 is below,
 /// the `news` preset's 0.8 above.
 pub const STARS_BELOW_THRESHOLD: f64 = 0.5;

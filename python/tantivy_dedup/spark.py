@@ -2,7 +2,7 @@
 
 ``near_duplicate_clusters(df)`` takes a DataFrame with an id and a text column and returns
 the clusters ``tantivy-dedup clusters`` would print for the same documents ingested in the
-same order, and the DataFrame with one document of each cluster, its leader. Nothing is
+same order, and the DataFrame without each cluster's members after its leader. Nothing is
 collected to the driver:
 
 1. **Values per partition** (``mapInArrow``): each text's fingerprint, signature and band
@@ -38,10 +38,10 @@ collected to the driver:
    round).
 6. **Groups per component** (a row per component, ``mapInArrow``, Rust's ``leader_rows``
    calling the library's grouping rule, the one ``clusters`` applies, named by
-   ``MatchingSettings.grouping``): the document near the most others leads (copies
-   counted), and each other joins the nearest leader it may join, or leads. No group
-   spans two components, so a component decided alone is decided as the whole corpus
-   would decide it.
+   ``MatchingSettings.grouping``): the document near the most others, and the nearest,
+   leads (copies weighing in), and each other joins the nearest leader it may join, or
+   leads. No group spans two components, so a component decided alone is decided as the
+   whole corpus would decide it.
 
 Command line: ``python -m tantivy_dedup.spark --input docs.jsonl --output out/`` writes
 ``out/clusters`` and ``out/deduped`` (JSON lines, or Parquet with ``--format parquet``);
@@ -188,8 +188,8 @@ def near_duplicate_clusters(
     """The near-duplicate clusters of ``df`` and ``df`` without the duplicates.
 
     Documents are taken in ``order_column``'s order (ascending, distinct values), else in
-    the DataFrame's order: the order breaks ties only (between documents near as many
-    others with equal fingerprints). Returns ``(clusters, deduped)``: ``clusters`` has a
+    the DataFrame's order: the order breaks ties only (between documents whose near
+    documents weigh alike, with equal fingerprints). Returns ``(clusters, deduped)``: ``clusters`` has a
     row per member of a cluster of two or more, ``cluster`` (the leader's id), ``id``,
     ``position`` (0 for the leader, then 1, 2, .. in order) and ``order``; ``deduped`` is
     ``df`` without the members after the leaders: one document of each cluster, its
@@ -374,8 +374,8 @@ def _copies(vals):
     of the earliest document with their values.
 
     A copy is near the documents its first is near, at the same distances, so its pairs
-    need not be searched: it is grouped with its first (``_with_copies``). A page repeated ten
-    thousand times would otherwise put ten thousand documents in every key of its
+    need not be searched: it is grouped with its first (``_with_copies``). A page repeated
+    ten thousand times would otherwise put ten thousand documents in every key of its
     fingerprint and bands, 50 million pairs each. Only documents whose fingerprint is
     shared are compared by signature, so the common case shuffles fingerprints alone."""
     from pyspark.sql import Window

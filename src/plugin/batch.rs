@@ -50,7 +50,8 @@ enum Probe {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DuplicateGroup {
     /// The document the others are near: of the group's documents, the one near the most
-    /// documents (not necessarily the first added, nor the one the writer kept).
+    /// documents, and the nearest ([`crate::grouping`] weighs them); not necessarily the
+    /// first added, nor the one the writer kept.
     pub leader: DocAddress,
     /// The others, in add order.
     pub members: Vec<DocAddress>,
@@ -158,8 +159,8 @@ impl DedupIndex {
     /// Every group of two or more near-duplicates among the alive documents of `searcher`,
     /// formed from all the near pairs (within `k` bits, or verified near, in one scope),
     /// whatever order the documents were added in (see [`crate::grouping`]): the document
-    /// near the most others leads, and each other joins the nearest leader it may join, or
-    /// leads. Under a rule whose signatures decide at a threshold of
+    /// near the most others, and the nearest, leads, and each other joins the nearest
+    /// leader it may join, or leads. Under a rule whose signatures decide at a threshold of
     /// [`STARS_BELOW_THRESHOLD`](crate::grouping::STARS_BELOW_THRESHOLD) or more (the
     /// `news` preset), or by fingerprints alone, a document joins a group only when it is
     /// near every document of it ([`Grouping::Centres`]): every two documents of a group
@@ -178,7 +179,7 @@ impl DedupIndex {
     /// near.
     ///
     /// Memory is linear in the documents (under 1 KiB each, whatever the number of near
-    /// pairs: the pairs are counted as they are found, never held; signatures are read
+    /// pairs: the pairs are weighed as they are found, never held; signatures are read
     /// from the index as pairs need them); time is two lookups of each class of copies
     /// among all of them, and grows with the near pairs.
     ///

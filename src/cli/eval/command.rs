@@ -23,10 +23,11 @@ use crate::cli::print;
 /// How the end-to-end figures group an index.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum GroupingArg {
-    /// Leaders by the number of documents near them, each document in the nearest
-    /// leader's group that it is near every document of.
+    /// Leaders by what the documents near them weigh (near the most, and the nearest),
+    /// each document in the nearest leader's group that it is near every document of.
     Centres,
-    /// Leaders as for centres, each document in the nearest leader's group.
+    /// Leaders as for centres, each document in the group of the nearest leader it is
+    /// near.
     Stars,
     /// The connected components of the near pairs.
     Components,
@@ -243,8 +244,8 @@ impl EvalCommand {
 fn presets_end_to_end(set: &EvalSet, grouping: Option<Grouping>) -> anyhow::Result<String> {
     let how = match grouping {
         None => "as `clusters` groups it",
-        Some(Grouping::Centres) => "around centres, each document in a group it is near all of",
-        Some(Grouping::Stars) => "around centres, each document in its nearest centre's group",
+        Some(Grouping::Centres) => "around leaders, each document in a group it is near all of",
+        Some(Grouping::Stars) => "around leaders, each document in its nearest leader's group",
         Some(Grouping::Components) => "by the connected components of the near pairs",
     };
     let mut text = format!(
