@@ -25,6 +25,7 @@ use crate::{column, signed_words, words, Columns3, DedupError};
 /// `DedupError` for columns of unequal lengths, bounds outside them, a copy whose first is
 /// not in its component, or an unknown grouping.
 #[pyfunction]
+// The columns Python hands over, an argument each.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn leader_rows<'py>(
     py: Python<'py>,
