@@ -80,17 +80,17 @@ pub(crate) fn leader_rows<'py>(
     }
     let rows = py.allow_threads(|| {
         let mut rows = Vec::new();
+        let columns = MemberColumns {
+            orders: &orders,
+            fingerprints: &fingerprints,
+            firsts: &firsts,
+        };
         for c in 0..members.len().saturating_sub(1) {
             let (m, n) = (
                 members[c] as usize..members[c + 1] as usize,
                 near[c] as usize..near[c + 1] as usize,
             );
-            let component = Component {
-                orders: &orders,
-                fingerprints: &fingerprints,
-                firsts: &firsts,
-            };
-            component.groups(
+            columns.groups(
                 m,
                 n.map(|i| (a[i], b[i], distance[i] as u32)),
                 grouping,
@@ -108,13 +108,13 @@ pub(crate) fn leader_rows<'py>(
 }
 
 /// The member columns of a batch of components.
-struct Component<'a> {
+struct MemberColumns<'a> {
     orders: &'a [i64],
     fingerprints: &'a [u64],
     firsts: &'a [i64],
 }
 
-impl Component<'_> {
+impl MemberColumns<'_> {
     /// Appends to `rows` the groups of one component: its members (indexes into the
     /// columns) and its near pairs `(a, b, distance)`, as `(leader's index, member's
     /// index, position)`.
