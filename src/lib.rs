@@ -26,6 +26,9 @@
 //!   near-duplicates while indexing; [`DedupCollector`](plugin::DedupCollector) hides
 //!   near-duplicates of higher-ranked hits in search results; both judge by the index's
 //!   rule, two-stage matching by default.
+//! - [`grouping`]: groups of near-duplicates from all the near pairs, whatever order the
+//!   documents came in ([`group_classes`](grouping::group_classes), the rule of
+//!   [`DedupIndex::duplicate_groups`](plugin::DedupIndex::duplicate_groups) and `clusters`).
 //! - [`eval`]: detection quality against labeled pairs: precision, recall and F1 for every
 //!   distance *k*, ROC AUC, a grid of configs, and SimHash candidates verified with MinHash.
 //! - `shared` (cargo feature `cluster`): `shared::SharedRegistry`, a near-duplicate space
@@ -117,6 +120,7 @@ pub mod corpus;
 pub mod error;
 pub mod eval;
 pub mod fingerprint;
+pub mod grouping;
 #[cfg(feature = "html")]
 pub mod html;
 pub mod lookup;

@@ -1,5 +1,5 @@
-//! The crate's layers import one way only: text → fingerprint → lookup → matching → shared →
-//! plugin → {eval, corpus} → review. A module may name itself, `error`, and the layers below
+//! The crate's layers import one way only: text → fingerprint → lookup → matching →
+//! {shared, grouping} → plugin → {eval, corpus} → review. A module may name itself, `error`, and the layers below
 //! it; eval (which measures settings end to end through the plugin's writer) and the corpus
 //! sit side by side and name neither each other nor anything above them. Inside the plugin,
 //! the writer's path and the collector's path do not name each other.
@@ -11,13 +11,14 @@ use std::path::{Path, PathBuf};
 
 /// The layer of each top-level module, lowest first; modules of one layer may not name
 /// each other. `error` is everyone's.
-const LAYERS: [(&str, u32); 11] = [
+const LAYERS: [(&str, u32); 12] = [
     ("text", 0),
     ("html", 0),
     ("fingerprint", 1),
     ("lookup", 2),
     ("matching", 3),
     ("shared", 4),
+    ("grouping", 4),
     ("plugin", 5),
     ("eval", 6),
     ("corpus", 6),

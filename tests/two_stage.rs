@@ -203,10 +203,10 @@ fn flag_replace_and_groups_follow_the_verified_rule() {
         use tantivy::schema::Value;
         doc.get_first(url).unwrap().as_str().unwrap().to_owned()
     };
-    assert_eq!(
-        (key(groups[0].leader), key(groups[0].members[0])),
-        ("a".into(), "b".into())
-    );
+    // The original and its copy, whichever leads (they are near the same documents).
+    let mut grouped = [key(groups[0].leader), key(groups[0].members[0])];
+    grouped.sort();
+    assert_eq!(grouped, ["a", "b"]);
     drop(writer);
 
     // Replace: the newer version wins, the shuffle stays.
@@ -255,17 +255,16 @@ fn the_signature_is_frozen_and_the_rest_can_change() {
 }
 
 #[test]
-fn the_writer_and_the_groups_agree_on_a_corpus_of_edits() {
+fn the_writer_and_the_groups_find_near_pairs_on_a_corpus_of_edits() {
     // With bands, the default: 32 bands of 4 values; then every candidate within the
-    // candidate distance. (Neither count bounds the other: under leader clustering a
-    // stricter rule can flag more, a document kept as a reference gathering its own.)
+    // candidate distance.
     writer_and_groups_agree(edits().threshold(0.25));
     writer_and_groups_agree(edits().threshold(0.25).candidates(CandidateStage::Scan));
 }
 
 /// Two implementations of one rule: the writer's lookup with in-memory signatures (half of
-/// them read back after a reopen), and the groups' all-pairs search with the signatures read
-/// from the index.
+/// them read back after a reopen), and the groups' search of all pairs with the signatures
+/// read from the index.
 fn writer_and_groups_agree(verification: Verification) {
     let dir = tempfile::tempdir().unwrap();
     let index = create(
@@ -307,21 +306,28 @@ fn writer_and_groups_agree(verification: Verification) {
         let doc: tantivy::TantivyDocument = searcher.doc(address).unwrap();
         doc.get_first(url).unwrap().as_str().unwrap().to_owned()
     };
-    let grouped: std::collections::BTreeSet<(String, String)> = current
-        .duplicate_groups(&searcher, 3)
-        .unwrap()
-        .into_iter()
-        .flat_map(|group| {
-            let leader = key(group.leader);
-            group
-                .members
-                .into_iter()
-                .map(move |member| (leader.clone(), member))
-        })
-        .map(|(leader, member)| (leader, key(member)))
-        .collect();
+    // The groups are formed from the near pairs, not replayed from the writer: every
+    // member of a group is near its leader by the rule (at this threshold, below 0.5,
+    // members may be apart from each other), and almost every flagged document is in one.
+    let groups = current.duplicate_groups(&searcher, 3).unwrap();
+    let mut grouped = std::collections::BTreeSet::new();
+    for group in &groups {
+        grouped.insert(key(group.leader));
+        for &member in &group.members {
+            grouped.insert(key(member));
+            let judged = current
+                .judge_stored(&searcher, group.leader, member)
+                .unwrap();
+            assert!(judged.near, "{}: {judged:?}", key(member));
+        }
+    }
     assert!(flagged.len() >= 60, "edits found: {}", flagged.len());
-    assert_eq!(grouped, flagged);
+    let flagged_grouped = flagged.iter().filter(|(_, m)| grouped.contains(m)).count();
+    assert!(
+        flagged_grouped * 10 >= flagged.len() * 9,
+        "{flagged_grouped} of {} flagged documents grouped",
+        flagged.len()
+    );
 
     // A third, with no band index: `near_duplicates_of` judges every pair of the index by
     // the rule. A document is flagged exactly when an earlier unflagged one is near it.

@@ -594,7 +594,8 @@ impl CorpusIndex {
         })
     }
 
-    /// Every group of near-duplicates, by id, leader first.
+    /// Every group of near-duplicates, by id, leader first, as `tantivy-dedup clusters`
+    /// lists them.
     fn clusters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let searcher = self.reader.searcher();
         let clusters = py

@@ -1,6 +1,7 @@
 //! `MatchingSettings`: the settings file of an index, as Python sees it.
 
 use pyo3::prelude::*;
+use tantivy_dedup::grouping::Grouping;
 use tantivy_dedup::matching;
 
 use crate::error;
@@ -57,6 +58,18 @@ impl MatchingSettings {
     #[getter]
     fn signature_len(&self) -> Option<usize> {
         self.0.get_verification().map(|v| v.get_hashes())
+    }
+
+    /// How `tantivy-dedup clusters` groups near pairs under these settings: `"centres"`
+    /// (every two documents of a group near) or, where the signatures' threshold is below
+    /// 0.5 (the `rewrites` preset), `"stars"` (every document near its group's leader).
+    #[getter]
+    fn grouping(&self) -> &'static str {
+        match Grouping::for_settings(&self.0) {
+            Grouping::Centres => "centres",
+            Grouping::Stars => "stars",
+            Grouping::Components => "components",
+        }
     }
 
     fn __repr__(&self) -> String {

@@ -476,9 +476,10 @@ class CorpusIndex:
         return json.loads(self._native.search_json(query, limit, offset, skip_flagged))
 
     def clusters(self) -> list:
-        """Every group of near-duplicates in the index by id, leader first, as
-        ``tantivy-dedup clusters`` lists them (an index ingested with ``"reject"`` has
-        none)."""
+        """Every group of near-duplicates in the index by id, leader first (the document
+        near the most others), then the members in index order, as ``tantivy-dedup
+        clusters`` lists them: formed from all the near pairs, not in the order the
+        documents came (``MatchingSettings.grouping`` says how)."""
         return self._native.clusters()
 
     def review(

@@ -2,14 +2,15 @@
 
 ``near_duplicate_clusters(df)`` takes a DataFrame with an id and a text column and returns
 the clusters ``tantivy-dedup clusters`` would print for the same documents ingested in the
-same order, and the DataFrame without the documents ``ingest --policy reject`` would have
-rejected. Nothing is collected to the driver:
+same order, and the DataFrame without each cluster's members after its leader. Nothing is
+collected to the driver:
 
 1. **Values per partition** (``mapInArrow``): each text's fingerprint, signature and band
    keys, computed by the Rust extension on the executor's cores.
-2. **Copies**: documents whose fingerprint and signature are an earlier document's take
-   that document's pairs (and a pair with it) instead of being paired themselves, so a
-   page repeated by the thousand does not make millions of pairs.
+2. **Copies**: documents whose fingerprint and signature are an earlier document's (its
+   copies) are not paired: they are joined to that document, their first, by one pair,
+   and grouped with it, so a page repeated by the thousand does not make millions of
+   pairs.
 3. **Pairs by grouping**: each document has a key in each of Manku et al.'s tables (the
    fingerprint in *b* blocks, a key per choice of *b* - *k* of them, *b* growing with the
    corpus) and, with two-stage matching, one per signature band (MinHash LSH). The key
@@ -35,11 +36,12 @@ rejected. Nothing is collected to the driver:
    each vertex's edges meet in one partition, where a union-find turns the components it
    sees into stars on their least vertex, until the stars settle (checkpointed each
    round).
-6. **Leaders per component** (a row per component, ``mapInArrow``, the rule in Rust's
-   ``leader_rows``): in input order, a document near an earlier leader joins the nearest
-   (the earliest among equals), any other leads, as the index's writer decides. A
-   document's fate depends only on the documents it is near, so a component decided
-   alone is decided as the whole corpus would decide it.
+6. **Groups per component** (a row per component, ``mapInArrow``, Rust's ``leader_rows``
+   calling the library's grouping rule, the one ``clusters`` applies, named by
+   ``MatchingSettings.grouping``): the document near the most others, and the nearest,
+   leads (copies weighing in), and each other joins the nearest leader it may join, or
+   leads. No group spans two components, so a component decided alone is decided as the
+   whole corpus would decide it.
 
 Command line: ``python -m tantivy_dedup.spark --input docs.jsonl --output out/`` writes
 ``out/clusters`` and ``out/deduped`` (JSON lines, or Parquet with ``--format parquet``);
@@ -186,10 +188,12 @@ def near_duplicate_clusters(
     """The near-duplicate clusters of ``df`` and ``df`` without the duplicates.
 
     Documents are taken in ``order_column``'s order (ascending, distinct values), else in
-    the DataFrame's order. Returns ``(clusters, deduped)``: ``clusters`` has a row per
-    member of a cluster of two or more, ``cluster`` (the leader's id), ``id``, ``position``
-    (0 for the leader, then 1, 2, .. in order) and ``order``; ``deduped`` is ``df`` without
-    the members after the leaders, what ``ingest --policy reject`` keeps.
+    the DataFrame's order: the order breaks ties only (between documents whose near
+    documents weigh alike, with equal fingerprints). Returns ``(clusters, deduped)``: ``clusters`` has a
+    row per member of a cluster of two or more, ``cluster`` (the leader's id), ``id``,
+    ``position`` (0 for the leader, then 1, 2, .. in order) and ``order``; ``deduped`` is
+    ``df`` without the members after the leaders: one document of each cluster, its
+    leader (not what ``ingest --policy reject``, deciding in arrival order, keeps).
 
     ``settings`` are an index's (``MatchingSettings.read``), the library's defaults when
     ``None``. Settings whose candidates beyond *k* come from the fingerprints within a
@@ -307,9 +311,11 @@ def near_duplicate_clusters(
         )
         judged = candidates.mapInArrow(_judge(settings_json, sig_len), _EDGES)
         edges = judged if edges is None else edges.unionByName(judged)
-    # Checkpointed before the copies' pairs are drawn from it: it is read three times.
-    edges = _with_copies(edges.localCheckpoint(), copies).localCheckpoint()
+    # Checkpointed: the components and the groups both read it.
+    edges = _with_copies(edges, copies).localCheckpoint()
     labels = _components(edges, max_rounds)
+
+    grouping = (settings if settings is not None else MatchingSettings()).grouping
 
     def leaders(batches):
         import pyarrow as pa
@@ -318,12 +324,13 @@ def near_duplicate_clusters(
 
         for batch in batches:
             members, near = batch.column("members"), batch.column("near")
-            orders, ids = members.flatten().flatten()
+            orders, ids, fps, firsts = members.flatten().flatten()
             a, b, distance = near.flatten().flatten()
             leader, member, position = leader_rows(
                 _list_bounds(members), _numbers(orders, "<i8").tobytes(),
+                _numbers(fps, "<i8").tobytes(), _numbers(firsts, "<i8").tobytes(),
                 _list_bounds(near), _numbers(a, "<i8").tobytes(), _numbers(b, "<i8").tobytes(),
-                _numbers(distance, "<u4").tobytes(),
+                _numbers(distance, "<u4").tobytes(), grouping,
             )
             leader, member = np.frombuffer(leader, "<u4"), np.frombuffer(member, "<u4")
             if len(member):
@@ -338,9 +345,11 @@ def near_duplicate_clusters(
                 )
 
     nodes = (
-        labels.join(vals.select("order", "id"), labels["v"] == vals["order"])
+        labels.join(vals.select("order", "id", "fp"), labels["v"] == vals["order"])
+        .join(copies, "order", "left")
+        .withColumn("first", F.coalesce("first", "order"))
         .groupBy(F.col("label").alias("component"))
-        .agg(F.collect_list(F.struct("order", "id")).alias("members"))
+        .agg(F.collect_list(F.struct("order", "id", "fp", "first")).alias("members"))
     )
     near_by_component = (
         edges.join(labels, edges["a"] == labels["v"])
@@ -365,8 +374,8 @@ def _copies(vals):
     of the earliest document with their values.
 
     A copy is near the documents its first is near, at the same distances, so its pairs
-    need not be searched: they are its first's (``_with_copies``). A page repeated ten
-    thousand times would otherwise put ten thousand documents in every key of its
+    need not be searched: it is grouped with its first (``_with_copies``). A page repeated
+    ten thousand times would otherwise put ten thousand documents in every key of its
     fingerprint and bands, 50 million pairs each. Only documents whose fingerprint is
     shared are compared by signature, so the common case shuffles fingerprints alone."""
     from pyspark.sql import Window
@@ -401,23 +410,17 @@ def _broadcast_if_small(frame):
 
 
 def _with_copies(edges, copies):
-    """``edges`` (near pairs of first documents) with the copies' ``(a, b, distance)``:
-    each copy near its first (distance 0) and near every document its first is near, at
-    the same distance. Every pair the leader rule reads is there: a copy is never a leader
-    (it is near its first, which leads or is near a leader the copy is near as well), so
-    pairs of two copies need not be listed; they are connected through their firsts."""
+    """``edges`` (near pairs of first documents) with a pair ``(first, copy, 0)`` for each
+    copy: enough to put a copy in its first's component, where ``leader_rows`` groups it
+    with its first (the copies' other pairs are their first's, so they are not listed:
+    a thousand copies of a page near ten others add a thousand pairs, not ten
+    thousand)."""
     from pyspark.sql import functions as F
 
     of_first = copies.select(
         F.col("first").alias("a"), F.col("order").alias("b"), F.lit(0).alias("distance")
     )
-    via_a = edges.join(copies.withColumnRenamed("first", "a"), "a").select(
-        F.least("order", "b").alias("a"), F.greatest("order", "b").alias("b"), "distance"
-    )
-    via_b = edges.join(copies.withColumnRenamed("first", "b"), "b").select(
-        F.least("a", "order").alias("a"), F.greatest("a", "order").alias("b"), "distance"
-    )
-    return edges.unionByName(of_first).unionByName(via_a).unionByName(via_b)
+    return edges.unionByName(of_first)
 
 
 def _packed_batch(present: bytes, bounds: bytes, rows: bytes, side: int):

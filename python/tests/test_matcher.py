@@ -317,3 +317,11 @@ def test_groups_of_many_equal_fingerprints_need_no_pairs():
     index.insert(60_000, ~np.uint64(0xDEADBEEF))
     (group,) = index.groups()
     assert group.tolist() == list(range(20_000)) + [50_000]
+
+
+def test_settings_name_the_grouping_clusters_apply():
+    # The default rule (signatures deciding at 0.8): every two documents of a group near.
+    assert MatchingSettings().grouping == "centres"
+    loose = json.loads(MatchingSettings().to_json())
+    loose["verification"]["threshold"] = 0.18
+    assert MatchingSettings.from_json(json.dumps(loose)).grouping == "stars"

@@ -1,7 +1,8 @@
 """The Spark job (`tantivy_dedup.spark`) against the single-machine tool, in Spark's local
-mode: the same clusters as `tantivy-dedup clusters` and the same survivors as `ingest
---policy reject` on the same documents in the same order, also where near-duplicates chain
-(the leader rule, not connected components), and the command line over Parquet."""
+mode: the same clusters as `tantivy-dedup clusters` on the same documents, and as
+survivors the clusters' leaders and the documents in no cluster, also where
+near-duplicates chain (groups, not connected components), among copies, under the
+`rewrites` preset, and the command line over Parquet."""
 
 import json
 import os
@@ -34,8 +35,8 @@ def spark():
 
 def chain_corpus():
     """Progressive rewrites of one paragraph (each a word further from the first) and
-    unrelated lines: near-duplicates that chain, so the leader rule and connected
-    components disagree."""
+    unrelated lines: near-duplicates that chain, so groups and connected components
+    disagree."""
     records, words = [], list(BASE)
     for step in range(24):
         at = (step * 7) % len(words)
@@ -46,20 +47,18 @@ def chain_corpus():
 
 
 def tool_clusters(tool, tmp_path, lines, *options):
-    """`ingest --policy flag` then `clusters --json`, and the ids `--policy reject` keeps
-    (`options` given to both ingests)."""
+    """`ingest --policy flag` (with `options`) then `clusters --json`, and the ids of the
+    documents in no cluster and of the clusters' leaders."""
     data = tmp_path / "input.jsonl"
     data.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    flag, reject = tmp_path / "flag", tmp_path / "reject"
+    flag = tmp_path / "flag"
     subprocess.run(
         [tool, "ingest", "--index", str(flag), "--policy", "flag", *options, str(data)], check=True, capture_output=True
     )
     out = subprocess.run([tool, "clusters", "--index", str(flag), "--json"], check=True, capture_output=True, text=True)
-    report = subprocess.run(
-        [tool, "ingest", "--index", str(reject), "--report", "-", *options, str(data)], check=True, capture_output=True, text=True
-    )
-    kept = {line["id"] for line in map(json.loads, report.stdout.splitlines()) if line["status"] == "added"}
-    return [c["ids"] for c in json.loads(out.stdout)["clusters"]], kept
+    clusters = [c["ids"] for c in json.loads(out.stdout)["clusters"]]
+    members = {i for ids in clusters for i in ids[1:]}
+    return clusters, {line["id"] for line in lines} - members
 
 
 def spark_clusters(spark, lines, **options):
@@ -99,15 +98,33 @@ def test_the_samples_cluster_as_the_tool_clusters_them(spark, tool, tmp_path, di
     assert deduped == kept
 
 
-def test_chained_rewrites_follow_the_leader_rule(spark, tool, tmp_path, digests):
+def test_chained_rewrites_group_as_the_tool_groups_them(spark, tool, tmp_path, digests):
     lines = chain_corpus()
     expected, kept = tool_clusters(tool, tmp_path, lines)
     clusters, deduped = spark_clusters(spark, lines)
     assert clusters == expected
     edits = [c for c in clusters if c[0].startswith("edit-")]
     # The rewrites chain from the first to the last, yet make several groups: each
-    # joins an earlier leader it is near, not any document it is near.
+    # joins a leader it is near, not any document it is near.
     assert len(edits) >= 2, clusters
+    assert deduped == kept
+
+
+def test_rewrites_group_in_stars_as_the_tool_groups_them(spark, tool, tmp_path):
+    # Under the rewrites preset a document joins the nearest leader it is near (stars);
+    # the chain and copies of it among the samples.
+    chain = chain_corpus()
+    samples = [{"id": line["id"], "text": line["text"]} for line in sample_lines()]
+    lines = chain + samples + [{"id": f"copy-{n}", "text": chain[2 * n]["text"]} for n in range(5)]
+    expected, kept = tool_clusters(tool, tmp_path, lines, "--preset", "rewrites")
+    # The index's rule: the preset's verification in the default settings.
+    stored = json.loads((tmp_path / "flag" / ".tantivy-dedup.json").read_text())
+    text = json.loads(MatchingSettings().to_json())
+    text["verification"] = stored["verification"]
+    settings = MatchingSettings.from_json(json.dumps(text))
+    assert settings.grouping == "stars"
+    clusters, deduped = spark_clusters(spark, lines, settings=settings)
+    assert clusters == expected
     assert deduped == kept
 
 

@@ -4,6 +4,8 @@ shared keys and the stars of local components are those of brute-force reference
 
 import random
 
+import pytest
+
 from tantivy_dedup.spark import _tables
 
 
@@ -256,30 +258,58 @@ def test_kept_candidates_find_each_document_among_sparse_orders():
                                  np.concatenate([candidate, [True]]), least)
 
 
-def reference_leaders(members, near):
-    """The leader rule, one document at a time in order: a document near an earlier leader
-    joins the nearest (the earliest among equals), any other leads; rows `(leader's order,
-    member's order, position)` of the clusters of two or more."""
-    earlier = {}
-    for a, b, distance in near:
-        earlier.setdefault(b, []).append((distance, a))
-    leaders, groups = set(), {}
-    for at in sorted(members):
-        options = [(d, a) for d, a in earlier.get(at, ()) if a in leaders]
-        if options:
-            groups.setdefault(min(options)[1], []).append(at)
-        else:
-            leaders.add(at)
+def reference_groups(members, near, fps, firsts, grouping):
+    """The grouping rule of `tantivy_dedup.grouping` by brute force: copies (a member whose
+    first is another) grouped with their first and weighing in its weight (64 bits each,
+    a near class 64 less its distance a copy); classes by weight (then fingerprint, then
+    order); under "components" the connected components,
+    else each class joins the nearest leader (then the one that led first) it is near
+    (and, under "centres", near every class of its group), or leads. Rows `(leader's
+    order, member's order, position)` of the groups of two or more."""
+    classes = sorted(m for m in members if firsts[m] == m)
+    size = {c: sum(1 for m in members if firsts[m] == c) for c in classes}
+    dist = {}
+    for a, b, d in near:
+        if a in size and b in size and a != b:
+            dist[(a, b)] = dist[(b, a)] = d
+    weight = {c: 64 * (size[c] - 1) + sum(size[o] * (64 - dist[(c, o)]) for o in classes if (c, o) in dist)
+              for c in classes}
+    order = sorted(classes, key=lambda c: (-weight[c], fps[c] % 2**64, c))
+    leader = {}
+    if grouping == "components":
+        for c in order:
+            if c in leader:
+                continue
+            leader[c], stack = c, [c]
+            while stack:
+                x = stack.pop()
+                for y in classes:
+                    if y not in leader and (x, y) in dist:
+                        leader[y] = c
+                        stack.append(y)
+    else:
+        for rank, c in enumerate(order):
+            options = [
+                (dist[(c, l)], r, l) for r, l in enumerate(order[:rank])
+                if leader.get(l) == l and (c, l) in dist
+                and (grouping == "stars" or all((c, e) in dist for e in leader if leader[e] == l))
+            ]
+            leader[c] = min(options)[2] if options else c
+    groups = {}
+    for m in sorted(members):
+        groups.setdefault(leader[firsts[m]], []).append(m)
     return sorted(
-        (leader, at, position)
-        for leader, group in groups.items()
-        for position, at in enumerate([leader, *group])
+        (l, m, position)
+        for l, docs in groups.items() if len(docs) > 1
+        for position, m in enumerate([l] + [m for m in docs if m != l])
     )
 
 
-def test_leader_rows_follow_the_rule_component_by_component():
-    """`leader_rows` against the rule taken one document at a time, on batches of random
-    components (members in any order, ties of distance, components without pairs)."""
+@pytest.mark.parametrize("grouping", ["centres", "stars", "components"])
+def test_leader_rows_follow_the_rule_component_by_component(grouping):
+    """`leader_rows` against the rule by brute force, on batches of random components
+    (members in any order, copies, ties of distance and of fingerprint, components
+    without pairs)."""
     import numpy as np
 
     from tantivy_dedup._native import leader_rows
@@ -290,24 +320,43 @@ def test_leader_rows_follow_the_rule_component_by_component():
         for _ in range(rng.randint(0, 6)):
             size = rng.randint(1, 12)
             members = rng.sample(range(-1000, 1000), size)
+            firsts, fps = {}, {}
+            for m in sorted(members):
+                earlier = [f for f in firsts if firsts[f] == f]
+                firsts[m] = rng.choice(earlier) if earlier and rng.random() < 0.2 else m
+                fps[m] = fps[firsts[m]] if firsts[m] != m else rng.choice([rng.randint(0, 3), -rng.randint(1, 3)])
             near = [(min(x, y), max(x, y), rng.randint(0, 3))
-                    for x in members for y in members if x < y and rng.random() < 0.4]
-            components.append((members, near))
-        orders = [m for members, _ in components for m in members]
-        pairs = [p for _, near in components for p in near]
+                    for x in members for y in members
+                    if x < y and firsts[x] == x and firsts[y] == y and rng.random() < 0.4]
+            near += [(firsts[m], m, 0) for m in members if firsts[m] != m]
+            rng.shuffle(near)
+            components.append((members, near, fps, firsts))
+        orders = [m for members, *_ in components for m in members]
+        all_fps = [c[2][m] for c in components for m in c[0]]
+        all_firsts = [c[3][m] for c in components for m in c[0]]
+        pairs = [p for _, near, *_ in components for p in near]
 
         def bounds(lists):
             return np.cumsum([0] + [len(x) for x in lists]).astype("<i4").tobytes()
 
         leader, member, position = leader_rows(
-            bounds([m for m, _ in components]), np.array(orders, "<i8").tobytes(),
-            bounds([n for _, n in components]),
+            bounds([c[0] for c in components]), np.array(orders, "<i8").tobytes(),
+            np.array(all_fps, "<i8").tobytes(), np.array(all_firsts, "<i8").tobytes(),
+            bounds([c[1] for c in components]),
             np.array([p[0] for p in pairs], "<i8").tobytes(), np.array([p[1] for p in pairs], "<i8").tobytes(),
-            np.array([p[2] for p in pairs], "<u4").tobytes(),
+            np.array([p[2] for p in pairs], "<u4").tobytes(), grouping,
         )
         found = sorted(
             (orders[l], orders[m], p)
             for l, m, p in zip(*(np.frombuffer(x, "<u4").tolist() for x in (leader, member, position)))
         )
-        expected = sorted(row for members, near in components for row in reference_leaders(members, near))
+        expected = sorted(row for c in components for row in reference_groups(*c, grouping))
         assert found == expected
+
+
+def test_leader_rows_refuse_an_unknown_grouping():
+    from tantivy_dedup import DedupError
+    from tantivy_dedup._native import leader_rows
+
+    with pytest.raises(DedupError, match="grouping"):
+        leader_rows(b"", b"", b"", b"", b"", b"", b"", b"", "arrival")

@@ -11,12 +11,18 @@ use crate::cli::print;
 
 /// Print every group of near-duplicates in the index.
 ///
-/// Documents are taken in index order; one within --distance bits of an earlier group
-/// leader (or, in an index with two-stage matching, the default, within --candidate-distance
-/// bits with signatures sharing a band and agreeing) joins the nearest leader, any other leads a group of its own: the
-/// rule `ingest` applies. On an index ingested with --policy reject there are none; with --policy flag,
-/// each original with the documents flagged against it. With --json:
-/// {"clusters":[{"ids":[leader, member, ..]}, ..]}.
+/// Two documents are near within --distance bits (or, in an index with two-stage matching,
+/// the default, within --candidate-distance bits with signatures sharing a band and
+/// agreeing): the rule `ingest` applies. Groups are formed from all the near pairs, not in
+/// index order: the document near the most others, and the nearest, leads (ties: the
+/// lesser fingerprint, then the earlier document), and in that order each document joins
+/// the nearest leader whose whole group it is near, or leads; under a --threshold below 0.5
+/// (--preset rewrites), the nearest leader it is near. Exact copies are judged once. So a
+/// source leads the texts derived from it wherever it stands, and the groups need not be
+/// the decisions `ingest` made in arrival order (its --report says near what each record
+/// was rejected or flagged). docs/PARAMETERS.md, "How groups are formed", has what each
+/// rule measures. With --json: {"clusters":[{"ids":[leader, member, ..]}, ..]}, members in
+/// index order.
 #[derive(Args, Debug)]
 pub struct ClustersCommand {
     #[command(flatten)]

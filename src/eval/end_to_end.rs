@@ -12,6 +12,7 @@ use tantivy::{doc, Index, TantivyDocument};
 use super::counts::Scores;
 use super::set::{EvalSet, Unlisted};
 use crate::error::Result;
+use crate::grouping::Grouping;
 use crate::matching::MatchingSettings;
 use crate::plugin::{text_field_options, DedupIndex, DedupSettings, Policy};
 
@@ -19,14 +20,27 @@ use crate::plugin::{text_field_options, DedupIndex, DedupSettings, Policy};
 const MEMORY: usize = 100_000_000;
 
 /// Precision, recall and F1 of the groups that ingesting `set`'s documents in order with
-/// `settings` (flagging near-duplicates), then grouping the index, make: a pair in one
-/// group is called near; labels as [`evaluate`](super::evaluate) reads them (listed pairs
-/// by their label, the others by the set's [`Unlisted`] rule).
+/// `settings` (flagging near-duplicates), then grouping the index as `clusters` does
+/// ([`Grouping::for_settings`]), make: a pair in one group is called near; labels as
+/// [`evaluate`](super::evaluate) reads them (listed pairs by their label, the others by
+/// the set's [`Unlisted`] rule).
 ///
 /// # Errors
 /// [`Error::InvalidSetting`](crate::Error::InvalidSetting) for settings out of range;
 /// [`Error::Tantivy`](crate::Error::Tantivy) when the in-memory index fails.
 pub fn end_to_end(set: &EvalSet, settings: &MatchingSettings) -> Result<Scores> {
+    end_to_end_by(set, settings, Grouping::for_settings(settings))
+}
+
+/// [`end_to_end`], the index grouped by `grouping`.
+///
+/// # Errors
+/// As [`end_to_end`].
+pub fn end_to_end_by(
+    set: &EvalSet,
+    settings: &MatchingSettings,
+    grouping: Grouping,
+) -> Result<Scores> {
     let dedup = DedupSettings::new(["body"])
         .key_field("id")
         .flagging(true)
@@ -55,7 +69,7 @@ pub fn end_to_end(set: &EvalSet, settings: &MatchingSettings) -> Result<Scores> 
             .expect("every document is the set's"))
     };
     let groups = (index
-        .duplicate_groups(&searcher, settings.get_distance())?
+        .duplicate_groups_by(&searcher, settings.get_distance(), grouping)?
         .into_iter())
     .map(|group| {
         (std::iter::once(group.leader).chain(group.members))

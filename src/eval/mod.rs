@@ -40,7 +40,7 @@ mod set;
 mod verify;
 
 pub use counts::{DistanceCounts, Point, Scores, NO_FINGERPRINT};
-pub use end_to_end::end_to_end;
+pub use end_to_end::{end_to_end, end_to_end_by};
 pub use grid::{default_grid, GridConfig};
 pub use pairs::{count_pairs, near_pairs, NearPair, PairCounts};
 pub use recommend::{

@@ -1,6 +1,6 @@
 //! The decisions an index holds: every group of near-duplicates as `clusters` finds them
-//! (each member against its leader, flagged or not), and the records of what documents
-//! replaced under `--policy replace`.
+//! (each member against its leader, flagged or not; a flagged leader against an unflagged
+//! member), and the records of what documents replaced under `--policy replace`.
 
 use tantivy::schema::IndexRecordOption;
 use tantivy::{DocAddress, DocSet, Searcher, TantivyError, TERMINATED};
@@ -19,17 +19,26 @@ pub(crate) fn index_decisions(index: &CorpusIndex, searcher: &Searcher) -> Resul
     let flags = (searcher.segment_readers().iter())
         .map(|segment| segment.fast_fields().column_opt::<u64>(FLAG_FIELD))
         .collect::<tantivy::Result<Vec<_>>>()?;
+    let flagged = |address: DocAddress| {
+        flags[address.segment_ord as usize]
+            .as_ref()
+            .and_then(|column| column.first(address.doc_id))
+            .is_some_and(|flag| flag > 0)
+    };
     for group in dedup.duplicate_groups(searcher, dedup.distance())? {
         for member in group.members {
-            let judgement = dedup.judge_stored(searcher, group.leader, member)?;
-            let flagged = flags[member.segment_ord as usize]
-                .as_ref()
-                .and_then(|column| column.first(member.doc_id))
-                .is_some_and(|flag| flag > 0);
+            // Groups are formed from the near pairs, so a leader may be a document ingest
+            // flagged and a member one it kept: the kept one is shown as kept.
+            let (kept, other) = if flagged(group.leader) && !flagged(member) {
+                (member, group.leader)
+            } else {
+                (group.leader, member)
+            };
+            let judgement = dedup.judge_stored(searcher, kept, other)?;
             pending.push(Pending {
-                kept: Doc::At(group.leader),
-                other: Doc::At(member),
-                action: if flagged {
+                kept: Doc::At(kept),
+                other: Doc::At(other),
+                action: if flagged(other) {
                     Action::Flagged
                 } else {
                     Action::Grouped

@@ -27,8 +27,9 @@ use tantivy::DocId;
 pub const FINGERPRINT_FIELD: &str = "dedup_fingerprint";
 
 /// The u64 field numbering documents in the order the writer added them (FAST): the order
-/// in which [`duplicate_groups`](crate::plugin::DedupIndex::duplicate_groups) replays the writer's
-/// decisions, since tantivy's own document order changes with threads and merges.
+/// in which [`duplicate_groups`](crate::plugin::DedupIndex::duplicate_groups) lists groups
+/// and members and breaks its last ties, since tantivy's own document order changes with
+/// threads and merges.
 pub const SEQUENCE_FIELD: &str = "dedup_sequence";
 
 /// The u64 field marking documents indexed under [`Policy::Flag`](crate::plugin::Policy::Flag) as
