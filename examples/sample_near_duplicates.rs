@@ -3,7 +3,7 @@
 //! compare the groups with the known near-duplicate groups of `samples/groups.json`.
 //!
 //! ```sh
-//! cargo run --release --example sample_near_duplicates [-- --distance 3 --features words|shingles-N|chargrams-N --weighting tf|tf-idf|tf-idf-length --fold off|characters|regional]
+//! cargo run --release --example sample_near_duplicates [-- --distance 3 --features words|shingles-N|chargrams-N --weighting tf|tf-idf|tf-idf-length --fold off|characters|regional|regional-any-script]
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};

@@ -42,7 +42,10 @@ fn weights_are_learned_at_creation_and_kept() {
     let named = settings(&index)["verification"]["weights"].clone();
     assert!(named.as_str().unwrap().starts_with("idf-65-"), "{named}");
     assert!(index.join(".tantivy-dedup-shingle-weights.bin").is_file());
-    assert_eq!(settings(&index)["version"], 8);
+    assert_eq!(
+        settings(&index)["version"],
+        tantivy_dedup::matching::SETTINGS_VERSION
+    );
     // Run again, with or without the option: the index keeps its table, and the run
     // decides as the first did (a record is there already, or a duplicate again).
     let first: Vec<_> = lines(&output)

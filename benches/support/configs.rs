@@ -7,8 +7,8 @@ use tantivy_dedup::FingerprintConfig;
 
 /// The default config and variations of one setting at a time, with their labels.
 pub fn configs() -> Vec<(&'static str, FingerprintConfig)> {
-    // The default is character 3-grams, TF, regional folding; the word configs start from
-    // it with word features.
+    // The default is character 3-grams, TF, regional-any-script folding; the word configs
+    // start from it with word features.
     let default = FingerprintConfig::default();
     let no_fold = TokenizerConfig::default().folding(ScriptFolding::Off);
     let words = default.clone().features(FeatureKind::Words);

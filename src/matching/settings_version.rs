@@ -43,7 +43,11 @@ use crate::error::{Error, Result};
 /// Format 8: signatures may weight their shingles by a table frozen with the index
 /// ([`Verification::weights`](super::Verification::weights)); files of format 7 and
 /// earlier weight every shingle alike, as they always did.
-pub const SETTINGS_VERSION: u32 = 8;
+///
+/// Format 9: the tokenizer may fold Taiwan vocabulary in either script
+/// ([`ScriptFolding::RegionalAnyScript`](crate::text::ScriptFolding::RegionalAnyScript), the
+/// default); files of earlier formats name the folding their indexes use, and keep it.
+pub const SETTINGS_VERSION: u32 = 9;
 
 /// Checks that a settings file of format `version` can be read by this crate.
 ///

@@ -59,12 +59,23 @@ static TW2SP: LazyLock<Arc<Converter>> = LazyLock::new(|| {
 /// of its keys: built on the first use of [`ScriptFolding::RegionalAnyScript`].
 static ANY_SCRIPT: LazyLock<AnyScript> = LazyLock::new(|| {
     let vocabulary = SimplifiedVocabulary::new();
-    let mut alone = TW2SP.traditional.clone();
+    let keys: Vec<KeyEnds> = vocabulary.changing_keys().collect();
+    // A few keys of one character lie beyond the Traditional characters' blocks
+    // (supplementary ideographs of element names).
+    let alone_end = (keys.iter())
+        .filter_map(|key| match key {
+            KeyEnds::Alone(c) => Some(u32::from(*c) + 1),
+            KeyEnds::Pairs { .. } => None,
+        })
+        .fold(HAN_END, u32::max);
+    let mut alone = BitSet::with_max_value(alone_end);
+    for c in (0..HAN_END).filter(|&c| TW2SP.traditional.contains(c)) {
+        alone.insert(c);
+    }
     let mut pairs = vec![0u8; 1 << PAIR_BITS].into_boxed_slice();
-    for key in vocabulary.changing_keys() {
+    for key in keys {
         match key {
             KeyEnds::Alone(c) => {
-                assert!(u32::from(c) < HAN_END, "the vocabulary's keys are Han");
                 alone.insert(u32::from(c));
             }
             KeyEnds::Pairs { first, last } => {
@@ -76,9 +87,13 @@ static ANY_SCRIPT: LazyLock<AnyScript> = LazyLock::new(|| {
     AnyScript {
         vocabulary,
         alone,
+        alone_end,
         pairs,
     }
 });
+
+/// The most walks of the vocabulary after the first over a text that keeps changing.
+const MAX_FOLDS: usize = 4;
 
 /// The bits of [`pair_slot`]: 2^16 slots for about 1,100 pairs, so that a pair of
 /// characters that is none of them is taken for one in about one case of 60.
@@ -94,8 +109,9 @@ fn pair_slot(first: char, second: char) -> usize {
 struct AnyScript {
     vocabulary: SimplifiedVocabulary,
     /// The characters that change on their own: the Traditional ones and the vocabulary's
-    /// keys of one character (all Han, below [`HAN_END`]).
+    /// keys of one character, all below `alone_end`.
     alone: BitSet,
+    alone_end: u32,
     /// Per slot of a pair of characters, [`FIRST_PAIR`] where the first two characters of
     /// one of the vocabulary's longer keys take it, [`LAST_PAIR`] where the last two do
     /// (a byte a slot: one load a character). A run of Simplified text that does not hold one of each changes
@@ -205,7 +221,7 @@ impl ScriptFolder {
         let code = u32::from(c);
         match self.any_script {
             Some(any_script) => {
-                if code < HAN_END && any_script.alone.contains(code) {
+                if code < any_script.alone_end && any_script.alone.contains(code) {
                     scan.seen |= CHANGES;
                 }
                 scan.seen |= any_script.pairs[pair_slot(scan.previous, c)];
@@ -236,7 +252,7 @@ impl ScriptFolder {
     }
 
     /// [`fold`](Self::fold) without the check, for a caller that has [made
-    /// it](Self::changes) as it read `text`.
+    /// it](Self::scan) as it read `text`.
     pub(crate) fn convert<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         use std::borrow::Cow;
         if let Some(any_script) = self.any_script {
@@ -246,13 +262,30 @@ impl ScriptFolder {
             } else {
                 Cow::Borrowed(text)
             };
-            return match simplified {
+            let folded = match simplified {
                 Cow::Borrowed(text) => any_script.vocabulary.apply(text),
                 Cow::Owned(simplified) => match any_script.vocabulary.apply(&simplified) {
                     Cow::Owned(folded) => Cow::Owned(folded),
                     Cow::Borrowed(_) => Cow::Owned(simplified),
                 },
             };
+            let Cow::Owned(mut folded) = folded else {
+                return folded;
+            };
+            // A fold can make a longer phrase of the table (档案扩展名 becomes 文件扩展名,
+            // which folds to 扩展名): changed text is folded again while the check says it
+            // may change, so that folded text is a fixed point whatever its spelling. The
+            // bound is a guard; the table needs two walks at most.
+            for _ in 0..MAX_FOLDS {
+                if !self.needs_folding(&folded) {
+                    break;
+                }
+                match any_script.vocabulary.apply(&folded) {
+                    Cow::Borrowed(_) => break,
+                    Cow::Owned(again) => folded = again,
+                }
+            }
+            return Cow::Owned(folded);
         }
         if self.regional {
             return self.converter.tw2sp.convert(text);
@@ -331,6 +364,71 @@ mod tests {
         assert!(folder.needs_folding("档案") && !folder.needs_folding("我爱"));
         let regional = ScriptFolder::new(ScriptFolding::Regional).unwrap();
         assert_eq!(regional.fold("使用者的档案"), "使用者的档案");
+    }
+
+    /// Every Taiwan phrase of the table, in Traditional and in Simplified spelling.
+    fn taiwan_phrases() -> Vec<(String, String)> {
+        use crate::text::simplified_vocabulary::generate::{characters, spell};
+        let characters = characters();
+        crate::text::opencc::entries_with_alternatives(crate::text::opencc::TW_PHRASES_REV)
+            .filter(|(key, _)| key.chars().all(crate::text::is_han))
+            .map(|(key, _)| (key.to_owned(), spell(key, &characters)))
+            .collect()
+    }
+
+    /// The pre-check never skips a text the walk changes: every key that changes text
+    /// is found, alone and inside other text.
+    #[test]
+    fn the_check_finds_every_changing_phrase() {
+        let folder = ScriptFolder::new(ScriptFolding::RegionalAnyScript).unwrap();
+        let table = include_str!("../../assets/opencc/TWPhrasesFold.txt");
+        for (key, value) in crate::text::opencc::entries_with_alternatives(table)
+            .filter_map(|(key, mut values)| Some((key, values.next()?)))
+            .filter(|(key, value)| key != value && key.chars().all(crate::text::is_han))
+        {
+            let inside = format!("我们{key}的");
+            assert!(
+                folder.needs_folding(key) && folder.needs_folding(&inside),
+                "{key} {value}"
+            );
+            assert_eq!(folder.fold(&inside), folder.convert(&inside), "{key}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Runs of Taiwan phrases with common text between, in Traditional or Simplified
+        /// spelling: both fold alike, folding is a fixed point, and the pre-checked fold is
+        /// the unchecked conversion. A text that mixes the scripts does so run by run (a
+        /// Traditional run beside a Simplified one): within one run a phrase half in each
+        /// script is neither's.
+        #[test]
+        fn taiwan_phrases_fold_alike_in_either_script(
+            picks in proptest::collection::vec((0usize..10_000, proptest::bool::ANY, 0usize..4), 1..5),
+        ) {
+            static PHRASES: LazyLock<Vec<(String, String)>> = LazyLock::new(taiwan_phrases);
+            let folder = ScriptFolder::new(ScriptFolding::RegionalAnyScript).unwrap();
+            let between = ["", "的", "文件", "我们"];
+            let (mut traditional, mut simplified) = (String::new(), String::new());
+            let (mut mixed, mut simplified_runs) = (Vec::new(), Vec::new());
+            for (pick, in_simplified, gap) in picks {
+                let (trad, simp) = &PHRASES[pick % PHRASES.len()];
+                for (text, phrase) in [(&mut traditional, trad), (&mut simplified, simp)] {
+                    text.push_str(phrase);
+                    text.push_str(between[gap]);
+                }
+                mixed.push(format!("{}{}", if in_simplified { simp } else { trad }, between[gap]));
+                simplified_runs.push(format!("{simp}{}", between[gap]));
+            }
+            let folded = folder.fold(&simplified).into_owned();
+            proptest::prop_assert_eq!(folder.fold(&folded), folded.as_str());
+            proptest::prop_assert_eq!(folder.fold(&traditional), folded.as_str());
+            // Folded run by run, as the tokenizer folds.
+            let fold_runs = |runs: &[String]| -> Vec<String> {
+                runs.iter().map(|run| folder.fold(run).into_owned()).collect()
+            };
+            proptest::prop_assert_eq!(fold_runs(&mixed), fold_runs(&simplified_runs));
+            proptest::prop_assert_eq!(folder.convert(&simplified), folded.as_str());
+        }
     }
 
     #[test]

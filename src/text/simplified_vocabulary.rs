@@ -12,10 +12,10 @@
 //! in regional wording end equal. In Simplified spelling a phrase can be Taiwan wording and
 //! mainland wording at once (文件 is Taiwan's 文档 and the mainland's 档案), so the phrases
 //! that the table links, a Taiwan phrase with its mainland renderings (预设: 缺省 or 默认),
-//! form classes, and every phrase of a class folds to the class's mainland rendering that is
-//! most common (the lowest IDF in jieba's table: 文件, not 文档), which folds to itself. Most
-//! mainland text so changes nothing (and is not walked), and folding folded text changes
-//! nothing.
+//! form classes, and every phrase of a class folds to the class's commonest word (the lowest
+//! IDF in jieba's table: 文件, not 文档; 建立, not 创建), which folds to itself. Most mainland
+//! text so changes nothing (and is not walked), and text is folded until it is a fixed
+//! point, so that folding folded text changes nothing.
 //!
 //! The table is built once, by [`generate`] (a test keeps `assets/opencc/TWPhrasesFold.txt`
 //! equal to what it builds), and shipped: loading jieba's IDF table at every start would
@@ -26,7 +26,7 @@ use std::borrow::Cow;
 use super::opencc::{KeyEnds, Pass};
 
 #[cfg(test)]
-mod generate;
+pub(crate) mod generate;
 
 /// The fold's table, in OpenCC's format: each phrase and what it folds to.
 const TW_PHRASES_FOLD: &str = include_str!("../../assets/opencc/TWPhrasesFold.txt");
@@ -49,8 +49,10 @@ impl SimplifiedVocabulary {
         self.pass.changing_keys()
     }
 
-    /// `text` (Simplified) with Taiwan vocabulary folded to mainland vocabulary: borrowed
-    /// when nothing changes.
+    /// `text` (Simplified) with Taiwan vocabulary folded to mainland vocabulary, one walk:
+    /// borrowed when nothing changes. A fold can make a longer phrase of the table (档案扩展名
+    /// becomes 文件扩展名, which folds to 扩展名): the caller walks changed text again until
+    /// it is a fixed point ([`ScriptFolder`](super::ScriptFolder)).
     pub(crate) fn apply<'a>(&self, text: &'a str) -> Cow<'a, str> {
         self.pass.apply(text)
     }

@@ -17,8 +17,12 @@ pub(super) fn generate() -> String {
             continue;
         };
         let first = classes.rendering(&tw2sp.simplify(first));
-        let key = classes.phrase(&spell(key, &characters));
-        classes.join(key, first);
+        // As a character-only converter spells it, and as OpenCC's phrases do (磁碟 is
+        // 磁盘 there): a run that mixes both scripts is converted by `tw2sp` first.
+        for spelled in [spell(key, &characters), tw2sp.simplify(key).into_owned()] {
+            let key = classes.phrase(&spelled);
+            classes.join(key, first);
+        }
         for other in values {
             // One character alone is too common to fold everywhere (界 of 界面 is not).
             if other.chars().nth(1).is_some() {
@@ -28,7 +32,7 @@ pub(super) fn generate() -> String {
         }
     }
     let idf = IdfTable::jieba();
-    let mut folds = classes.folds(|phrase| idf.idf_or_default(phrase));
+    let mut folds = classes.folds(|phrase| idf.idf(phrase));
     folds.sort();
     let mut text = String::from(
         "# Taiwan vocabulary in Simplified characters, folded to mainland vocabulary\n\
@@ -45,7 +49,7 @@ pub(super) fn generate() -> String {
 
 /// What each Traditional character becomes on its own, as a character-only converter spells
 /// it.
-pub(super) fn characters() -> HashMap<char, String> {
+pub(crate) fn characters() -> HashMap<char, String> {
     let tw2sp = Tw2sp::new();
     (tw2sp.single_keys())
         .map(|c| (c, tw2sp.convert(c.encode_utf8(&mut [0; 4])).into_owned()))
@@ -54,7 +58,7 @@ pub(super) fn characters() -> HashMap<char, String> {
 }
 
 /// `phrase` with each character that `characters` holds replaced by what it becomes.
-pub(super) fn spell(phrase: &str, characters: &HashMap<char, String>) -> String {
+pub(crate) fn spell(phrase: &str, characters: &HashMap<char, String>) -> String {
     let mut spelled = String::with_capacity(phrase.len());
     for c in phrase.chars() {
         match characters.get(&c) {
@@ -111,18 +115,27 @@ impl Classes {
         self.parents[a.max(b)] = a.min(b);
     }
 
-    /// Every phrase with the phrase its class folds to: the class's rendering of least
-    /// `rank` (the first given among equals; a class always holds one, as every key is
-    /// joined to one).
-    fn folds(mut self, rank: impl Fn(&str) -> f32) -> Vec<(String, String)> {
+    /// Every phrase with the phrase its class folds to: the class's commonest word, the
+    /// phrase of least `idf` among those `idf` knows (a Taiwan phrase too: 建立 is also the
+    /// mainland's, and commoner than its rendering 创建), else its first mainland rendering
+    /// (a class always holds one, as every key is joined to one).
+    fn folds(mut self, idf: impl Fn(&str) -> Option<f32>) -> Vec<(String, String)> {
+        // Least first: a known word by its IDF, then a rendering, then the first given.
+        let rank = |id: usize, phrases: &[String], renderings: &[bool]| {
+            let known = idf(&phrases[id]);
+            (known.is_none(), known.unwrap_or(0.0), !renderings[id], id)
+        };
         let mut canonical: HashMap<usize, usize> = HashMap::new();
         for id in 0..self.phrases.len() {
             let root = self.root(id);
-            if !self.renderings[id] {
+            let candidate = rank(id, &self.phrases, &self.renderings);
+            if candidate.0 && !self.renderings[id] {
+                // An unknown Taiwan phrase is never what a class folds to.
                 continue;
             }
             let best = canonical.entry(root).or_insert(id);
-            if rank(&self.phrases[id]) < rank(&self.phrases[*best]) {
+            let current = rank(*best, &self.phrases, &self.renderings);
+            if candidate.partial_cmp(&current) == Some(std::cmp::Ordering::Less) {
                 *best = id;
             }
         }
