@@ -1,5 +1,6 @@
 //! Lookup benchmarks: `FingerprintIndex` queries with the brute-force `LinearScan` as the
-//! baseline in the same run, inserts, and bulk builds, at N = 1M, k = 3; and the candidate
+//! baseline in the same run, the same 1M fingerprints split into 10 to 100 tables (a lookup
+//! per segment) against one, inserts, and bulk builds, at N = 1M, k = 3; and the candidate
 //! stage of two-stage matching, `BandIndex` against the scan at 16 bits it replaces.
 //!
 //! `cargo bench --bench lookup` (about three minutes). For 10M and the adversarial cases, see
@@ -72,6 +73,41 @@ fn bench_queries(c: &mut Criterion) {
         });
         group.finish();
     }
+}
+
+/// One query against 1M fingerprints split into S tables, as a lookup that probes each
+/// segment's own structures would: S = 1 is one global table, the baseline of the same run.
+/// The figure that decides whether per-segment tables need a global summary.
+fn bench_segments(c: &mut Criterion) {
+    let mut rng = Rng(5);
+    let data = random(N, &mut rng);
+    let queries = queries(&data, &mut rng);
+    let mut group = c.benchmark_group("query_1M_k3_by_segments");
+    group.throughput(Throughput::Elements(1));
+    let mut out: Vec<Match> = Vec::new();
+    for segments in [1usize, 10, 30, 100] {
+        let tables: Vec<FingerprintIndex> = data
+            .chunks(N.div_ceil(segments))
+            .map(|chunk| entries(chunk).collect())
+            .collect();
+        let mut i = 0;
+        group.bench_with_input(
+            BenchmarkId::from_parameter(segments),
+            &tables,
+            |b, tables| {
+                b.iter(|| {
+                    i = (i + 1) % queries.len();
+                    let mut found = 0;
+                    for table in tables {
+                        table.query_into(black_box(queries[i]), K, &mut out);
+                        found += out.len();
+                    }
+                    found
+                })
+            },
+        );
+    }
+    group.finish();
 }
 
 fn bench_insert(c: &mut Criterion) {
@@ -188,6 +224,6 @@ criterion_group! {
         .sample_size(30)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_queries, bench_insert, bench_build, bench_candidates
+    targets = bench_queries, bench_segments, bench_insert, bench_build, bench_candidates
 }
 criterion_main!(benches);
