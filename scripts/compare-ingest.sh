@@ -139,7 +139,13 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 field() {  # score-file key
   "$PY" -c 'import json,sys; v = json.load(open(sys.argv[1]))[sys.argv[2]]; print(v if isinstance(v, int) else f"{v:.4f}")' "$1" "$2"
 }
-mib() { du -sk "$1" | awk '{printf "%.1f", $1 / 1024}'; }
+mib() {  # the files of the segments meta.json lists (a merge cut short at exit leaves others)
+  "$PY" -c 'import json, os, sys
+d = sys.argv[1]
+live = {s["segment_id"].replace("-", "") for s in json.load(open(os.path.join(d, "meta.json")))["segments"]}
+size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d) if f.split(".")[0] in live)
+print("%.1f" % (size / 2**20))' "$1"
+}
 INDEX_OURS=$(mib "$RUN/ours.index")
 INDEX_PLAIN=$(mib "$RUN/plain.index")
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
@@ -148,7 +154,7 @@ PLANTED=$(field "$RUN/ours.score" planted)
 
 # ----------------------------------------------------------------- table ----
 {
-  echo "$DOCS documents ($MB MB, $PLANTED planted near copies) of \`$FILE\`, one run of each command; peak = largest resident set (MiB); index = the folder's size (MiB) after the run."
+  echo "$DOCS documents ($MB MB, $PLANTED planted near copies) of \`$FILE\`, one run of each command; peak = largest resident set (MiB); index = the files of the index's segments (MiB) after the run."
   echo
   echo "| command | wall s | CPU s | peak MiB | index MiB | open + search s | rejected | recall | precision |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
