@@ -7,7 +7,8 @@
 #   DOCS=1000000 scripts/compare-ingest.sh
 #
 # The commands, in this order, each measured once by /usr/bin/time -v (user + system CPU,
-# peak resident memory of the process) and bash's clock (wall):
+# peak resident memory of the process) and bash's clock (wall); ours writes its report
+# (one JSON line a record) inside the timing, rensa its list of left-out ids:
 #   ours   target/release/tantivy-dedup ingest --commit-every 10000 --policy reject
 #          --report R --index I FILE (a new index, the default settings)
 #   plain  target/release/examples/plain_ingest I FILE 10000: the same documents, schema,
@@ -30,6 +31,8 @@
 #   MAX_WAIT=300      ...polling every 20 s for at most this many seconds (then run anyway)
 #   SKIP_BUILD=1      use target/release/tantivy-dedup and examples/plain_ingest as they are
 #   RENSA_VERSION=0.5.0  (venv data/venv-rensa, pip install from PyPI)
+#   CARGO_TARGET_DIR=target  where the release builds are (as cargo takes it)
+#   DATA_DIR=data     PYTHON=python3 (generator and scoring; standard library only)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
