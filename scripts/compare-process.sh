@@ -126,21 +126,8 @@ done
 rm -f "$OUT/process.check"
 
 # ------------------------------------------------------------ quiet wait ----
-load1() { cut -d' ' -f1 /proc/loadavg; }
-say "waiting for the 1-minute load average to fall below $LOAD_BELOW (at most $MAX_WAIT s)"
-waited=0
-quiet=yes
-while awk -v l="$(load1)" -v m="$LOAD_BELOW" 'BEGIN{exit !(l >= m)}'; do
-  if [ "$waited" -ge "$MAX_WAIT" ]; then
-    quiet=no
-    say "warning: still busy after $MAX_WAIT s (load $(cut -d' ' -f1-3 /proc/loadavg)): running anyway"
-    break
-  fi
-  printf '  %s load %s\n' "$(date +%H:%M:%S)" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  sleep 20
-  waited=$((waited + 20))
-done
-LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+source scripts/wait-quiet.sh
+wait_for_quiet
 say "load average at the start of the timed runs: $LOAD0 (waited $waited s)"
 
 # ---------------------------------------------------------------- timing ----

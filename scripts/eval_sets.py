@@ -178,8 +178,7 @@ def edited_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
                rng: random.Random, hard: list[tuple[str, str, str]], out: Path,
                description: str, source: str) -> None:
     """originals: (id, text, topic). hard: listed hard negatives (a, b, kind)."""
-    vocab = sorted({m.group(0) for _, t, _ in originals
-                    for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
+    vocab = vocabulary(originals, zh)
 
     def copies_of(text: str) -> list[tuple[str, float | None, str]]:
         copies = []
@@ -274,28 +273,41 @@ def embed(text: str, other: float, fillers: list[str], zh: bool, rng: random.Ran
                                     passage(fillers, around - before, zh, rng)) if x)
 
 
+def vocabulary(originals: list[tuple[str, str, str]], zh: bool) -> list[str]:
+    """The words (for Chinese, the Han characters) of the originals, sorted: what edits
+    insert and substitute."""
+    return sorted({m.group(0) for _, t, _ in originals
+                   for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
+
+
+def heavy_rewrites(text: str, vocab: list[str], fillers: list[str], zh: bool,
+                   rng: random.Random, embeds: tuple[float, ...]) -> list[tuple[str, float, str]]:
+    """(kind, rate, text) of the heavy rewrites of `text`: 20, 30 and 40% substituted and
+    mixed, 30% substituted with 30% of the sentences moved, paragraphs inserted (20 and
+    40%), and the text embedded in a page of each share of other text in `embeds`; drawn
+    from `rng` in that order."""
+    copies = []
+    for rate in (0.2, 0.3, 0.4):
+        copies.append(("substitute", rate, word_edit(text, "substitute", rate, vocab, rng, zh)))
+        copies.append(("mixed", rate, word_edit(text, "mixed", rate, vocab, rng, zh)))
+    substituted = word_edit(text, "substitute", 0.3, vocab, rng, zh)
+    copies.append(("substitute-reorder", 0.3, reorder(substituted, 0.3, rng)))
+    for rate in (0.2, 0.4):
+        copies.append(("insert-paragraphs", rate, insert_paragraphs(text, rate, fillers, zh, rng)))
+    for other in embeds:
+        copies.append(("embed", other, embed(text, other, fillers, zh, rng)))
+    return copies
+
+
 def rewritten_set(name: str, originals: list[tuple[str, str, str]], zh: bool,
                   rng: random.Random, hard: list[tuple[str, str, str]], fillers: list[str],
                   out: Path, description: str, source: str) -> None:
     """Heavy rewrites of the originals: the copies a resemblance threshold tuned for light
     edits misses. originals: (id, text, topic); hard: listed hard negatives."""
-    vocab = sorted({m.group(0) for _, t, _ in originals
-                    for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
+    vocab = vocabulary(originals, zh)
 
     def copies_of(text: str) -> list[tuple[str, float, str]]:
-        copies = []
-        for rate in (0.2, 0.3, 0.4):
-            copies.append(("substitute", rate,
-                           word_edit(text, "substitute", rate, vocab, rng, zh)))
-            copies.append(("mixed", rate, word_edit(text, "mixed", rate, vocab, rng, zh)))
-        substituted = word_edit(text, "substitute", 0.3, vocab, rng, zh)
-        copies.append(("substitute-reorder", 0.3, reorder(substituted, 0.3, rng)))
-        for rate in (0.2, 0.4):
-            copies.append(("insert-paragraphs", rate,
-                           insert_paragraphs(text, rate, fillers, zh, rng)))
-        for other in (0.5, 0.67):
-            copies.append(("embed", other, embed(text, other, fillers, zh, rng)))
-        return copies
+        return heavy_rewrites(text, vocab, fillers, zh, rng, embeds=(0.5, 0.67))
 
     copies_set(name, originals, copies_of, hard, out, description, source)
 
@@ -307,8 +319,7 @@ def plagiarism_sets(name: str, originals: list[tuple[str, str, str]], zh: bool,
     inserted paragraphs, the source quoted inside a longer answer) and `unrelated` answers
     that are other originals, the answers shuffled once; the sources before the answers,
     or after them. originals: (id, text, topic)."""
-    vocab = sorted({m.group(0) for _, t, _ in originals
-                    for m in (HAN.finditer(t) if zh else WORD.finditer(t))})
+    vocab = vocabulary(originals, zh)
     # Drawn from all the originals: their lists start with one kind (Brown, man pages).
     originals = rng.sample(originals, sources + unrelated)
     chosen, others = originals[:sources], originals[sources:]
@@ -316,17 +327,7 @@ def plagiarism_sets(name: str, originals: list[tuple[str, str, str]], zh: bool,
     def answers_of(text: str) -> list[tuple[str, float, str]]:
         answers = [("substitute", 0.05, word_edit(text, "substitute", 0.05, vocab, rng, zh)),
                    ("mixed", 0.1, word_edit(text, "mixed", 0.1, vocab, rng, zh))]
-        for rate in (0.2, 0.3, 0.4):
-            answers.append(("substitute", rate,
-                            word_edit(text, "substitute", rate, vocab, rng, zh)))
-            answers.append(("mixed", rate, word_edit(text, "mixed", rate, vocab, rng, zh)))
-        substituted = word_edit(text, "substitute", 0.3, vocab, rng, zh)
-        answers.append(("substitute-reorder", 0.3, reorder(substituted, 0.3, rng)))
-        for rate in (0.2, 0.4):
-            answers.append(("insert-paragraphs", rate,
-                            insert_paragraphs(text, rate, fillers, zh, rng)))
-        answers.append(("embed", 0.5, embed(text, 0.5, fillers, zh, rng)))
-        return answers
+        return answers + heavy_rewrites(text, vocab, fillers, zh, rng, embeds=(0.5,))
 
     source_docs, answers, pairs = [], [], []
     for oid, text, _ in chosen:
