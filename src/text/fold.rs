@@ -228,7 +228,7 @@ impl ScriptFolder {
                 scan.previous = c;
             }
             None => {
-                if code < HAN_END && self.converter.traditional.contains(code) {
+                if self.is_traditional(c) {
                     scan.seen |= CHANGES;
                 }
             }
