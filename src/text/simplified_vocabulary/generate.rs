@@ -32,7 +32,12 @@ pub(super) fn generate() -> String {
         }
     }
     let idf = IdfTable::jieba();
-    let mut folds = classes.folds(|phrase| idf.idf(phrase));
+    // A fold's output holds no character that `tw2sp` changes alone: such a character
+    // sends its run through `tw2sp` on the next fold, whose walk may read the phrases
+    // around it otherwise (埠呼叫转移 is 端口调用转移 there), and folded text would not be
+    // a fixed point.
+    let stable = |phrase: &str| !phrase.chars().any(|c| characters.contains_key(&c));
+    let mut folds = classes.folds(|phrase| idf.idf(phrase), stable);
     folds.sort();
     let mut text = String::from(
         "# Taiwan vocabulary in Simplified characters, folded to mainland vocabulary\n\
@@ -115,21 +120,33 @@ impl Classes {
         self.parents[a.max(b)] = a.min(b);
     }
 
-    /// Every phrase with the phrase its class folds to: the class's commonest word, the
-    /// phrase of least `idf` among those `idf` knows (a Taiwan phrase too: 建立 is also the
-    /// mainland's, and commoner than its rendering 创建), else its first mainland rendering
-    /// (a class always holds one, as every key is joined to one).
-    fn folds(mut self, idf: impl Fn(&str) -> Option<f32>) -> Vec<(String, String)> {
-        // Least first: a known word by its IDF, then a rendering, then the first given.
+    /// Every phrase with the phrase its class folds to: among the `stable` phrases, the
+    /// class's commonest word, the phrase of least `idf` among those `idf` knows (a Taiwan
+    /// phrase too: 建立 is also the mainland's, and commoner than its rendering 创建), else
+    /// its first mainland rendering (a class always holds one, as every key is joined to
+    /// one).
+    fn folds(
+        mut self,
+        idf: impl Fn(&str) -> Option<f32>,
+        stable: impl Fn(&str) -> bool,
+    ) -> Vec<(String, String)> {
+        // Least first: a stable phrase, a known word by its IDF, then a rendering, then the
+        // first given.
         let rank = |id: usize, phrases: &[String], renderings: &[bool]| {
             let known = idf(&phrases[id]);
-            (known.is_none(), known.unwrap_or(0.0), !renderings[id], id)
+            (
+                !stable(&phrases[id]),
+                known.is_none(),
+                known.unwrap_or(0.0),
+                !renderings[id],
+                id,
+            )
         };
         let mut canonical: HashMap<usize, usize> = HashMap::new();
         for id in 0..self.phrases.len() {
             let root = self.root(id);
             let candidate = rank(id, &self.phrases, &self.renderings);
-            if candidate.0 && !self.renderings[id] {
+            if candidate.1 && !self.renderings[id] {
                 // An unknown Taiwan phrase is never what a class folds to.
                 continue;
             }
@@ -155,6 +172,13 @@ fn shipped_fold_table() {
         "/assets/opencc/TWPhrasesFold.txt"
     );
     let generated = generate();
+    let characters = characters();
+    for (phrase, fold) in generated.lines().filter_map(|line| line.split_once('\t')) {
+        assert!(
+            !fold.chars().any(|c| characters.contains_key(&c)),
+            "{phrase} folds to {fold}, which `tw2sp` changes"
+        );
+    }
     if std::env::var_os("UPDATE_FOLD_TABLE").is_some() {
         std::fs::write(path, &generated).unwrap();
     }
