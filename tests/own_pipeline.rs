@@ -70,22 +70,71 @@ fn filled_documents_are_judged_as_the_writer_judges_them() -> tantivy::Result<()
     Ok(())
 }
 
-#[test]
-fn documents_without_signatures_are_judged_counted_and_found() -> tantivy::Result<()> {
-    let (index, schema) = index();
+/// An index made before the segment component (settings formats 2 to 9): the signatures
+/// in a u64 column, which only the writer and `fill_document` fill.
+fn index_with_signature_column() -> (DedupIndex, Schema) {
+    let settings = DedupSettings::new(["body"]).key_field("url");
+    let mut schema = Schema::builder();
+    schema.add_text_field("body", text_field_options());
+    schema.add_date_field("crawled", FAST | INDEXED | STORED);
+    schema.add_u64_field("dedup_fingerprint", FAST | INDEXED);
+    schema.add_u64_field(SEQUENCE_FIELD, FAST);
+    schema.add_text_field("url", STRING | STORED | FAST);
+    schema.add_u64_field("dedup_signature", FAST);
+    let schema = schema.build();
+    let index = DedupIndex::create(Index::create_in_ram(schema.clone()), settings).unwrap();
+    (index, schema)
+}
+
+/// The report twice and its edited copy, each added with its fingerprint alone (what an
+/// application could do before `fill_document`), uncommitted.
+fn add_with_fingerprints_alone(
+    index: &DedupIndex,
+    schema: &Schema,
+) -> tantivy::Result<IndexWriter> {
     let fingerprint_field = schema.get_field("dedup_fingerprint").unwrap();
-    let mut writer: IndexWriter = index.index().writer_with_num_threads(1, 15_000_000)?;
+    let writer: IndexWriter = index.index().writer_with_num_threads(1, 15_000_000)?;
     for (url, body) in [
         ("a", REPORT.to_owned()),
         ("b", REPORT.to_owned()),
         ("c", edited()),
     ] {
-        // What an application could do before `fill_document`: the fingerprint alone.
-        let mut document = page(&schema, url, &body);
+        let mut document = page(schema, url, &body);
         let fingerprint = index.fingerprint_of(&document).unwrap();
         document.add_u64(fingerprint_field, fingerprint.bits());
         writer.add_document(document)?;
     }
+    Ok(writer)
+}
+
+/// In today's indexes the segment component signs what an application's own writer adds:
+/// a document given its fingerprint alone is judged as the writer judges.
+#[test]
+fn the_segment_component_signs_documents_given_a_fingerprint_alone() -> tantivy::Result<()> {
+    let (index, schema) = index();
+    let mut writer = add_with_fingerprints_alone(&index, &schema)?;
+    writer.commit()?;
+    let searcher = index.index().reader()?.searcher();
+    let body = schema.get_field("body").unwrap();
+    let query = QueryParser::for_index(index.index(), vec![body]).parse_query("council")?;
+    let top = index
+        .collector(10)
+        .require_signatures(true)
+        .search(&searcher, &*query)
+        .unwrap();
+    assert_eq!(
+        (top.hits.len(), top.hidden_total, top.unverified),
+        (1, 2, 0),
+        "{top:?}"
+    );
+    assert!(index.unsigned_documents(&searcher).unwrap().is_empty());
+    Ok(())
+}
+
+#[test]
+fn documents_without_signatures_are_judged_counted_and_found() -> tantivy::Result<()> {
+    let (index, schema) = index_with_signature_column();
+    let mut writer = add_with_fingerprints_alone(&index, &schema)?;
     // One filled document beside them: search goes on over both kinds.
     let mut filled = page(
         &schema,

@@ -8,7 +8,9 @@ mod support;
 
 use support::rng::Rng;
 use tantivy::query::QueryParser;
-use tantivy::schema::{BytesOptions, NumericOptions, Schema, FAST, INDEXED, STORED, STRING};
+use tantivy::schema::{
+    BytesOptions, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED, STRING,
+};
 use tantivy::{doc, Index};
 use tantivy_dedup::plugin::{
     text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, KeptBits, Policy,
@@ -29,8 +31,9 @@ fn settings(bits: KeptBits) -> DedupSettings {
     )
 }
 
-/// The schema an index of [`settings`] was given before: the signature a bytes field.
-fn schema_with_bytes_signatures() -> Schema {
+/// The schema an index of [`settings`] was given before the segment component, its
+/// signature field added by `signature`.
+fn schema_of_before(signature: impl FnOnce(&mut SchemaBuilder)) -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
     schema.add_u64_field(
@@ -40,10 +43,25 @@ fn schema_with_bytes_signatures() -> Schema {
     schema.add_u64_field(SEQUENCE_FIELD, FAST);
     schema.add_text_field("url", STRING | STORED | FAST);
     schema.add_u64_field(CONTENT_FIELD, FAST);
-    schema.add_bytes_field(SIGNATURE_FIELD, BytesOptions::default() | FAST);
+    signature(&mut schema);
     schema.build()
 }
 
+/// Settings format 1: the signature a bytes field.
+fn schema_with_bytes_signatures() -> Schema {
+    schema_of_before(|schema| {
+        schema.add_bytes_field(SIGNATURE_FIELD, BytesOptions::default() | FAST);
+    })
+}
+
+/// Settings formats 2 to 9: the signature a u64 field.
+fn schema_with_column_signatures() -> Schema {
+    schema_of_before(|schema| {
+        schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST);
+    })
+}
+
+/// The schema of today: the signatures in the crate's segment component.
 fn schema_of_now() -> Schema {
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
@@ -196,16 +214,25 @@ fn run(
 
 #[test]
 fn indexes_of_earlier_formats_work_as_one_made_now() {
-    // Eight values of a byte a column value: 16 for the default 128.
+    // Today's indexes keep signatures in the segment component: no column.
     let (byte_outcomes, byte_hits, widths) = run(schema_of_now(), None, KeptBits::LowByte);
+    assert_eq!(widths, [] as [u32; 0]);
+    // Eight values of a byte a column value, as formats 7 to 9 write: 16 for the default
+    // 128, judged alike.
+    let (outcomes, hits, widths) = run(schema_with_column_signatures(), Some(9), KeptBits::LowByte);
     assert_eq!(widths, [16]);
-    // Two 32-bit values a column value, as formats 5 and 6 write: 64.
+    assert_eq!((outcomes, hits), (byte_outcomes.clone(), byte_hits.clone()));
     let (new_outcomes, new_hits, widths) = run(schema_of_now(), None, KeptBits::High);
+    assert_eq!(widths, [] as [u32; 0]);
+    // Two 32-bit values a column value, as formats 5 and 6 write: 64.
+    let (outcomes, hits, widths) = run(schema_with_column_signatures(), Some(6), KeptBits::High);
     assert_eq!(widths, [64]);
+    assert_eq!((&outcomes, &hits), (&new_outcomes, &new_hits));
     let (old_outcomes, old_hits, _) = run(schema_with_bytes_signatures(), Some(1), KeptBits::High);
     assert_eq!(old_outcomes, new_outcomes);
     assert_eq!(old_hits, new_hits);
-    let (old_outcomes, old_hits, widths) = run(schema_of_now(), Some(4), KeptBits::High);
+    let (old_outcomes, old_hits, widths) =
+        run(schema_with_column_signatures(), Some(4), KeptBits::High);
     assert_eq!(widths, [128]);
     assert_eq!(old_outcomes, new_outcomes);
     assert_eq!(old_hits, new_hits);

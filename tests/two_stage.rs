@@ -11,7 +11,7 @@ use tantivy::{doc, Index};
 use tantivy_dedup::matching::Reason;
 use tantivy_dedup::plugin::{
     AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy, Verification,
-    SIGNATURE_FIELD,
+    SIGNATURE_FIELD, VALUES_FIELD,
 };
 use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
 
@@ -121,7 +121,9 @@ fn verification_finds_edits_beyond_the_distance_and_refuses_shuffles() {
     // Two-stage: the copy is a near-duplicate of the pending original, the shuffle is not.
     let dir = tempfile::tempdir().unwrap();
     let index = create(dir.path(), settings(Some(edits())));
-    assert!(index.index().schema().get_field(SIGNATURE_FIELD).is_ok());
+    // Signatures kept in the segment component, fed by the values field.
+    assert!(index.index().schema().get_field(VALUES_FIELD).is_ok());
+    assert!(index.index().schema().get_field(SIGNATURE_FIELD).is_err());
     let writer = index.writer(Policy::Reject, MEMORY).unwrap();
     assert!(matches!(
         add(&index, &writer, "a", &original),

@@ -12,9 +12,6 @@ use std::path::{Path, PathBuf};
 
 use tantivy_dedup::corpus::CorpusIndex;
 
-/// The memory of the writer taken for its lock alone: tantivy's least.
-const WRITER_MEMORY: usize = 15_000_000;
-
 /// The index folder as it was before a run that will create the index in it.
 #[derive(Debug)]
 pub struct Created {
@@ -52,8 +49,12 @@ impl Created {
         };
         // Held until the files are gone: a run that finds the index meanwhile cannot
         // write it.
-        let Ok(_writer) =
-            index.writer_with_num_threads::<tantivy::TantivyDocument>(1, WRITER_MEMORY)
+        // The writer's lock itself: an index of the crate's segment component refuses a
+        // writer of a bare `Index`.
+        use tantivy::directory::Directory as _;
+        let Ok(_writer) = index
+            .directory()
+            .acquire_lock(&tantivy::directory::INDEX_WRITER_LOCK)
         else {
             return Ok(());
         };

@@ -47,7 +47,13 @@ use crate::error::{Error, Result};
 /// Format 9: the tokenizer may fold Taiwan vocabulary in either script
 /// ([`ScriptFolding::RegionalAnyScript`](crate::text::ScriptFolding::RegionalAnyScript), the
 /// default); files of earlier formats name the folding their indexes use, and keep it.
-pub const SETTINGS_VERSION: u32 = 9;
+///
+/// Format 10: indexes keep each document's fingerprint and signature in a segment
+/// component of the plugin's own (`.dedup` files, written, merged and committed with the
+/// segments, and required to write the index), fed by a custom field
+/// ([`VALUES_FIELD`](crate::plugin::VALUES_FIELD)) in place of the signature field.
+/// Indexes of earlier formats keep their columns and open without the component.
+pub const SETTINGS_VERSION: u32 = 10;
 
 /// Checks that a settings file of format `version` can be read by this crate.
 ///

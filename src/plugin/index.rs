@@ -15,6 +15,7 @@ use crate::plugin::columns::{
     DedupFields, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SIGNATURE_FIELD,
 };
 use crate::plugin::read_only::lacks_write_access;
+use crate::plugin::segment_values::{self, DedupSegmentPlugin};
 use crate::plugin::{
     settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
 };
@@ -81,7 +82,10 @@ impl DedupIndex {
             return Self::checked(index, stored, &settings);
         }
         // Check the schema before anything is written.
-        DedupFields::resolve(&index.schema(), &settings)?;
+        let fields = DedupFields::resolve(&index.schema(), &settings)?;
+        if fields.values.is_some() {
+            segment_values::record(&index)?;
+        }
         settings_file::write(index.directory(), &settings)?;
         Self::assemble(index, settings, dictionary)
     }
@@ -123,26 +127,18 @@ impl DedupIndex {
     }
 
     fn assemble(
-        index: Index,
+        mut index: Index,
         settings: DedupSettings,
         dictionary: ChineseDictionary,
     ) -> Result<DedupIndex> {
         settings.validate()?;
         let fields = DedupFields::resolve(&index.schema(), &settings)?;
-        let mut builder =
-            SimHasher::builder(settings.get_fingerprint().clone()).dictionary(dictionary.clone());
-        if let Some(table) = settings.get_idf_table() {
-            builder = builder.idf(Arc::clone(table) as Arc<dyn IdfSource>);
+        let text = text_matcher(&settings, dictionary)?;
+        register_tokenizer(&index, text.hasher().extractor().tokenizer().clone());
+        if fields.values.is_some() {
+            let plugin = DedupSegmentPlugin::new(settings.clone(), text.clone());
+            segment_values::register(&mut index, plugin)?;
         }
-        let hasher = builder.build()?;
-        register_tokenizer(&index, hasher.extractor().tokenizer().clone());
-        let text = TextMatcher::with_hasher(
-            hasher,
-            dictionary,
-            settings.get_distance(),
-            settings.get_verification(),
-            settings.get_shingle_weights().cloned(),
-        )?;
         Ok(DedupIndex {
             inner: Arc::new(Inner {
                 index,
@@ -391,6 +387,34 @@ impl DedupIndex {
 /// persist registrations: call it after every open ([`DedupIndex`] does).
 pub fn register_tokenizer(index: &Index, tokenizer: MixedTokenizer) {
     index.tokenizers().register(TOKENIZER_NAME, tokenizer);
+}
+
+/// The fingerprints and signatures of `settings`, with `dictionary` for Chinese text.
+fn text_matcher(settings: &DedupSettings, dictionary: ChineseDictionary) -> Result<TextMatcher> {
+    let mut builder =
+        SimHasher::builder(settings.get_fingerprint().clone()).dictionary(dictionary.clone());
+    if let Some(table) = settings.get_idf_table() {
+        builder = builder.idf(Arc::clone(table) as Arc<dyn IdfSource>);
+    }
+    TextMatcher::with_hasher(
+        builder.build()?,
+        dictionary,
+        settings.get_distance(),
+        settings.get_verification(),
+        settings.get_shingle_weights().cloned(),
+    )
+}
+
+/// The segment component of an index of `settings` (see
+/// [`DedupSettings::segment_plugin`]).
+pub(crate) fn segment_plugin(settings: &DedupSettings) -> Result<DedupSegmentPlugin> {
+    settings.validate()?;
+    let dictionary = dictionary(settings)?;
+    let settings = settings
+        .clone()
+        .with_dictionary_digest(dictionary.digest().map(str::to_owned));
+    let text = text_matcher(&settings, dictionary)?;
+    Ok(DedupSegmentPlugin::new(settings, text))
 }
 
 fn read_settings(index: &Index) -> Result<DedupSettings> {

@@ -67,6 +67,7 @@ mod fast_values;
 mod index;
 mod read_only;
 mod reindex;
+mod segment_values;
 mod settings;
 mod settings_file;
 mod stored_judgement;
@@ -85,6 +86,7 @@ pub use columns::{
 pub use index::{register_tokenizer, DedupIndex};
 pub use read_only::ReadOnlyTolerantDirectory;
 pub use reindex::{reindex, reindex_with, ReindexOptions, ReindexReport, ReindexedDuplicate};
+pub use segment_values::{DedupSegmentPlugin, VALUES_FIELD};
 pub use settings::{text_field_options, DedupSettings};
 pub use settings_file::{
     DICTIONARY_FILE, IDF_FILE, LEDGER_FILE, SETTINGS_FILE, SHINGLE_WEIGHTS_FILE,

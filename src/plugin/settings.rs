@@ -403,6 +403,22 @@ impl DedupSettings {
         })
     }
 
+    /// The segment component of an index of these settings, for an index built by hand:
+    /// `Index::builder().schema(schema).register_plugin(settings.segment_plugin()?)`.
+    /// [`DedupIndex`](crate::plugin::DedupIndex) registers it itself on the indexes it
+    /// creates and opens, and records it in an index never committed to.
+    ///
+    /// # Errors
+    /// As [`DedupIndex::create`](crate::plugin::DedupIndex::create) for the settings
+    /// themselves (out of range, a user dictionary that does not load).
+    pub fn segment_plugin(
+        &self,
+    ) -> crate::error::Result<std::sync::Arc<dyn tantivy::plugin::SegmentPlugin>> {
+        Ok(std::sync::Arc::new(crate::plugin::index::segment_plugin(
+            self,
+        )?))
+    }
+
     /// The settings file format version these settings were read from or are written in.
     #[must_use]
     pub fn get_version(&self) -> u32 {

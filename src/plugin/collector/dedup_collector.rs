@@ -24,6 +24,7 @@ use super::top_hits::TopHits;
 use crate::error::{Error, Result};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{check_distance, Matcher, Verification};
+use crate::plugin::columns::fingerprint::has_segment_values;
 use crate::plugin::columns::segment::{ColumnNames, SegmentColumns};
 use crate::plugin::columns::signature::SignatureLayout;
 use crate::plugin::columns::SCOPE_FIELD;
@@ -817,7 +818,9 @@ impl Collector for DedupCollector {
             check_fast_field(schema, scope, "scope", Type::U64)?;
         }
         if let Some((name, _)) = &self.verification {
-            if !SignatureLayout::fits(schema, schema.get_field(name)?) {
+            // Indexes whose segments keep the values read signatures there.
+            let in_segments = schema.get_field(name).is_err() && has_segment_values(schema);
+            if !in_segments && !SignatureLayout::fits(schema, schema.get_field(name)?) {
                 return Err(TantivyError::SchemaError(format!(
                     "the signature field `{name}` must be a u64 fast field (or a bytes fast \
                      field, as older indexes have)"

@@ -19,6 +19,9 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
+use crate::plugin::segment_values::{
+    encode_values, shape_of, SignatureShape, SEGMENT_VALUES_FROM_FORMAT, VALUES_FIELD, VALUES_TYPE,
+};
 use crate::plugin::DedupSettings;
 
 /// The fields of an index that the plugin reads and writes.
@@ -51,6 +54,12 @@ pub struct DedupFields {
     pub(crate) replaced_key: Option<Field>,
     /// The scope field the settings name and [`SCOPE_FIELD`], if they name one.
     pub scope: Option<(Field, Field)>,
+    /// [`VALUES_FIELD`], in indexes whose segments keep the values (settings format 10 and
+    /// later): a prepared document's fingerprint and signature for the segment component,
+    /// where signatures are kept (no [`SIGNATURE_FIELD`] then).
+    pub values: Option<Field>,
+    /// How the segment component stores signatures.
+    pub(crate) values_shape: SignatureShape,
 }
 
 impl DedupFields {
@@ -73,8 +82,10 @@ impl DedupFields {
             schema.add_u64_field(FLAG_FIELD, FAST | INDEXED | STORED);
             schema.add_text_field(DUPLICATE_OF_FIELD, STRING | STORED);
         }
-        if settings.get_verification().is_some() {
-            // Multi-valued: one column value a signature value, in order (see `signature`).
+        if settings.get_version() >= SEGMENT_VALUES_FROM_FORMAT {
+            schema.add_custom_field(VALUES_FIELD, VALUES_TYPE, serde_json::json!({}));
+        } else if settings.get_verification().is_some() {
+            // Multi-valued: several signature values a column value (see `signature`).
             schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST);
         }
         if settings.get_scope_field().is_some() {
@@ -175,8 +186,16 @@ impl DedupFields {
         } else {
             None
         };
+        let values = match schema.get_field(VALUES_FIELD) {
+            Ok(_) => Some(field(schema, VALUES_FIELD, |ty| match ty {
+                FieldType::Custom(options) if options.type_name() == VALUES_TYPE => Ok(()),
+                _ => Err(format!("must be a custom field of type {VALUES_TYPE}")),
+            })?),
+            Err(_) => None,
+        };
         let signature = settings
             .get_verification()
+            .filter(|_| values.is_none())
             .map(|_| {
                 field(schema, SIGNATURE_FIELD, |ty| match ty {
                     FieldType::U64(options) if options.is_fast() => Ok(()),
@@ -247,6 +266,8 @@ impl DedupFields {
             replaced,
             replaced_text,
             replaced_key,
+            values,
+            values_shape: shape_of(settings),
         })
     }
 
@@ -302,6 +323,13 @@ impl DedupFields {
     ) {
         if let Some(fingerprint) = fingerprint {
             document.add_u64(self.fingerprint, fingerprint.bits());
+        }
+        if let Some(field) = self.values {
+            let values = signature.map(Signature::values);
+            document.add_custom(
+                field,
+                &encode_values(fingerprint, values, self.values_shape),
+            );
         }
         if let (Some(field), Some(signature)) = (self.signature, signature) {
             signature::add_to(document, field, self.signature_layout, signature);

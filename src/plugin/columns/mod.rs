@@ -13,6 +13,7 @@
 //!   indexes) and the column that reads either.
 
 mod fields;
+pub(crate) mod fingerprint;
 pub(crate) mod segment;
 pub(crate) mod signature;
 pub(crate) mod stored;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tantivy::columnar::{Column, ColumnType};
 use tantivy::{DocId, SegmentReader};
 
+use super::fingerprint::FingerprintColumn;
 use super::is_flagged;
 use super::signature::SignatureColumn;
 use crate::error::{Error, Result};
@@ -24,7 +25,7 @@ pub(crate) struct SegmentColumns(Arc<Columns>);
 /// The columns a [`SegmentColumns`] shares.
 #[derive(Default)]
 struct Columns {
-    fingerprint: Option<Column<u64>>,
+    fingerprint: Option<FingerprintColumn>,
     /// The flags of documents to skip.
     flag: Option<Column<u64>>,
     /// The flags of documents taken in, to lead their groups by their originals.
@@ -83,7 +84,7 @@ impl SegmentColumns {
             }
             None => None,
         };
-        let fingerprint = fast_fields.column_opt::<u64>(names.fingerprint)?;
+        let fingerprint = FingerprintColumn::open(reader, names.fingerprint)?;
         let scope = match names.scope {
             Some(name) => fast_fields.column_opt::<u64>(name)?,
             None => None,
@@ -93,8 +94,7 @@ impl SegmentColumns {
             None => None,
         };
         if names.require_signatures && names.signature.is_some() {
-            let count = |column: Option<&Column<u64>>| column.map_or(0, |c| c.values.num_vals());
-            let fingerprints = count(fingerprint.as_ref());
+            let fingerprints = fingerprint.as_ref().map_or(0, FingerprintColumn::documents);
             let signatures = signature
                 .as_ref()
                 .map_or(0, |(column, _)| column.documents());
@@ -162,8 +162,7 @@ impl SegmentColumns {
         self.0
             .fingerprint
             .as_ref()
-            .and_then(|column| column.first(doc))
-            .map(Fingerprint)
+            .and_then(|column| column.get(doc))
     }
 
     /// The scope of `doc`: its value in the scope column (`None` without one, or without

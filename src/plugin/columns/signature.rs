@@ -31,9 +31,11 @@ use tantivy::columnar::{BytesColumn, Column, ColumnIndex, RowId};
 use tantivy::schema::{Field, FieldType, Schema};
 use tantivy::{DocId, SegmentReader, TantivyDocument};
 
+use super::fingerprint::has_segment_values;
 use super::SIGNATURE_FIELD;
 use crate::error::{Error, Result};
 use crate::fingerprint::{le_bytes, KeptBits, Signature, EMPTY};
+use crate::plugin::segment_values::{self, SegmentValues};
 
 /// The first settings format whose indexes store [`SignatureLayout::Pairs`].
 const PAIRS_FROM_FORMAT: u32 = 5;
@@ -147,6 +149,8 @@ pub(crate) enum SignatureColumn {
     Values(Column<u64>),
     /// The bytes layout.
     Bytes(BytesColumn),
+    /// The segment component's file (indexes of settings format 10 and later).
+    Segment(SegmentValues),
 }
 
 impl SignatureColumn {
@@ -159,6 +163,9 @@ impl SignatureColumn {
     pub(crate) fn open(reader: &SegmentReader, name: &str) -> Result<Option<SignatureColumn>> {
         let fast_fields = reader.fast_fields();
         let schema = reader.schema();
+        if schema.get_field(name).is_err() && has_segment_values(schema) {
+            return Ok(Some(Self::Segment(segment_values::open(reader)?)));
+        }
         let kind = schema
             .get_field(name)
             .ok()
@@ -186,6 +193,7 @@ impl SignatureColumn {
                 column.values.num_vals() / width.max(1) as u32
             }
             Self::Bytes(column) => column.ords().values.num_vals(),
+            Self::Segment(values) => values.signed_documents(),
         }
     }
 
@@ -252,6 +260,18 @@ impl SignatureColumn {
                 }
                 Ok(true)
             }
+            Self::Segment(values) => {
+                if !values.is_signed(doc) {
+                    return Ok(false);
+                }
+                if !values.read_signature(doc, out) {
+                    return Err(decode_error(
+                        format!("{} values in the segment's file", values.shape().values),
+                        format!("{hashes}"),
+                    ));
+                }
+                Ok(true)
+            }
         }
     }
 
@@ -262,8 +282,12 @@ impl SignatureColumn {
     /// page's count of hits judged without a signature asks this of every hit, and a read
     /// unpacks the whole signature.
     pub(crate) fn signed(&self, doc: DocId, hashes: usize) -> Option<bool> {
-        let Self::Values(column) = self else {
-            return None;
+        let column = match self {
+            Self::Values(column) => column,
+            Self::Segment(values) => {
+                return Some(values.is_signed(doc) && values.shape().values == hashes)
+            }
+            Self::Bytes(_) => return None,
         };
         let fits = column.values.max_value() <= u64::from(u32::MAX);
         let stored = column.index.value_row_ids(doc).len();

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use tantivy::columnar::Column;
 use tantivy::{DocAddress, DocId, Searcher, SegmentReader};
 
+use super::fingerprint::FingerprintColumn;
 use super::signature::{self, SignatureColumn};
 use super::{
     is_flagged, CONTENT_FIELD, FINGERPRINT_FIELD, FLAG_FIELD, SCOPE_FIELD, SEQUENCE_FIELD,
@@ -78,7 +79,9 @@ fn segment_fingerprints(
     settings: &DedupSettings,
 ) -> Result<Vec<StoredFingerprint>> {
     let fast = reader.fast_fields();
-    let fingerprints: Column<u64> = fast.u64(FINGERPRINT_FIELD)?;
+    let Some(fingerprints) = FingerprintColumn::open(reader, FINGERPRINT_FIELD)? else {
+        return Ok(Vec::new());
+    };
     let flags: Option<Column<u64>> = if settings.get_flagging() {
         Some(fast.u64(FLAG_FIELD)?)
     } else {
@@ -110,7 +113,7 @@ fn segment_fingerprints(
     };
     let mut out = Vec::new();
     let mut visit = |doc: DocId| {
-        let Some(fingerprint) = fingerprints.first(doc) else {
+        let Some(fingerprint) = fingerprints.get(doc) else {
             return;
         };
         let key_hash = keys
@@ -119,7 +122,7 @@ fn segment_fingerprints(
             .map_or(NO_KEY, |ord| key_hashes[ord as usize]);
         out.push(StoredFingerprint {
             address: DocAddress::new(segment_ord, doc),
-            fingerprint: Fingerprint(fingerprint),
+            fingerprint,
             key_hash,
             flagged: is_flagged(flags.as_ref(), doc),
             scope: scopes.as_ref().and_then(|scopes| scopes.first(doc)),
@@ -139,8 +142,8 @@ pub(crate) fn fingerprint_at(
     address: DocAddress,
 ) -> Result<Option<Fingerprint>> {
     let reader = searcher.segment_reader(address.segment_ord);
-    let column = reader.fast_fields().u64(FINGERPRINT_FIELD)?;
-    Ok(column.first(address.doc_id).map(Fingerprint))
+    let column = FingerprintColumn::open(reader, FINGERPRINT_FIELD)?;
+    Ok(column.and_then(|column| column.get(address.doc_id)))
 }
 
 /// The scope hash of the document at `address` ([`SCOPE_FIELD`]), if it has one.

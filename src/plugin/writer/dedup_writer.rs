@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::fingerprint::{Fingerprint, Signature};
 use crate::matching::{check_distance, Matcher};
 use crate::plugin::columns::stored::next_sequence;
+use crate::plugin::segment_values;
 use crate::plugin::{DedupIndex, MAX_REPLACED_RECORDS};
 
 /// Wraps an [`IndexWriter`]: [`add`](Self::add) computes the document's fingerprint from the
@@ -140,7 +141,8 @@ impl Books<'_> {
     /// the batch is let go.
     pub(super) fn committed(self, reader: &IndexReader, matcher: &Matcher) -> Result<()> {
         reader.reload()?;
-        self.view.commit(reader.searcher());
+        let (searcher, _pins) = segment_values::pinned_searcher(reader)?;
+        self.view.commit(searcher);
         self.dependents.commit()?;
         if *self.stale {
             // A delete by query or of every document: which documents went is known now.
@@ -252,7 +254,7 @@ impl DedupWriter {
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
-        let searcher = reader.searcher();
+        let (searcher, _pins) = segment_values::pinned_searcher(&reader)?;
         let matcher = index.matcher(index.distance());
         // The add order goes on after every document this writer sees, and after those
         // the index's handle numbered already (`fill_document`).

@@ -11,13 +11,14 @@ use std::collections::HashMap;
 use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, TantivyDocument};
-use tantivy::{DocAddress, DocSet, Searcher, Term, TERMINATED};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, Term, TERMINATED};
 
 use crate::error::Result;
 use crate::fingerprint::{Fingerprint, Signature};
 use crate::lookup::SignatureTable;
 use crate::plugin::columns::stored::{key_at, key_hash, signature_at, version_at, NO_KEY};
 use crate::plugin::columns::{is_flagged, FLAG_FIELD};
+use crate::plugin::segment_values::{self, SegmentValues};
 use crate::plugin::DedupIndex;
 
 /// The index at the writer's last commit, as its searcher shows it, and the committed slots
@@ -31,17 +32,22 @@ pub(super) struct Committed {
     /// Whether some segment has terms in [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD):
     /// an index never written under `Policy::Replace` pays no lookup for them.
     holds_records: bool,
+    /// The segment component's files of the searcher's segments, held so that they are
+    /// read after a merge deletes them (see `segment_values::pin`).
+    pins: Vec<SegmentValues>,
 }
 
 impl Committed {
     /// The commit `searcher` shows, of `index`.
     pub fn new(index: DedupIndex, searcher: Searcher) -> Committed {
         let holds_records = holds_records(&index, &searcher);
+        let pins = pins_of(&searcher);
         Committed {
             index,
             searcher,
             addresses: HashMap::new(),
             holds_records,
+            pins,
         }
     }
 
@@ -58,6 +64,7 @@ impl Committed {
     /// Moves to the commit `searcher` shows, where merges may have moved documents.
     pub fn reload(&mut self, searcher: Searcher) {
         self.holds_records = holds_records(&self.index, &searcher);
+        self.pins = pins_of(&searcher);
         self.searcher = searcher;
         self.addresses.clear();
     }
@@ -185,6 +192,33 @@ impl Committed {
     fn first_with(&self, (fingerprint, wanted): (Fingerprint, u64)) -> Result<Option<DocAddress>> {
         let term = Term::from_field_u64(self.index.fields().fingerprint, fingerprint.bits());
         for (segment_ord, reader) in self.searcher.segment_readers().iter().enumerate() {
+            let flags = if self.index.settings().get_flagging() {
+                Some(reader.fast_fields().u64(FLAG_FIELD)?)
+            } else {
+                None
+            };
+            let alive = reader.alive_bitset();
+            let check = |doc: DocId| -> Result<Option<DocAddress>> {
+                if is_flagged(flags.as_ref(), doc) || !alive.is_none_or(|a| a.is_alive(doc)) {
+                    return Ok(None);
+                }
+                let address = DocAddress::new(segment_ord as u32, doc);
+                let hash = self
+                    .key_at(address)?
+                    .map_or(NO_KEY, |key| key_hash(key.as_bytes()));
+                Ok((hash == wanted).then_some(address))
+            };
+            if self.index.fields().values.is_some() {
+                // The component's table by fingerprint holds every document, those added
+                // without the fingerprint field too.
+                let values = segment_values::open(reader)?;
+                for doc in values.documents_with(fingerprint) {
+                    if let Some(address) = check(doc)? {
+                        return Ok(Some(address));
+                    }
+                }
+                continue;
+            }
             let Some(mut postings) = reader
                 .inverted_index(term.field())?
                 .read_postings(&term, IndexRecordOption::Basic)
@@ -192,28 +226,25 @@ impl Committed {
             else {
                 continue;
             };
-            let flags = if self.index.settings().get_flagging() {
-                Some(reader.fast_fields().u64(FLAG_FIELD)?)
-            } else {
-                None
-            };
-            let alive = reader.alive_bitset();
             let mut doc = postings.doc();
             while doc != TERMINATED {
-                if !is_flagged(flags.as_ref(), doc) && alive.is_none_or(|a| a.is_alive(doc)) {
-                    let address = DocAddress::new(segment_ord as u32, doc);
-                    let hash = self
-                        .key_at(address)?
-                        .map_or(NO_KEY, |key| key_hash(key.as_bytes()));
-                    if hash == wanted {
-                        return Ok(Some(address));
-                    }
+                if let Some(address) = check(doc)? {
+                    return Ok(Some(address));
                 }
                 doc = postings.advance();
             }
         }
         Ok(None)
     }
+}
+
+/// The pins of `searcher`'s segments, where they can be taken: the writer takes its
+/// searchers pinned (`segment_values::pinned_searcher`), so these are found held.
+fn pins_of(searcher: &Searcher) -> Vec<SegmentValues> {
+    segment_values::pin(searcher)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 /// Whether a segment of `searcher` has terms in `index`'s
