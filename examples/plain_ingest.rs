@@ -1,7 +1,7 @@
 //! The baseline of `tantivy-dedup ingest`: a JSON-lines file indexed by a plain tantivy
-//! `IndexWriter`, no fingerprints and no lookups, into an index made as `ingest` makes
-//! one (the corpus schema, the crate's tokenizer registered on open), committed every N
-//! documents. What `ingest` costs beyond it is the price of deduplicating.
+//! `IndexWriter`, no fingerprints and no lookups, into a tantivy index of the schema
+//! `ingest` makes (the corpus fields and the plugin's, left empty) with the crate's
+//! tokenizer, without the crate's segment plugin, committed every N documents. What `ingest` costs beyond it is the price of deduplicating.
 //!
 //! ```sh
 //! cargo run --release --example plain_ingest -- INDEX_DIR FILE.jsonl [COMMIT_EVERY] [MEMORY_MB]
@@ -20,8 +20,10 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use serde_json::Value;
-use tantivy::IndexWriter;
-use tantivy_dedup::corpus::{corpus_settings, CorpusIndex, CorpusRecord};
+use tantivy::{Index, IndexWriter};
+use tantivy_dedup::corpus::{corpus_schema, corpus_settings, CorpusFields, CorpusRecord};
+use tantivy_dedup::plugin::register_tokenizer;
+use tantivy_dedup::text::MixedTokenizer;
 
 /// The record of one JSON line, with `ingest`'s field names.
 fn record(line: &str) -> anyhow::Result<CorpusRecord> {
@@ -60,18 +62,22 @@ fn main() -> anyhow::Result<()> {
     let commit_every: usize = args.next().map_or(Ok(10_000), |a| a.parse())?;
     let memory_mb: usize = args.next().map_or(Ok(200), |a| a.parse())?;
     anyhow::ensure!(commit_every > 0, "COMMIT_EVERY must be at least 1");
-    if CorpusIndex::exists(&dir) {
+    if dir.join("meta.json").exists() {
         bail!(
             "{} holds an index already: give a new folder",
             dir.display()
         );
     }
     let start = Instant::now();
-    // Created and opened as `ingest` does: the corpus schema, and the tokenizer of the
-    // settings registered by the opening.
-    CorpusIndex::create(&dir, corpus_settings)?;
-    let index = CorpusIndex::open(&dir)?;
-    let mut writer: IndexWriter = index.dedup.index().writer(memory_mb << 20)?;
+    // The schema `ingest` makes and the tokenizer of its settings, in a plain tantivy
+    // index: no segment plugin, and no plugin field filled.
+    let settings = corpus_settings();
+    std::fs::create_dir_all(&dir)?;
+    let index = Index::create_in_dir(&dir, corpus_schema(&settings)?)?;
+    let tokenizer = MixedTokenizer::from_config(settings.get_fingerprint().get_tokenizer())?;
+    register_tokenizer(&index, tokenizer);
+    let fields = CorpusFields::of(&index.schema())?;
+    let mut writer: IndexWriter = index.writer(memory_mb << 20)?;
     let input = std::io::BufReader::with_capacity(
         1 << 20,
         std::fs::File::open(&file).with_context(|| format!("cannot open {}", file.display()))?,
@@ -83,7 +89,7 @@ fn main() -> anyhow::Result<()> {
             continue;
         }
         let record = record(&line).with_context(|| format!("{}:{}", file.display(), number + 1))?;
-        writer.add_document(index.fields.document(&record))?;
+        writer.add_document(fields.document(&record))?;
         documents += 1;
         pending += 1;
         if pending == commit_every {
