@@ -8,8 +8,6 @@
 
 use std::collections::HashMap;
 
-use tantivy::collector::DocSetCollector;
-use tantivy::query::TermQuery;
 use tantivy::schema::{IndexRecordOption, TantivyDocument};
 use tantivy::{DocAddress, DocId, DocSet, Searcher, Term, TERMINATED};
 
@@ -127,14 +125,28 @@ impl Committed {
         Ok(self.searcher.doc(address)?)
     }
 
+    /// The alive documents holding `term`, in address order: the term's postings walked
+    /// segment by segment (a `TermQuery` would weigh the term first, for scores no one
+    /// reads, on every add that has a key).
     fn with_term(&self, term: Term) -> Result<Vec<DocAddress>> {
-        let query = TermQuery::new(term, IndexRecordOption::Basic);
-        let mut found: Vec<DocAddress> = self
-            .searcher
-            .search(&query, &DocSetCollector)?
-            .into_iter()
-            .collect();
-        found.sort();
+        let mut found = Vec::new();
+        for (segment_ord, reader) in self.searcher.segment_readers().iter().enumerate() {
+            let Some(mut postings) = reader
+                .inverted_index(term.field())?
+                .read_postings(&term, IndexRecordOption::Basic)
+                .map_err(tantivy::TantivyError::from)?
+            else {
+                continue;
+            };
+            let alive = reader.alive_bitset();
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if alive.is_none_or(|a| a.is_alive(doc)) {
+                    found.push(DocAddress::new(segment_ord as u32, doc));
+                }
+                doc = postings.advance();
+            }
+        }
         Ok(found)
     }
 
