@@ -87,9 +87,10 @@ fn segment_fingerprints(
     } else {
         None
     };
-    let keys = match settings.get_key_field() {
-        Some(name) => fast.str(name)?,
-        None => None,
+    // The segment component holds each document's key hash; the column is read otherwise.
+    let keys = match (settings.get_key_field(), &fingerprints) {
+        (_, FingerprintColumn::Segment(_)) | (None, _) => None,
+        (Some(name), _) => fast.str(name)?,
     };
     // Hash each distinct key once, in ordinal order, instead of once per document.
     let key_hashes: Vec<u64> = match &keys {
@@ -116,10 +117,13 @@ fn segment_fingerprints(
         let Some(fingerprint) = fingerprints.get(doc) else {
             return;
         };
-        let key_hash = keys
-            .as_ref()
-            .and_then(|keys| keys.ords().first(doc))
-            .map_or(NO_KEY, |ord| key_hashes[ord as usize]);
+        let key_hash = match &fingerprints {
+            FingerprintColumn::Segment(values) => values.key_hash(doc),
+            FingerprintColumn::Column(_) => keys
+                .as_ref()
+                .and_then(|keys| keys.ords().first(doc))
+                .map_or(NO_KEY, |ord| key_hashes[ord as usize]),
+        };
         out.push(StoredFingerprint {
             address: DocAddress::new(segment_ord, doc),
             fingerprint,

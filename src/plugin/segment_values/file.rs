@@ -7,6 +7,7 @@
 //! fingerprinted bitset, documents.div_ceil(64) × u64 LE
 //! signatures    documents × values × bytes a value (zeros where none)
 //! signed        bitset, as above
+//! key hashes    documents × u64 LE (0 for a document without a key)
 //! sorted        one (u64 fingerprint, u32 document) LE a fingerprinted document,
 //!               by fingerprint then document
 //! ```
@@ -87,18 +88,22 @@ pub(crate) struct ValuesBuilder {
     fingerprinted: Vec<u64>,
     signatures: Vec<u8>,
     signed: Vec<u64>,
+    keys: Vec<u64>,
     documents: u32,
 }
 
 impl ValuesBuilder {
-    /// Adds the next document's values: its fingerprint, and its signature's bytes in the
-    /// segment's [`SignatureShape`] (`None` for none).
+    /// Adds the next document's values: its fingerprint, its signature's bytes in the
+    /// segment's [`SignatureShape`] (`None` for none), and the hash of its key (`NO_KEY`
+    /// for none).
     pub(crate) fn push(
         &mut self,
         fingerprint: Option<u64>,
         signature: Option<&[u8]>,
+        key_hash: u64,
         shape: SignatureShape,
     ) {
+        self.keys.push(key_hash);
         let doc = self.documents as usize;
         if doc.is_multiple_of(64) {
             self.fingerprinted.push(0);
@@ -127,7 +132,10 @@ impl ValuesBuilder {
 
     /// The heap bytes held.
     pub(crate) fn memory(&self) -> usize {
-        8 * (self.fingerprints.capacity() + self.fingerprinted.capacity() + self.signed.capacity())
+        8 * (self.fingerprints.capacity()
+            + self.fingerprinted.capacity()
+            + self.signed.capacity()
+            + self.keys.capacity())
             + self.signatures.capacity()
     }
 
@@ -152,6 +160,7 @@ impl ValuesBuilder {
         words(&self.fingerprinted, out)?;
         out.write_all(&self.signatures)?;
         words(&self.signed, out)?;
+        words(&self.keys, out)?;
         let mut sorted: Vec<(u64, DocId)> = (0..self.documents)
             .filter(|&doc| bit(&self.fingerprinted, doc))
             .map(|doc| (self.fingerprints[doc as usize], doc))
@@ -195,6 +204,7 @@ pub(crate) struct Layout {
     fingerprinted: usize,
     signatures: usize,
     signed: usize,
+    keys: usize,
     sorted: usize,
     sorted_len: usize,
 }
@@ -235,7 +245,8 @@ impl SegmentValues {
         let fingerprinted = HEADER + 8 * docs;
         let signatures = fingerprinted + bitset;
         let signed = signatures + docs * shape.width();
-        let sorted = signed + bitset;
+        let keys = signed + bitset;
+        let sorted = keys + 8 * docs;
         if data.len() < sorted || !(data.len() - sorted).is_multiple_of(SORTED_ENTRY) {
             return Err(damaged(format!("{} bytes", data.len())));
         }
@@ -247,6 +258,7 @@ impl SegmentValues {
             fingerprinted,
             signatures,
             signed,
+            keys,
             sorted,
             sorted_len,
         })))
@@ -261,7 +273,7 @@ impl Layout {
 
     /// The number of documents with a signature.
     pub(crate) fn signed_documents(&self) -> u32 {
-        let words = &self.bytes[self.signed..self.sorted];
+        let words = &self.bytes[self.signed..self.keys];
         words.iter().map(|byte| byte.count_ones()).sum()
     }
 
@@ -286,6 +298,16 @@ impl Layout {
         Some(Fingerprint(u64::from_le_bytes(
             self.bytes[at..at + 8].try_into().unwrap(),
         )))
+    }
+
+    /// The hash of `doc`'s key (`key_hash`), `NO_KEY` for none.
+    #[inline]
+    pub(crate) fn key_hash(&self, doc: DocId) -> u64 {
+        if doc >= self.documents {
+            return 0;
+        }
+        let at = self.keys + 8 * doc as usize;
+        u64::from_le_bytes(self.bytes[at..at + 8].try_into().unwrap())
     }
 
     /// Whether `doc` has a signature.
@@ -376,13 +398,14 @@ mod tests {
                     shape.encode(values, &mut bytes);
                     bytes
                 });
-                builder.push(*fingerprint, bytes.as_deref(), shape);
+                builder.push(*fingerprint, bytes.as_deref(), fingerprint.unwrap_or(0) + 1, shape);
             }
             let values = written(&builder, shape);
             let mut out = [0u32; 4];
             for (doc, (fingerprint, signature)) in docs.iter().enumerate() {
                 let doc = doc as DocId;
                 proptest::prop_assert_eq!(values.fingerprint(doc), fingerprint.map(Fingerprint));
+                proptest::prop_assert_eq!(values.key_hash(doc), fingerprint.unwrap_or(0) + 1);
                 proptest::prop_assert_eq!(values.read_signature(doc, &mut out), signature.is_some());
                 if let Some(signature) = signature {
                     proptest::prop_assert_eq!(&out[..], &signature[..]);
@@ -407,7 +430,7 @@ mod tests {
         let mut bytes = Vec::new();
         shape.encode(&[EMPTY; 3], &mut bytes);
         let mut builder = ValuesBuilder::default();
-        builder.push(Some(1), Some(&bytes), shape);
+        builder.push(Some(1), Some(&bytes), 0, shape);
         let mut out = [0; 3];
         assert!(written(&builder, shape).read_signature(0, &mut out));
         assert_eq!(out, [EMPTY; 3]);
@@ -420,7 +443,7 @@ mod tests {
             bytes: 1,
         };
         let mut builder = ValuesBuilder::default();
-        builder.push(Some(5), Some(&[1, 2]), shape);
+        builder.push(Some(5), Some(&[1, 2]), 0, shape);
         let mut bytes = Vec::new();
         builder.write_to(shape, &mut bytes).unwrap();
         let truncated = OwnedBytes::new(bytes[..bytes.len() - 1].to_vec());

@@ -34,7 +34,8 @@ pub(super) fn merge(ctx: &PluginMergeContext, shape: SignatureShape) -> tantivy:
         }
         for doc in reader.doc_ids_alive() {
             let fingerprint = values.fingerprint(doc).map(|f| f.bits());
-            merged.push(fingerprint, values.signature_bytes(doc), shape);
+            let signature = values.signature_bytes(doc);
+            merged.push(fingerprint, signature, values.key_hash(doc), shape);
         }
     }
     write_file(ctx.target_segment, &merged, shape)

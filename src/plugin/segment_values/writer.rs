@@ -11,6 +11,7 @@ use tantivy::{DocId, Segment, TantivyDocument, TantivyError};
 use super::file::ValuesBuilder;
 use super::{decode_values, SignatureShape};
 use crate::matching::TextMatcher;
+use crate::plugin::columns::stored::{key_hash, NO_KEY};
 use crate::plugin::DedupFields;
 
 pub(super) struct ValuesWriter {
@@ -52,6 +53,10 @@ impl PluginWriter for ValuesWriter {
                 "tantivy-dedup's segment values read TantivyDocuments only".into(),
             ));
         };
+        let key_hash = self
+            .fields
+            .key_of(doc)
+            .map_or(NO_KEY, |key| key_hash(key.as_bytes()));
         let prepared = self
             .fields
             .values
@@ -63,7 +68,8 @@ impl PluginWriter for ValuesWriter {
                     bytes.len()
                 )));
             };
-            self.values.push(fingerprint, signature, self.shape);
+            self.values
+                .push(fingerprint, signature, key_hash, self.shape);
             return Ok(());
         }
         // A document added as it came: its values from its text, as the writer would.
@@ -73,8 +79,9 @@ impl PluginWriter for ValuesWriter {
             self.shape.encode(signature.values(), &mut self.scratch);
         }
         let signature = signature.is_some().then_some(&self.scratch[..]);
+        let fingerprint = fingerprint.map(|f| f.bits());
         self.values
-            .push(fingerprint.map(|f| f.bits()), signature, self.shape);
+            .push(fingerprint, signature, key_hash, self.shape);
         Ok(())
     }
 

@@ -222,11 +222,16 @@ impl Committed {
             };
             if self.index.fields().values.is_some() {
                 // The component's table by fingerprint holds every document, those added
-                // without the fingerprint field too.
+                // without the fingerprint field too, and its key hashes spare reading keys
+                // back from tantivy's dictionary.
                 let values = segment_values::open(reader)?;
                 for doc in values.documents_with(fingerprint) {
-                    if let Some(address) = check(doc)? {
-                        return Ok(Some(address));
+                    let unflagged = !is_flagged(flags.as_ref(), doc);
+                    if unflagged
+                        && alive.is_none_or(|a| a.is_alive(doc))
+                        && values.key_hash(doc) == wanted
+                    {
+                        return Ok(Some(DocAddress::new(segment_ord as u32, doc)));
                     }
                 }
                 continue;
