@@ -143,3 +143,35 @@ fn an_index_committed_without_the_component_is_refused_with_the_way_out() {
         other => panic!("expected a schema error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_segment_without_its_values_file_is_an_error_not_a_wait(
+) -> Result<(), Box<dyn std::error::Error>> {
+    let settings = settings();
+    let schema = schema(&settings);
+    let dir = tempfile::tempdir()?;
+    let index = DedupIndex::create(Index::create_in_dir(dir.path(), schema.clone())?, settings)?;
+    let (body, url) = (schema.get_field("body")?, schema.get_field("url")?);
+    let writer = index.writer_with_num_threads(Policy::Reject, 1, 15_000_000)?;
+    writer.add(doc!(url => "a", body => REPORT))?;
+    writer.commit()?;
+    drop(writer);
+    let mut removed = 0;
+    for entry in std::fs::read_dir(dir.path())? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|ext| ext == "dedup") {
+            std::fs::remove_file(path)?;
+            removed += 1;
+        }
+    }
+    assert_eq!(removed, 1);
+    let reopened = DedupIndex::open(Index::open_in_dir(dir.path())?)?;
+    let refused = reopened.writer_with_num_threads(Policy::Reject, 1, 15_000_000);
+    let Err(error) = refused else {
+        panic!("a writer on a damaged index is refused");
+    };
+    assert!(format!("{error:?}").contains(".dedup"), "{error:?}");
+    let searcher = reopened.index().reader()?.searcher();
+    assert!(reopened.collector(10).search(&searcher, &AllQuery).is_err());
+    Ok(())
+}

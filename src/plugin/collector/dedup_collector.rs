@@ -24,9 +24,8 @@ use super::top_hits::TopHits;
 use crate::error::{Error, Result};
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{check_distance, Matcher, Verification};
-use crate::plugin::columns::fingerprint::has_segment_values;
 use crate::plugin::columns::segment::{ColumnNames, SegmentColumns};
-use crate::plugin::columns::signature::SignatureLayout;
+use crate::plugin::columns::signature::{in_segment_values, SignatureLayout};
 use crate::plugin::columns::SCOPE_FIELD;
 
 /// Under [`Searcher::search`], a segment first keeps this many hits per hit it must supply
@@ -819,8 +818,9 @@ impl Collector for DedupCollector {
         }
         if let Some((name, _)) = &self.verification {
             // Indexes whose segments keep the values read signatures there.
-            let in_segments = schema.get_field(name).is_err() && has_segment_values(schema);
-            if !in_segments && !SignatureLayout::fits(schema, schema.get_field(name)?) {
+            if !in_segment_values(schema, name)
+                && !SignatureLayout::fits(schema, schema.get_field(name)?)
+            {
                 return Err(TantivyError::SchemaError(format!(
                     "the signature field `{name}` must be a u64 fast field (or a bytes fast \
                      field, as older indexes have)"

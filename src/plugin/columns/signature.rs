@@ -142,6 +142,12 @@ fn octet_value(octet: &[u32]) -> u64 {
         .fold(0, |packed, &value| packed << 8 | u64::from(value & 0xFF))
 }
 
+/// Whether the signatures a reader asks for under `name` are the segment component's: the
+/// schema has no such field, and keeps its values in the component.
+pub(crate) fn in_segment_values(schema: &Schema, name: &str) -> bool {
+    schema.get_field(name).is_err() && has_segment_values(schema)
+}
+
 /// One segment's column of signatures, in any layout.
 #[derive(Clone)]
 pub(crate) enum SignatureColumn {
@@ -163,7 +169,7 @@ impl SignatureColumn {
     pub(crate) fn open(reader: &SegmentReader, name: &str) -> Result<Option<SignatureColumn>> {
         let fast_fields = reader.fast_fields();
         let schema = reader.schema();
-        if schema.get_field(name).is_err() && has_segment_values(schema) {
+        if in_segment_values(schema, name) {
             return Ok(Some(Self::Segment(segment_values::open(reader)?)));
         }
         let kind = schema

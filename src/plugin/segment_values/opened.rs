@@ -75,12 +75,14 @@ pub(crate) fn pin(searcher: &Searcher) -> Result<Option<Vec<SegmentValues>>> {
 }
 
 /// A searcher of `reader` whose segments are pinned ([`pin`]), reloaded while a file is
-/// gone.
+/// gone (a few times: a file that stays gone is a damaged index).
 ///
 /// # Errors
-/// As [`pin`], and tantivy's when the reader cannot reload.
+/// As [`pin`], and tantivy's when the reader cannot reload; the missing file's when a
+/// searcher opened again still lacks it.
 pub(crate) fn pinned_searcher(reader: &IndexReader) -> Result<(Searcher, Vec<SegmentValues>)> {
-    loop {
+    const ATTEMPTS: usize = 8;
+    for _ in 0..ATTEMPTS {
         let searcher = reader.searcher();
         if let Some(pins) = pin(&searcher)? {
             return Ok((searcher, pins));
@@ -88,6 +90,11 @@ pub(crate) fn pinned_searcher(reader: &IndexReader) -> Result<(Searcher, Vec<Seg
         // The segments are those of an older commit: the next searcher has the merge's.
         reader.reload()?;
     }
+    let searcher = reader.searcher();
+    let pins = (searcher.segment_readers().iter())
+        .map(open)
+        .collect::<Result<Vec<_>>>()?;
+    Ok((searcher, pins))
 }
 
 fn lock() -> std::sync::MutexGuard<'static, HashMap<SegmentId, Weak<Layout>>> {

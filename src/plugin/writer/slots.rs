@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use tantivy::schema::{IndexRecordOption, TantivyDocument};
-use tantivy::{DocAddress, DocId, DocSet, Searcher, Term, TERMINATED};
+use tantivy::{DocAddress, DocId, DocSet, Searcher, SegmentReader, Term, TERMINATED};
 
 use crate::error::Result;
 use crate::fingerprint::{Fingerprint, Signature};
@@ -131,21 +131,10 @@ impl Committed {
     fn with_term(&self, term: Term) -> Result<Vec<DocAddress>> {
         let mut found = Vec::new();
         for (segment_ord, reader) in self.searcher.segment_readers().iter().enumerate() {
-            let Some(mut postings) = reader
-                .inverted_index(term.field())?
-                .read_postings(&term, IndexRecordOption::Basic)
-                .map_err(tantivy::TantivyError::from)?
-            else {
-                continue;
-            };
-            let alive = reader.alive_bitset();
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                if alive.is_none_or(|a| a.is_alive(doc)) {
-                    found.push(DocAddress::new(segment_ord as u32, doc));
-                }
-                doc = postings.advance();
-            }
+            first_alive_with(reader, &term, |doc| {
+                found.push(DocAddress::new(segment_ord as u32, doc));
+                Ok(None::<()>)
+            })?;
         }
         Ok(found)
     }
@@ -210,8 +199,24 @@ impl Committed {
                 None
             };
             let alive = reader.alive_bitset();
-            let check = |doc: DocId| -> Result<Option<DocAddress>> {
-                if is_flagged(flags.as_ref(), doc) || !alive.is_none_or(|a| a.is_alive(doc)) {
+            let unflagged = |doc: DocId| !is_flagged(flags.as_ref(), doc);
+            if self.index.fields().values.is_some() {
+                // The component's table by fingerprint holds every document, those added
+                // without the fingerprint field too, and its key hashes spare reading keys
+                // back from tantivy's dictionary.
+                let values = segment_values::open(reader)?;
+                let found = values.documents_with(fingerprint).find(|&doc| {
+                    unflagged(doc)
+                        && alive.is_none_or(|a| a.is_alive(doc))
+                        && values.key_hash(doc) == wanted
+                });
+                if let Some(doc) = found {
+                    return Ok(Some(DocAddress::new(segment_ord as u32, doc)));
+                }
+                continue;
+            }
+            let found = first_alive_with(reader, &term, |doc| {
+                if !unflagged(doc) {
                     return Ok(None);
                 }
                 let address = DocAddress::new(segment_ord as u32, doc);
@@ -219,40 +224,40 @@ impl Committed {
                     .key_at(address)?
                     .map_or(NO_KEY, |key| key_hash(key.as_bytes()));
                 Ok((hash == wanted).then_some(address))
-            };
-            if self.index.fields().values.is_some() {
-                // The component's table by fingerprint holds every document, those added
-                // without the fingerprint field too, and its key hashes spare reading keys
-                // back from tantivy's dictionary.
-                let values = segment_values::open(reader)?;
-                for doc in values.documents_with(fingerprint) {
-                    let unflagged = !is_flagged(flags.as_ref(), doc);
-                    if unflagged
-                        && alive.is_none_or(|a| a.is_alive(doc))
-                        && values.key_hash(doc) == wanted
-                    {
-                        return Ok(Some(DocAddress::new(segment_ord as u32, doc)));
-                    }
-                }
-                continue;
-            }
-            let Some(mut postings) = reader
-                .inverted_index(term.field())?
-                .read_postings(&term, IndexRecordOption::Basic)
-                .map_err(tantivy::TantivyError::from)?
-            else {
-                continue;
-            };
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                if let Some(address) = check(doc)? {
-                    return Ok(Some(address));
-                }
-                doc = postings.advance();
+            })?;
+            if found.is_some() {
+                return Ok(found);
             }
         }
         Ok(None)
     }
+}
+
+/// Walks the alive documents of `reader` holding `term`, in order, until `visit` gives a
+/// value.
+fn first_alive_with<T>(
+    reader: &SegmentReader,
+    term: &Term,
+    mut visit: impl FnMut(DocId) -> Result<Option<T>>,
+) -> Result<Option<T>> {
+    let Some(mut postings) = reader
+        .inverted_index(term.field())?
+        .read_postings(term, IndexRecordOption::Basic)
+        .map_err(tantivy::TantivyError::from)?
+    else {
+        return Ok(None);
+    };
+    let alive = reader.alive_bitset();
+    let mut doc = postings.doc();
+    while doc != TERMINATED {
+        if alive.is_none_or(|a| a.is_alive(doc)) {
+            if let Some(found) = visit(doc)? {
+                return Ok(Some(found));
+            }
+        }
+        doc = postings.advance();
+    }
+    Ok(None)
 }
 
 /// The pins of `searcher`'s segments, where they can be taken: the writer takes its
