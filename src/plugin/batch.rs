@@ -235,8 +235,9 @@ impl DedupIndex {
     }
 
     /// The alive documents of `searcher` that have a fingerprint and no signature although
-    /// the index verifies, in index order: documents an `IndexWriter` added without
-    /// [`fill_document`](Self::fill_document) (or with the fingerprint alone). Searches and
+    /// the index verifies, in index order: in an index of settings format 9 or earlier,
+    /// documents an `IndexWriter` added without [`fill_document`](Self::fill_document) (or
+    /// with the fingerprint alone); later indexes' segment plugin signs every document. Searches and
     /// the writer judge them by their fingerprints alone
     /// ([`DedupTopDocs::unverified`](crate::plugin::DedupTopDocs::unverified) counts them
     /// in a page); to mend them, delete each and add its text again through a

@@ -228,6 +228,12 @@ impl DedupIndex {
     /// The collector then judges it as a [`DedupWriter`]'s. Call it once per document: the
     /// values are added, not replaced. When the index cannot be read for the add order (a
     /// damaged segment), the document gets none, and comes after the numbered ones.
+    ///
+    /// In an index with the [segment plugin](crate::plugin::DedupSegmentPlugin) (settings
+    /// format 10 and later) a document added without it is fingerprinted and signed by the
+    /// plugin all the same; filling it gives it the rest (its place in the add order, its
+    /// text digest, its scope) and computes its values on the caller's thread rather than
+    /// tantivy's indexing thread.
     pub fn fill_document(&self, document: &mut TantivyDocument) -> Option<Fingerprint> {
         let fields = self.fields();
         let text = fields.text_of(document);
@@ -322,7 +328,8 @@ impl DedupIndex {
     /// A [`DedupCollector`] for this index: its fingerprint field, its distance, its
     /// [verification](DedupSettings::verification) if it has one (the same rule as its
     /// writer; a document with a fingerprint and no signature, which an `IndexWriter` that
-    /// did not [fill](Self::fill_document) it added, is judged by its fingerprint alone and
+    /// did not [fill](Self::fill_document) it added to an index of settings format 9 or
+    /// earlier, is judged by its fingerprint alone and
     /// counted in [`DedupTopDocs::unverified`](crate::plugin::DedupTopDocs::unverified),
     /// unless [`require_signatures`](DedupCollector::require_signatures) refuses it), its
     /// [scope field](DedupSettings::scope_field) if it has one, the index's
