@@ -40,19 +40,26 @@ fn shown_and_hidden(index: &DedupIndex) -> (usize, usize) {
     (top.hits.len(), top.hidden_total)
 }
 
-#[test]
-fn a_document_of_the_applications_own_writer_is_fingerprinted_hidden_and_found(
-) -> Result<(), Box<dyn std::error::Error>> {
+/// A new index in a folder of its own, holding the report under key `a`, added and
+/// committed by a `DedupWriter`.
+fn index_on_disk_holding_the_report(
+) -> Result<(tempfile::TempDir, DedupIndex, Schema), Box<dyn std::error::Error>> {
     let settings = settings();
     let schema = schema(&settings);
     let dir = tempfile::tempdir()?;
     let index = DedupIndex::create(Index::create_in_dir(dir.path(), schema.clone())?, settings)?;
     let (body, url) = (schema.get_field("body")?, schema.get_field("url")?);
-
     let writer = index.writer_with_num_threads(Policy::Reject, 1, 15_000_000)?;
     writer.add(doc!(url => "a", body => REPORT))?;
     writer.commit()?;
-    drop(writer);
+    Ok((dir, index, schema))
+}
+
+#[test]
+fn a_document_of_the_applications_own_writer_is_fingerprinted_hidden_and_found(
+) -> Result<(), Box<dyn std::error::Error>> {
+    let (dir, index, schema) = index_on_disk_holding_the_report()?;
+    let (body, url) = (schema.get_field("body")?, schema.get_field("url")?);
 
     // The application's own writer, on the same index: no fill_document.
     let mut own: IndexWriter = index.index().writer_with_num_threads(1, 15_000_000)?;
@@ -147,15 +154,7 @@ fn an_index_committed_without_the_component_is_refused_with_the_way_out() {
 #[test]
 fn a_segment_without_its_values_file_is_an_error_not_a_wait(
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let settings = settings();
-    let schema = schema(&settings);
-    let dir = tempfile::tempdir()?;
-    let index = DedupIndex::create(Index::create_in_dir(dir.path(), schema.clone())?, settings)?;
-    let (body, url) = (schema.get_field("body")?, schema.get_field("url")?);
-    let writer = index.writer_with_num_threads(Policy::Reject, 1, 15_000_000)?;
-    writer.add(doc!(url => "a", body => REPORT))?;
-    writer.commit()?;
-    drop(writer);
+    let (dir, _, _) = index_on_disk_holding_the_report()?;
     let mut removed = 0;
     for entry in std::fs::read_dir(dir.path())? {
         let path = entry?.path();
