@@ -47,13 +47,17 @@ pub(crate) fn decode_values(
     } else {
         None
     };
-    let signature = if tag & HAS_SIGNATURE != 0 {
-        (rest.len() == shape.values * shape.bytes).then_some(rest)?
+    // What follows the fingerprint is the whole signature, or nothing.
+    let signed = tag & HAS_SIGNATURE != 0;
+    let expected = if signed {
+        shape.values * shape.bytes
     } else {
-        (rest.is_empty()).then_some(rest)?;
-        return Some((fingerprint, None));
+        0
     };
-    Some((fingerprint, Some(signature)))
+    if rest.len() != expected {
+        return None;
+    }
+    Some((fingerprint, signed.then_some(rest)))
 }
 
 #[cfg(test)]
