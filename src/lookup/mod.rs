@@ -112,6 +112,7 @@ mod signature_table;
 
 pub use band_layout::{band_probability, band_rows_for, LOST_PAIR_WEIGHT};
 pub use bands::{band_keys, BandIndex, BandIndexBuilder, MIN_REBUILD};
+pub(crate) use blocks::split_bits;
 pub use index::FingerprintIndex;
 #[allow(deprecated)]
 pub use options::DEFAULT_MU;

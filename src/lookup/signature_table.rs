@@ -11,6 +11,11 @@ pub(crate) struct SignatureTable {
 }
 
 impl SignatureTable {
+    /// The number of values of each signature.
+    pub fn hashes(&self) -> usize {
+        self.hashes
+    }
+
     /// An empty table of signatures of `hashes` values (0: no signatures).
     pub fn new(hashes: usize) -> SignatureTable {
         SignatureTable {

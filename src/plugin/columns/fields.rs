@@ -66,10 +66,13 @@ impl DedupFields {
     /// Adds the fields `settings` need to `schema` (see
     /// [`DedupSettings::add_fields`](crate::plugin::DedupSettings::add_fields)).
     pub(crate) fn add_to(schema: &mut SchemaBuilder, settings: &DedupSettings) {
-        schema.add_u64_field(
-            FINGERPRINT_FIELD,
-            NumericOptions::default() | FAST | INDEXED,
-        );
+        // Indexes of earlier formats find a committed reference again through the exact
+        // fingerprint's postings; the segment component's files have a table by fingerprint.
+        let fingerprint = match settings.get_version() >= SEGMENT_VALUES_FROM_FORMAT {
+            true => NumericOptions::default() | FAST,
+            false => NumericOptions::default() | FAST | INDEXED,
+        };
+        schema.add_u64_field(FINGERPRINT_FIELD, fingerprint);
         schema.add_u64_field(SEQUENCE_FIELD, FAST);
         if let Some(key) = settings.get_key_field() {
             schema.add_text_field(key, STRING | STORED | FAST);
@@ -162,8 +165,13 @@ impl DedupFields {
 
     /// [`resolve`](Self::resolve) without the text fields (left empty).
     fn resolve_plugin(schema: &Schema, settings: &DedupSettings) -> Result<DedupFields> {
+        // Without the segment component a committed reference is found again through the
+        // fingerprint's postings.
+        let component = schema.get_field(VALUES_FIELD).is_ok();
         let fingerprint = field(schema, FINGERPRINT_FIELD, |ty| match ty {
+            FieldType::U64(options) if options.is_fast() && component => Ok(()),
             FieldType::U64(options) if options.is_fast() && options.is_indexed() => Ok(()),
+            _ if component => Err("must be a u64 field, FAST".into()),
             _ => Err("must be a u64 field, FAST and INDEXED".into()),
         })?;
         let sequence = fast_u64_field(schema, SEQUENCE_FIELD)?;

@@ -23,8 +23,9 @@ pub use fields::{replaced_texts, DedupFields};
 use tantivy::columnar::Column;
 use tantivy::DocId;
 
-/// The u64 field holding each document's fingerprint (FAST and INDEXED). A document whose
-/// text has no features has no value in it.
+/// The u64 field holding each document's fingerprint (FAST; INDEXED too in indexes of
+/// settings format 9 and earlier). A document whose text has no features has no value in
+/// it.
 pub const FINGERPRINT_FIELD: &str = "dedup_fingerprint";
 
 /// The u64 field numbering documents in the order the writer added them (FAST): the order

@@ -12,18 +12,21 @@
 //! fingerprints and signatures reads in the indexes that have it.
 
 mod attach;
+mod block_table;
 mod file;
 mod merge;
 mod opened;
 mod plugin;
+mod tables;
 mod values_field;
 mod writer;
 
 pub(crate) use attach::{record, register};
 pub(crate) use file::{SegmentValues, SignatureShape};
 pub(crate) use opened::{open, pin, pinned_searcher};
-pub(crate) use plugin::shape_of;
 pub use plugin::DedupSegmentPlugin;
+pub(crate) use plugin::{shape_of, tables_of};
+pub(crate) use tables::{BlockRun, TablesAt};
 pub(crate) use values_field::{decode_values, encode_values};
 
 /// The extension of the component's file in each segment.

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use tantivy::plugin::{PluginMergeContext, PluginWriter, PluginWriterContext, SegmentPlugin};
 use tantivy::TantivyError;
 
+use super::tables::TableShape;
 use super::writer::ValuesWriter;
 use super::{SignatureShape, EXTENSION};
 use crate::fingerprint::KeptBits;
-use crate::matching::TextMatcher;
+use crate::matching::{Matcher, TextMatcher};
 use crate::plugin::{DedupFields, DedupSettings};
 
 /// tantivy's [`SegmentPlugin`] of the crate: registered on an index, it keeps each
@@ -32,6 +33,8 @@ struct Shared {
     /// Fingerprints and signatures of documents that come without them.
     text: TextMatcher,
     shape: SignatureShape,
+    /// The reference tables a writer of the settings' rule probes.
+    tables: TableShape,
 }
 
 impl std::fmt::Debug for DedupSegmentPlugin {
@@ -46,11 +49,16 @@ impl DedupSegmentPlugin {
     /// The component for an index of `settings`, computing missing values with `text`.
     pub(crate) fn new(settings: DedupSettings, text: TextMatcher) -> DedupSegmentPlugin {
         let shape = shape_of(&settings);
+        let tables = tables_of(&Matcher::new(
+            settings.get_distance(),
+            settings.get_verification(),
+        ));
         DedupSegmentPlugin {
             shared: Arc::new(Shared {
                 settings,
                 text,
                 shape,
+                tables,
             }),
         }
     }
@@ -71,6 +79,12 @@ pub(crate) fn shape_of(settings: &DedupSettings) -> SignatureShape {
     }
 }
 
+/// The reference tables a writer judging by `matcher` probes: block tables within its
+/// table distance, band tables when its candidates come from bands.
+pub(crate) fn tables_of(matcher: &Matcher) -> TableShape {
+    TableShape::new(matcher.table_distance(), matcher.bands())
+}
+
 impl SegmentPlugin for DedupSegmentPlugin {
     fn extensions(&self) -> &[&str] {
         &[EXTENSION]
@@ -81,12 +95,12 @@ impl SegmentPlugin for DedupSegmentPlugin {
             .map_err(|error| TantivyError::SchemaError(error.to_string()))?;
         Ok(Box::new(ValuesWriter::new(
             fields,
-            self.shared.shape,
+            (self.shared.shape, self.shared.tables),
             self.shared.text.clone(),
         )))
     }
 
     fn merge(&self, ctx: PluginMergeContext) -> tantivy::Result<()> {
-        super::merge::merge(&ctx, self.shared.shape)
+        super::merge::merge(&ctx, (self.shared.shape, self.shared.tables))
     }
 }

@@ -8,7 +8,8 @@ use tantivy::schema::document::ErasedDocument;
 use tantivy::schema::{Schema, Value};
 use tantivy::{DocId, Segment, TantivyDocument, TantivyError};
 
-use super::file::ValuesBuilder;
+use super::file::{DocValues, ValuesBuilder};
+use super::tables::TableShape;
 use super::{decode_values, SignatureShape};
 use crate::matching::TextMatcher;
 use crate::plugin::columns::stored::{key_hash, NO_KEY};
@@ -17,6 +18,7 @@ use crate::plugin::DedupFields;
 pub(super) struct ValuesWriter {
     fields: DedupFields,
     shape: SignatureShape,
+    tables: TableShape,
     text: TextMatcher,
     values: ValuesBuilder,
     /// A signature's bytes, for documents signed here.
@@ -24,10 +26,15 @@ pub(super) struct ValuesWriter {
 }
 
 impl ValuesWriter {
-    pub(super) fn new(fields: DedupFields, shape: SignatureShape, text: TextMatcher) -> Self {
+    pub(super) fn new(
+        fields: DedupFields,
+        (shape, tables): (SignatureShape, TableShape),
+        text: TextMatcher,
+    ) -> Self {
         ValuesWriter {
             fields,
             shape,
+            tables,
             text,
             values: ValuesBuilder::default(),
             scratch: Vec::new(),
@@ -57,6 +64,14 @@ impl PluginWriter for ValuesWriter {
             .fields
             .key_of(doc)
             .map_or(NO_KEY, |key| key_hash(key.as_bytes()));
+        let sequence = (doc.get_first(self.fields.sequence))
+            .and_then(|value| value.as_u64())
+            .unwrap_or(u64::MAX);
+        let flagged = self.fields.flag.is_some_and(|(flag, _)| {
+            (doc.get_first(flag))
+                .and_then(|value| value.as_u64())
+                .is_some_and(|value| value != 0)
+        });
         let prepared = self
             .fields
             .values
@@ -68,8 +83,14 @@ impl PluginWriter for ValuesWriter {
                     bytes.len()
                 )));
             };
-            self.values
-                .push(fingerprint, signature, key_hash, self.shape);
+            let values = DocValues {
+                fingerprint,
+                signature,
+                key_hash,
+                sequence,
+                flagged,
+            };
+            self.values.push(values, self.shape);
             return Ok(());
         }
         // A document added as it came: its values from its text, as the writer would.
@@ -79,9 +100,14 @@ impl PluginWriter for ValuesWriter {
             self.shape.encode(signature.values(), &mut self.scratch);
         }
         let signature = signature.is_some().then_some(&self.scratch[..]);
-        let fingerprint = fingerprint.map(|f| f.bits());
-        self.values
-            .push(fingerprint, signature, key_hash, self.shape);
+        let values = DocValues {
+            fingerprint: fingerprint.map(|f| f.bits()),
+            signature,
+            key_hash,
+            sequence,
+            flagged,
+        };
+        self.values.push(values, self.shape);
         Ok(())
     }
 
@@ -97,7 +123,7 @@ impl PluginWriter for ValuesWriter {
                 "tantivy-dedup's segment values do not support indexes sorted by a field".into(),
             ));
         }
-        super::merge::write_file(segment, &self.values, self.shape)
+        super::merge::write(segment, &self.values, (self.shape, self.tables))
     }
 
     fn mem_usage(&self) -> usize {

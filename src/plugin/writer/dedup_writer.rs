@@ -142,7 +142,7 @@ impl Books<'_> {
     pub(super) fn committed(self, reader: &IndexReader, matcher: &Matcher) -> Result<()> {
         reader.reload()?;
         let (searcher, _pins) = segment_values::pinned_searcher(reader)?;
-        self.view.commit(searcher);
+        self.view.commit(searcher, matcher)?;
         self.dependents.commit()?;
         if *self.stale {
             // A delete by query or of every document: which documents went is known now.

@@ -9,6 +9,8 @@
 //! * `view`: the references new documents are compared with: the block tables of their
 //!   fingerprints, the bands of their signatures, the keys added and deleted since the last
 //!   commit.
+//! * `segment_refs`: the committed references, probed in the segments' tables where the
+//!   segment component keeps them; `band_filter`, the band keys the segments may hold.
 //! * `slots`: the references' signatures, in memory or read from the index on demand, and
 //!   the committed references found again in the writer's searcher.
 //! * `rejudge`: [`Rejudged`], the records judged against a document that changed, decided
@@ -22,6 +24,7 @@
 //! * `shared` (cargo feature `cluster`): [`DedupWriter::shared`], a writer whose documents
 //!   are decided in a near-duplicate space shared with other writers first.
 
+mod band_filter;
 mod commit_payload;
 mod dedup_writer;
 mod ledger;
@@ -29,6 +32,7 @@ mod outcome;
 mod parallel;
 mod prepared_commit;
 mod rejudge;
+mod segment_refs;
 #[cfg(feature = "cluster")]
 mod shared;
 mod slots;

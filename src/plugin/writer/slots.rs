@@ -301,6 +301,15 @@ pub(super) enum SlotSignatures {
 }
 
 impl SlotSignatures {
+    /// The number of values of a signature (0 when the index does not verify).
+    pub fn hashes(&self) -> usize {
+        match self {
+            SlotSignatures::None => 0,
+            SlotSignatures::InMemory(table) => table.hashes(),
+            SlotSignatures::OnDemand { hashes, .. } => *hashes,
+        }
+    }
+
     /// Records the signature of the next slot, `slot`.
     pub fn push(&mut self, slot: u32, signature: Option<Signature>) {
         match self {

@@ -4,13 +4,22 @@
 //!
 //! References are numbered by *slot*, the id of their fingerprint in a
 //! [`FingerprintIndex`] (block tables within the distance) and of their signature in a
-//! [`BandIndex`] (candidates beyond it). A committed slot is found again in the index when a
-//! duplicate must be described or its signature read ([`Committed`]).
+//! [`BandIndex`] (candidates beyond it).
+//!
+//! Where the segments keep reference tables (the segment component's files), the committed
+//! references stay there ([`SegmentRefs`]): their slots are their places in the last
+//! commit, and the tables in memory hold only the references added since, numbered from
+//! [`SegmentRefs::end`]. Elsewhere (indexes of settings format 9 and earlier, a writer
+//! given a wider distance than the index's) every reference is in memory, and a committed
+//! slot is found again in the index when a duplicate must be described or its signature
+//! read ([`Committed`]).
 
 use std::collections::{HashMap, HashSet};
 
 use tantivy::{Searcher, TantivyDocument};
 
+use super::band_filter::BandFilter;
+use super::segment_refs::SegmentRefs;
 use super::slots::{Committed, SlotSignatures};
 use super::Duplicate;
 use crate::error::Result;
@@ -36,13 +45,19 @@ pub(crate) struct Judged {
 pub(crate) struct WriterView {
     /// The last commit, where committed references are found again.
     committed: Committed,
+    /// The committed references, where the segments' tables hold them; their slots are
+    /// below [`base`](Self::base).
+    segments: Option<SegmentRefs>,
+    /// The first slot of the lookup's (0 when every reference is in memory).
+    base: u32,
     lookup: FingerprintIndex,
-    /// The fingerprint of each slot, removed ones included (the lookup says which are
-    /// present): a band hit's distance without a search of the lookup's insert buffer.
+    /// The fingerprint of each slot from `base`, removed ones included (the lookup says
+    /// which are present): a band hit's distance without a search of the lookup's insert
+    /// buffer.
     fingerprints: Vec<Fingerprint>,
-    /// Key hash of each slot ([`NO_KEY`] for none), indexed by slot.
+    /// Key hash of each slot from `base` ([`NO_KEY`] for none).
     slot_keys: Vec<u64>,
-    /// Scope hash of each slot, indexed by slot; empty when the index has no scopes.
+    /// Scope hash of each slot from `base`; empty when the index has no scopes.
     slot_scopes: Vec<Option<u64>>,
     /// Where the slots' signatures are found (nowhere when the index does not verify).
     signatures: SlotSignatures,
@@ -54,6 +69,7 @@ pub(crate) struct WriterView {
     /// Buffers reused by every add.
     matches: Vec<Match>,
     band_hits: Vec<u32>,
+    signature: Vec<u32>,
 }
 
 /// The keys added and deleted since the last commit, so that `exists` and deletes by key
@@ -82,6 +98,27 @@ struct Pending {
 impl WriterView {
     /// The view of the committed documents of `searcher`, for a writer judging by `matcher`.
     pub fn build(index: DedupIndex, searcher: Searcher, matcher: &Matcher) -> Result<WriterView> {
+        WriterView::build_from(index, searcher, matcher, None)
+    }
+
+    /// As [`build`](Self::build), with the band filter of the view before a commit.
+    fn build_from(
+        index: DedupIndex,
+        searcher: Searcher,
+        matcher: &Matcher,
+        filter: Option<BandFilter>,
+    ) -> Result<WriterView> {
+        if index.fields().values.is_some() {
+            let scoped = index.settings().get_scope_field().is_some();
+            if let Some(segments) = SegmentRefs::open(&searcher, matcher, scoped, filter)? {
+                return WriterView::over_segments(index, searcher, matcher, segments);
+            }
+        }
+        WriterView::in_memory(index, searcher, matcher)
+    }
+
+    /// The view with every reference in memory: the committed ones read from `searcher`.
+    fn in_memory(index: DedupIndex, searcher: Searcher, matcher: &Matcher) -> Result<WriterView> {
         let mut stored = stored_fingerprints(&searcher, index.settings())?;
         stored.retain(|doc| !doc.flagged);
         let slot_keys: Vec<u64> = stored.iter().map(|doc| doc.key_hash).collect();
@@ -117,8 +154,29 @@ impl WriterView {
                     .enumerate()
                     .map(|(slot, fp)| (slot as u32, fp)),
             )?;
-        Ok(WriterView {
-            committed: Committed::new(index, searcher),
+        let committed = Committed::new(index, searcher);
+        let references = (fingerprints, slot_keys, slot_scopes);
+        Ok(WriterView::assemble(
+            committed,
+            None,
+            lookup,
+            references,
+            (signatures, bands),
+        ))
+    }
+
+    /// The view of these parts, with nothing added or deleted since the commit.
+    fn assemble(
+        committed: Committed,
+        segments: Option<SegmentRefs>,
+        lookup: FingerprintIndex,
+        (fingerprints, slot_keys, slot_scopes): (Vec<Fingerprint>, Vec<u64>, Vec<Option<u64>>),
+        (signatures, bands): (SlotSignatures, Option<BandIndex>),
+    ) -> WriterView {
+        WriterView {
+            committed,
+            base: segments.as_ref().map_or(0, SegmentRefs::end),
+            segments,
             lookup,
             fingerprints,
             slot_keys,
@@ -128,7 +186,41 @@ impl WriterView {
             pending: Pending::default(),
             matches: Vec::new(),
             band_hits: Vec::new(),
-        })
+            signature: Vec::new(),
+        }
+    }
+
+    /// The view whose committed references are `segments`': nothing of them in memory.
+    fn over_segments(
+        index: DedupIndex,
+        searcher: Searcher,
+        matcher: &Matcher,
+        segments: SegmentRefs,
+    ) -> Result<WriterView> {
+        let verification = index.settings().get_verification();
+        let bands = match (matcher.bands(), verification) {
+            (Some((bands, rows)), Some(_)) => Some(BandIndex::new(bands, rows)?),
+            _ => None,
+        };
+        let signatures = match verification {
+            Some(verification) => SlotSignatures::OnDemand {
+                hashes: verification.get_hashes(),
+                pending: HashMap::new(),
+            },
+            None => SlotSignatures::None,
+        };
+        let lookup = LookupOptions::new()
+            .max_distance(matcher.table_distance().min(MAX_TABLE_DISTANCE))
+            .build_from(std::iter::empty())?;
+        let committed = Committed::new(index, searcher);
+        let references = (Vec::new(), Vec::new(), Vec::new());
+        Ok(WriterView::assemble(
+            committed,
+            Some(segments),
+            lookup,
+            references,
+            (signatures, bands),
+        ))
     }
 
     /// The view read again from the last commit (after a rollback, or a delete by query
@@ -144,6 +236,11 @@ impl WriterView {
     /// serve (a writer given another distance): the documents added since the last commit
     /// stay.
     pub fn retable(&mut self, matcher: &Matcher) -> Result<()> {
+        if let Some(segments) = &self.segments {
+            if !segments.serve(matcher) {
+                return self.rebuild_keeping_pending(matcher);
+            }
+        }
         let wanted = matcher.table_distance().min(MAX_TABLE_DISTANCE);
         if wanted != self.lookup.max_distance() {
             let options = self.lookup.options().clone().max_distance(wanted);
@@ -154,6 +251,43 @@ impl WriterView {
         Ok(())
     }
 
+    /// The view read again from the last commit for `matcher`, with the references and
+    /// keys added since: the segments' tables do not serve `matcher`.
+    fn rebuild_keeping_pending(&mut self, matcher: &Matcher) -> Result<()> {
+        let index = self.committed.index().clone();
+        let searcher = self.committed.searcher().clone();
+        let mut pending_slots: Vec<u32> = self.pending.slots.keys().copied().collect();
+        pending_slots.sort_unstable();
+        let mut added = Vec::with_capacity(pending_slots.len());
+        for slot in pending_slots {
+            let at = (slot - self.base) as usize;
+            let signature = match &self.signatures {
+                SlotSignatures::OnDemand { pending, .. } => pending.get(&slot).cloned(),
+                SlotSignatures::InMemory(table) => table
+                    .get(slot)
+                    .map(|values| Signature::from_values(values.to_vec())),
+                SlotSignatures::None => None,
+            };
+            let scope = self.slot_scopes.get(at).copied().flatten();
+            let key = self.pending.slots[&slot].clone();
+            added.push((self.fingerprints[at], signature, scope, key));
+        }
+        let mut pending = std::mem::take(&mut self.pending);
+        *self = WriterView::build(index, searcher, matcher)?;
+        // Keeps the deleted keys, records and versions; the slots are numbered again.
+        pending.slots.clear();
+        for (fingerprint, signature, scope, key) in added {
+            self.insert((fingerprint, signature, scope), (key.as_deref(), None));
+            let slot = self.base + self.slot_keys.len() as u32 - 1;
+            pending.slots.insert(slot, key);
+        }
+        for key in &pending.deleted {
+            self.forget_committed(key)?;
+        }
+        self.pending = pending;
+        Ok(())
+    }
+
     /// The searcher on the last commit.
     pub fn searcher(&self) -> &Searcher {
         self.committed.searcher()
@@ -161,7 +295,7 @@ impl WriterView {
 
     /// Number of reference documents (the ones a new document is compared with).
     pub fn len(&self) -> usize {
-        self.lookup.len()
+        self.lookup.len() + self.segments.as_ref().map_or(0, SegmentRefs::len)
     }
 
     /// The versions of the documents with `key` in the index as the writer sees it (their
@@ -335,7 +469,23 @@ impl WriterView {
 
     /// Whether the reference `judged` is a document with `key` (by key hash).
     pub fn has_key(&self, judged: &Judged, key: &str) -> bool {
-        self.slot_keys[judged.id as usize] == key_hash(key.as_bytes())
+        self.key_hash_of(judged.id) == key_hash(key.as_bytes())
+    }
+
+    /// The key hash of `slot`.
+    fn key_hash_of(&self, slot: u32) -> u64 {
+        match &self.segments {
+            Some(segments) if slot < self.base => segments.key_hash(slot),
+            _ => self.slot_keys[(slot - self.base) as usize],
+        }
+    }
+
+    /// The fingerprint of `slot`.
+    fn fingerprint_of(&self, slot: u32) -> Fingerprint {
+        match &self.segments {
+            Some(segments) if slot < self.base => segments.fingerprint(slot),
+            _ => self.fingerprints[(slot - self.base) as usize],
+        }
     }
 
     /// The references of `scope` that `matcher` judges near-duplicates of a document with
@@ -351,31 +501,61 @@ impl WriterView {
         judged: &mut Vec<Judged>,
     ) -> Result<()> {
         judged.clear();
-        let fingerprints = &self.fingerprints;
+        let (fingerprints, base) = (&self.fingerprints, self.base);
         find_candidates(
             (&self.lookup, self.bands.as_ref()),
             (fingerprint, signature.map(Signature::values)),
-            |id| fingerprints[id as usize],
+            |id| fingerprints[(id - base) as usize],
             matcher,
             (&mut self.band_hits, &mut self.matches),
         );
+        if let Some(segments) = &mut self.segments {
+            let pending = self.matches.len();
+            segments.candidates(
+                (fingerprint, signature.map(Signature::values)),
+                matcher,
+                &mut self.matches,
+            );
+            if self.matches.len() > pending {
+                // Nearest first; at one distance in add order, as when every reference is
+                // in memory: the committed ones by their sequence, then those added since.
+                let segments = &*segments;
+                self.matches.sort_by_cached_key(|found| {
+                    let order = match found.id < base {
+                        true => (0, segments.sequence(found.id)),
+                        false => (1, 0),
+                    };
+                    (found.distance, order, found.id)
+                });
+            }
+        }
         let ours = signature.map(Signature::values);
-        for found in &self.matches {
-            let slot = found.id as usize;
-            if self
-                .slot_scopes
-                .get(slot)
-                .is_some_and(|&theirs| theirs != scope)
-            {
+        for index in 0..self.matches.len() {
+            let found = self.matches[index];
+            let scope_of = match &self.segments {
+                Some(segments) if found.id < base => segments.scope(found.id),
+                _ => match self.slot_scopes.get((found.id - base) as usize) {
+                    Some(&theirs) => theirs,
+                    None => scope,
+                },
+            };
+            if scope_of != scope {
                 continue;
             }
             let mut read = None;
-            let theirs = self.signatures.get(
-                found.id,
-                (self.fingerprints[slot], self.slot_keys[slot]),
-                &mut self.committed,
-                &mut read,
-            )?;
+            let theirs = match &self.segments {
+                Some(segments) if found.id < base => {
+                    self.signature.resize(self.signatures.hashes(), 0);
+                    let signed = !self.signature.is_empty()
+                        && segments.read_signature(found.id, &mut self.signature);
+                    signed.then_some(&self.signature[..])
+                }
+                _ => {
+                    let identity = (self.fingerprint_of(found.id), self.key_hash_of(found.id));
+                    self.signatures
+                        .get(found.id, identity, &mut self.committed, &mut read)?
+                }
+            };
             if let Some(near) = matcher.judge(found.distance, ours, theirs) {
                 judged.push(Judged {
                     id: found.id,
@@ -393,7 +573,7 @@ impl WriterView {
         (fingerprint, signature, scope): (Fingerprint, Option<Signature>, Option<u64>),
         (key, version): (Option<&str>, Option<u64>),
     ) {
-        let slot = self.slot_keys.len() as u32;
+        let slot = self.base + self.slot_keys.len() as u32;
         self.slot_keys
             .push(key.map_or(NO_KEY, |key| key_hash(key.as_bytes())));
         if self
@@ -427,7 +607,6 @@ impl WriterView {
 
     /// Forgets every document with `key`, committed or not, as a delete by that key does.
     pub fn delete_key(&mut self, key: &str) -> Result<()> {
-        let hash = key_hash(key.as_bytes());
         self.pending.added.remove(key);
         for record in self.pending.holdings.remove(key).unwrap_or_default() {
             if self
@@ -452,6 +631,23 @@ impl WriterView {
             self.remove_slot(slot);
         }
         if self.pending.deleted.insert(key.to_owned()) {
+            self.forget_committed(key)?;
+        }
+        Ok(())
+    }
+
+    /// Forgets the committed references with `key`.
+    fn forget_committed(&mut self, key: &str) -> Result<()> {
+        let hash = key_hash(key.as_bytes());
+        if let Some(segments) = &mut self.segments {
+            for address in self.committed.with_key(key)? {
+                if let Some(id) = segments.reference_at(address) {
+                    segments.remove(id);
+                }
+            }
+            return Ok(());
+        }
+        {
             for address in self.committed.with_key(key)? {
                 let Some(fingerprint) = fingerprint_at(self.searcher(), address)? else {
                     continue;
@@ -459,7 +655,7 @@ impl WriterView {
                 self.lookup.query_into(fingerprint, 0, &mut self.matches);
                 for found in std::mem::take(&mut self.matches) {
                     let slot = found.id;
-                    if self.slot_keys[slot as usize] == hash
+                    if self.slot_keys[(slot - self.base) as usize] == hash
                         && !self.pending.slots.contains_key(&slot)
                     {
                         self.remove_slot(slot);
@@ -484,9 +680,20 @@ impl WriterView {
             distance,
             score,
         } = found;
-        let fingerprint = self.fingerprints[slot as usize];
+        let fingerprint = self.fingerprint_of(slot);
         let (key, address) = match self.pending.slots.get(&slot) {
             Some(key) => (key.clone(), None),
+            None if slot < self.base => {
+                let address = self
+                    .segments
+                    .as_ref()
+                    .map(|segments| segments.address(slot));
+                let key = match address {
+                    Some(address) => self.committed.key_at(address)?,
+                    None => None,
+                };
+                (key, address)
+            }
             None => {
                 let identity = (fingerprint, self.slot_keys[slot as usize]);
                 let address = self.committed.address_of(slot, identity)?;
@@ -508,10 +715,18 @@ impl WriterView {
 
     /// The documents added since the last commit are committed now, in the commit
     /// `searcher` shows.
-    pub fn commit(&mut self, searcher: Searcher) {
+    pub fn commit(&mut self, searcher: Searcher, matcher: &Matcher) -> Result<()> {
+        if let Some(segments) = self.segments.take() {
+            // The references added since are in the new segments' tables now.
+            let index = self.committed.index().clone();
+            let filter = Some(segments.into_filter());
+            *self = WriterView::build_from(index, searcher, matcher, filter)?;
+            return Ok(());
+        }
         self.committed.reload(searcher);
         self.signatures.commit();
         self.pending = Pending::default();
+        Ok(())
     }
 }
 
@@ -545,6 +760,99 @@ mod tests {
         view.near((Fingerprint(bits), None, None), matcher, &mut judged)
             .unwrap();
         judged.iter().map(|j| (j.id, j.distance)).collect()
+    }
+
+    /// Texts of 12 words of a vocabulary of 40: many pairs share most words.
+    fn texts(seed: u64, count: usize) -> Vec<String> {
+        let mut state = seed | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let base: Vec<String> = (0..12).map(|_| format!("w{}", next() % 40)).collect();
+        (0..count)
+            .map(|_| {
+                let mut words = base.clone();
+                for _ in 0..next() % 5 {
+                    words[(next() % 12) as usize] = format!("w{}", next() % 40);
+                }
+                words.join(" ")
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        /// The committed references probed in the segments' tables are those the tables in
+        /// memory hold, found in the same order: flagged, deleted and added-since references
+        /// included.
+        #[test]
+        fn segment_tables_find_what_memory_finds(seed in proptest::prelude::any::<u64>()) {
+            use crate::plugin::{DedupWriter, Policy};
+            let settings = DedupSettings::new(["body"]).key_field("url").flagging(true);
+            let mut schema = Schema::builder();
+            let body = schema.add_text_field("body", text_field_options());
+            settings.add_fields(&mut schema).unwrap();
+            let schema = schema.build();
+            let url = schema.get_field("url").unwrap();
+            let index = DedupIndex::create(Index::create_in_ram(schema), settings).unwrap();
+            let texts = texts(seed, 90);
+            let tantivy_writer = index.index().writer_with_num_threads(1, 15_000_000).unwrap();
+            let writer = DedupWriter::new(index.clone(), tantivy_writer, Policy::Flag).unwrap();
+            for (i, text) in texts[..60].iter().enumerate() {
+                let key = format!("k{}", i % 50);
+                let _ = writer.add(tantivy::doc!(body => text.as_str(), url => key)).unwrap();
+                if i % 20 == 19 {
+                    writer.commit().unwrap();
+                }
+            }
+            writer.delete_key("k3").unwrap();
+            writer.commit().unwrap();
+            writer.wait_merging_threads().unwrap();
+            let searcher = index.index().reader().unwrap().searcher();
+            let matcher = index.matcher(index.distance());
+            let mut segmented = WriterView::build(index.clone(), searcher.clone(), &matcher).unwrap();
+            proptest::prop_assert!(segmented.segments.is_some());
+            let mut memory = WriterView::in_memory(index.clone(), searcher, &matcher).unwrap();
+            for view in [&mut segmented, &mut memory] {
+                for (i, text) in texts[60..75].iter().enumerate() {
+                    let (fingerprint, signature) = index.fingerprint_and_signature(text);
+                    if let Some(fingerprint) = fingerprint {
+                        let key = format!("p{i}");
+                        view.insert((fingerprint, signature, None), (Some(&key), None));
+                    }
+                }
+                for key in ["k7", "k8", "p2"] {
+                    view.delete_key(key).unwrap();
+                }
+            }
+            proptest::prop_assert_eq!(segmented.len(), memory.len());
+            let mut total = 0;
+            for text in &texts {
+                let (Some(fingerprint), signature) = index.fingerprint_and_signature(text) else {
+                    continue;
+                };
+                let mut found = Vec::new();
+                for view in [&mut segmented, &mut memory] {
+                    let mut judged = Vec::new();
+                    view.near((fingerprint, signature.as_ref(), None), &matcher, &mut judged).unwrap();
+                    let described: Vec<_> = judged
+                        .into_iter()
+                        .map(|j| {
+                            let d = view.describe(j).unwrap();
+                            (d.key, d.distance, d.similarity.map(f64::to_bits))
+                        })
+                        .collect();
+                    found.push(described);
+                }
+                proptest::prop_assert_eq!(&found[0], &found[1]);
+                total += found[0].len();
+            }
+            // Texts this alike find references (not a comparison of two empty answers).
+            proptest::prop_assert!(total >= texts.len() / 2, "{total} found");
+        }
     }
 
     #[test]
@@ -583,7 +891,7 @@ mod tests {
         // Added again after the delete: the new version.
         view.note_added_key(Some("a"), Some(9));
         assert_eq!(view.versions_of("a").unwrap(), [Some(9)]);
-        view.commit(view.searcher().clone());
+        view.commit(view.searcher().clone(), &matcher).unwrap();
         assert!(
             view.versions_of("flagged").unwrap().is_empty(),
             "never committed here"
