@@ -15,28 +15,33 @@ use crate::plugin::segment_values::SegmentValues;
 /// keys not held pass (28 bytes a document of 14 bands at 16 bits a key).
 const BITS_PER_KEY: usize = 8;
 
-/// The smallest filter (8 KiB).
-const MIN_BITS: u32 = 16;
+/// The smallest region of a band (128 bytes).
+const MIN_BITS: u32 = 10;
 
 /// A set of (band, key) pairs with false positives and no false negatives: one bit a pair,
 /// of the segments it has read (a merged segment's keys are those of its sources, read
 /// again: it is not known which segments a merge came from).
+///
+/// Each band has a region of `2^bits` bits, and a key's bit is its top `bits` bits (band
+/// keys are hashes already): a segment's band table, sorted by key, fills its region from
+/// start to end, where scattered bits would miss the cache at every key.
+#[derive(Clone)]
 pub(super) struct BandFilter {
     words: Vec<u64>,
     bits: u32,
-    /// The keys it was sized for: beyond twice as many, it is made again.
+    /// The keys a band it was sized for: beyond twice as many, it is made again.
     sized_for: usize,
     /// The segments whose keys it holds.
     covered: HashSet<SegmentId>,
 }
 
 impl BandFilter {
-    /// An empty filter for `keys` keys.
-    fn with_capacity(keys: usize) -> BandFilter {
+    /// An empty filter of `bands` bands for `keys` keys a band.
+    fn with_capacity(bands: usize, keys: usize) -> BandFilter {
         let wanted = keys.max(1).saturating_mul(BITS_PER_KEY);
-        let bits = (usize::BITS - (wanted - 1).leading_zeros()).max(MIN_BITS);
+        let bits = (usize::BITS - (wanted - 1).leading_zeros()).clamp(MIN_BITS, 32);
         BandFilter {
-            words: vec![0; 1 << (bits - 6)],
+            words: vec![0; bands.max(1) << (bits - 6)],
             bits,
             sized_for: keys,
             covered: HashSet::new(),
@@ -49,13 +54,15 @@ impl BandFilter {
         segments: &[(&SegmentReader, &SegmentValues)],
         previous: Option<BandFilter>,
     ) -> BandFilter {
-        let keys: usize = (segments.iter())
-            .filter_map(|(_, values)| values.tables())
-            .map(|tables| tables.banded() * tables.shape().bands)
-            .sum();
+        let tables = || segments.iter().filter_map(|(_, values)| values.tables());
+        let bands = tables()
+            .map(|tables| tables.shape().bands)
+            .max()
+            .unwrap_or(0);
+        let keys: usize = tables().map(|tables| tables.banded()).sum();
         let mut filter = match previous {
-            Some(filter) if keys <= 2 * filter.sized_for => filter,
-            _ => BandFilter::with_capacity(2 * keys),
+            Some(filter) if keys <= 2 * filter.sized_for && filter.bands() >= bands => filter,
+            _ => BandFilter::with_capacity(bands, 2 * keys),
         };
         let mut covered = HashSet::with_capacity(segments.len());
         for (reader, values) in segments {
@@ -71,10 +78,14 @@ impl BandFilter {
         filter
     }
 
+    /// The number of bands it has regions for.
+    fn bands(&self) -> usize {
+        (self.words.len() << 6) >> self.bits
+    }
+
     #[inline]
     fn position(&self, band: usize, key: u32) -> usize {
-        let mixed = (u64::from(key) | (band as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (mixed >> (64 - self.bits)) as usize
+        band << self.bits | (u64::from(key) >> (32 - self.bits)) as usize
     }
 
     fn insert(&mut self, band: usize, key: u32) {
@@ -86,7 +97,7 @@ impl BandFilter {
     #[inline]
     pub fn may_hold(&self, band: usize, key: u32) -> bool {
         let at = self.position(band, key);
-        self.words[at / 64] >> (at % 64) & 1 == 1
+        (self.words.get(at / 64)).is_some_and(|word| word >> (at % 64) & 1 == 1)
     }
 }
 
@@ -96,7 +107,7 @@ mod tests {
 
     #[test]
     fn inserted_keys_are_held_and_few_others_pass() {
-        let mut filter = BandFilter::with_capacity(10_000);
+        let mut filter = BandFilter::with_capacity(14, 10_000 / 14);
         for key in 0..10_000u32 {
             filter.insert((key % 14) as usize, key.wrapping_mul(2_654_435_761));
         }
