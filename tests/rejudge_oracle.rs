@@ -719,6 +719,14 @@ fn cases_found_before() {
         ),
     ];
     check_mixed(&lost_then_record).unwrap();
+    // A page replaced, then given a text of its own, which a page added and deleted in
+    // the next run replaced: the page's text comes back.
+    let replaced_then_own = vec![
+        (replace, vec![add(1, 2, 0), add(0, 2, 0)]),
+        (reject, vec![add(1, 1, 0)]),
+        (replace, vec![add(3, 1, 0), Op::Delete(3)]),
+    ];
+    check_mixed(&replaced_then_own).unwrap();
 }
 
 proptest! {

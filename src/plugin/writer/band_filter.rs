@@ -10,9 +10,10 @@ use tantivy::SegmentReader;
 
 use crate::plugin::segment_values::SegmentValues;
 
-/// Bits a key a filter is sized for; made for twice the keys it holds, it is made again
-/// when they have doubled: between 16 and 8 bits a key, so that between 6 and 12% of the
-/// keys not held pass (28 bytes a document of 14 bands at 16 bits a key).
+/// Bits a key a filter is sized for. It is made for twice the keys it holds, a band's
+/// region rounded up to a power of two, and made again when they have doubled: between 32
+/// and 8 bits a key (14 to 56 bytes a document of 14 bands), so that 3 to 12% of the keys
+/// not held pass.
 const BITS_PER_KEY: usize = 8;
 
 /// The smallest region of a band (128 bytes).
@@ -29,7 +30,7 @@ const MIN_BITS: u32 = 10;
 pub(super) struct BandFilter {
     words: Vec<u64>,
     bits: u32,
-    /// The keys a band it was sized for: beyond twice as many, it is made again.
+    /// The keys a band it was sized for: beyond as many, it is made again.
     sized_for: usize,
     /// The segments whose keys it holds.
     covered: HashSet<SegmentId>,
@@ -61,7 +62,7 @@ impl BandFilter {
             .unwrap_or(0);
         let keys: usize = tables().map(|tables| tables.banded()).sum();
         let mut filter = match previous {
-            Some(filter) if keys <= 2 * filter.sized_for && filter.bands() >= bands => filter,
+            Some(filter) if keys <= filter.sized_for && filter.bands() >= bands => filter,
             _ => BandFilter::with_capacity(bands, 2 * keys),
         };
         let mut covered = HashSet::with_capacity(segments.len());

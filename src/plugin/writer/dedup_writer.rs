@@ -551,8 +551,10 @@ impl DedupWriter {
                 Lookup::Judged { update } => update.map(str::to_owned),
             }
         };
-        // A new word of its key: what other documents hold of the key's older texts goes.
-        if let (Policy::Replace, Some(key)) = (policy, prepared.key.as_deref()) {
+        // A new word of its key, whatever the policy: what other documents hold of the
+        // key's older texts goes (else a later change of a holder could not tell which of
+        // two texts of the key is the newer one).
+        if let Some(key) = prepared.key.as_deref() {
             self.let_go_records_of(state, key)?;
         }
         let nearest = state.judged.first().copied();
