@@ -122,6 +122,9 @@ pub(crate) struct TablesAt {
     shape: TableShape,
     /// The block tables.
     blocks: Vec<BlockTable>,
+    /// Each block table's bits: a match is reported by the first table whose block it
+    /// agrees on.
+    masks: Vec<u64>,
     /// Each band table: directory bits, and where its directory starts.
     bands: Vec<(u32, usize)>,
     references: usize,
@@ -155,9 +158,11 @@ impl TablesAt {
             bands.push((bits, at));
             at += 4 * ((1 << bits) + 1) + BAND_ENTRY * banded;
         }
+        let masks = blocks.iter().map(BlockTable::mask).collect();
         Ok(TablesAt {
             shape,
             blocks,
+            masks,
             bands,
             references,
             banded,
@@ -224,16 +229,9 @@ impl TablesAt {
     ) {
         debug_assert!(distance <= self.shape.distance);
         let table = run.table();
-        let earlier: [u64; 8] =
-            std::array::from_fn(|i| self.blocks.get(i).map_or(0, BlockTable::mask));
+        let earlier = &self.masks[..table];
         let block = &self.blocks[table];
-        block.scan(
-            bytes,
-            run,
-            (query.bits(), distance),
-            &earlier[..table],
-            found,
-        );
+        block.scan(bytes, run, (query.bits(), distance), earlier, found);
     }
 
     /// The number of banded references.
