@@ -277,6 +277,31 @@ fn reported_fingerprint(outcome: &AddOutcome) -> Option<Option<tantivy_dedup::Fi
     }
 }
 
+/// Where two runs first part, said in a line or two: the runs are long and a whole-run
+/// comparison's message buries the one outcome that differs.
+fn first_difference(
+    got: &(Outcomes, Vec<(String, String)>),
+    expected: &(Outcomes, Vec<(String, String)>),
+) -> Option<String> {
+    let outcomes = got.0.iter().zip(&expected.0).enumerate();
+    if let Some((n, (got, expected))) = outcomes.into_iter().find(|(_, (g, e))| g != e) {
+        return Some(format!("outcome {n}: {got:?}, one by one {expected:?}"));
+    }
+    if got.0.len() != expected.0.len() {
+        return Some(format!(
+            "{} outcomes, one by one {}",
+            got.0.len(),
+            expected.0.len()
+        ));
+    }
+    let contents = got.1.iter().zip(&expected.1);
+    if let Some((got, expected)) = contents.into_iter().find(|(g, e)| g != e) {
+        return Some(format!("index holds {got:?}, one by one {expected:?}"));
+    }
+    (got.1.len() != expected.1.len())
+        .then(|| format!("{} documents, one by one {}", got.1.len(), expected.1.len()))
+}
+
 fn policy(n: u8) -> Policy {
     [Policy::Reject, Policy::Flag, Policy::Replace][usize::from(n % 3)]
 }
@@ -294,9 +319,16 @@ proptest! {
         let policy = policy(policy_choice);
         let steps = stream(&choices);
         let expected = one_by_one(policy, &steps);
-        prop_assert_eq!(&in_batches(policy, &steps, &cuts), &expected, "add_batch, cuts {:?}", cuts);
-        prop_assert_eq!(&streamed(policy, &steps, window), &expected, "add_all, window {}", window);
-        prop_assert_eq!(&prepared_first(policy, &steps), &expected, "prepare, then add_prepared");
+        let sides = [
+            (format!("add_batch, cuts {cuts:?}"), in_batches(policy, &steps, &cuts)),
+            (format!("add_all, window {window}"), streamed(policy, &steps, window)),
+            ("prepare, then add_prepared".to_owned(), prepared_first(policy, &steps)),
+        ];
+        for (side, got) in &sides {
+            if let Some(difference) = first_difference(got, &expected) {
+                return Err(TestCaseError::fail(format!("{side}, {policy:?}: {difference}")));
+            }
+        }
     }
 }
 

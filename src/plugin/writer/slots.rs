@@ -77,7 +77,7 @@ impl Committed {
             .collect()
     }
 
-    /// The alive documents with `key`, in address order.
+    /// The alive documents with `key`, in add order.
     pub fn with_key(&self, key: &str) -> Result<Vec<DocAddress>> {
         match self.index.fields().key {
             Some(field) => self.with_term(Term::from_field_text(field, key)),
@@ -92,7 +92,7 @@ impl Committed {
     }
 
     /// The alive documents holding `record` in
-    /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD), in address order.
+    /// [`REPLACED_FIELD`](crate::plugin::REPLACED_FIELD), in add order.
     pub fn with_record(&self, record: &str) -> Result<Vec<DocAddress>> {
         match self.index.fields().replaced {
             Some(field) if self.holds_records => {
@@ -103,7 +103,7 @@ impl Committed {
     }
 
     /// The alive documents holding a record of `key` (in
-    /// [`REPLACED_KEY_FIELD`](crate::plugin::REPLACED_KEY_FIELD)), in address order.
+    /// [`REPLACED_KEY_FIELD`](crate::plugin::REPLACED_KEY_FIELD)), in add order.
     pub fn with_record_key(&self, key: &str) -> Result<Vec<DocAddress>> {
         match self.index.fields().replaced_key {
             Some(field) if self.holds_records => self.with_term(Term::from_field_text(field, key)),
@@ -112,7 +112,7 @@ impl Committed {
     }
 
     /// The alive documents flagged as near-duplicates of the document of `key` (their
-    /// [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD) is `key`), in address order.
+    /// [`DUPLICATE_OF_FIELD`](crate::plugin::DUPLICATE_OF_FIELD) is `key`), in add order.
     pub fn flagged_against(&self, key: &str) -> Result<Vec<DocAddress>> {
         match self.index.fields().flag {
             Some((_, of)) => self.with_term(Term::from_field_text(of, key)),
@@ -125,9 +125,14 @@ impl Committed {
         Ok(self.searcher.doc(address)?)
     }
 
-    /// The alive documents holding `term`, in address order: the term's postings walked
+    /// The alive documents holding `term`, in add order: the term's postings walked
     /// segment by segment (a `TermQuery` would weigh the term first, for scores no one
     /// reads, on every add that has a key).
+    ///
+    /// Segments are ordered by their random ids, so address order would differ from one
+    /// run of the same adds to the next; what is decided again in this order (the copies
+    /// flagged against a document that changed) must not. Documents without an add order
+    /// (an index of an older format) keep address order, after the others.
     fn with_term(&self, term: Term) -> Result<Vec<DocAddress>> {
         let mut found = Vec::new();
         for (segment_ord, reader) in self.searcher.segment_readers().iter().enumerate() {
@@ -135,6 +140,10 @@ impl Committed {
                 found.push(DocAddress::new(segment_ord as u32, doc));
                 Ok(None::<()>)
             })?;
+        }
+        if found.len() > 1 && self.pins.len() == self.searcher.segment_readers().len() {
+            let sequence = |a: &DocAddress| self.pins[a.segment_ord as usize].sequence(a.doc_id);
+            found.sort_by_cached_key(sequence);
         }
         Ok(found)
     }
