@@ -110,6 +110,8 @@
 //!   with no features, so that empty pages are not all duplicates of each other.
 //! - **Huge texts** are fingerprinted on their first
 //!   [`max_text_bytes`](FingerprintConfig::max_text_bytes) (1 MiB by default).
+// docs.rs (`--cfg docsrs`, nightly): each item behind a cargo feature is marked with it.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 #![deny(rustdoc::broken_intra_doc_links)]
 #![warn(missing_debug_implementations)]

@@ -1,12 +1,26 @@
 from dataclasses import dataclass
 from os import PathLike
-from typing import Any, Iterable, Literal, Mapping, Optional, Union, overload
+from typing import Any, Iterable, Literal, Mapping, Optional, Union, final, overload
 
 import numpy as np
+
+__all__ = [
+    "CandidateValues",
+    "CorpusIndex",
+    "DedupError",
+    "FingerprintIndex",
+    "Fingerprints",
+    "MatchingSettings",
+    "Signatures",
+    "TextMatcher",
+    "hamming",
+    "pairs_sharing_keys",
+]
 
 class DedupError(Exception):
     """An error of tantivy-dedup, with its message."""
 
+@final
 class MatchingSettings:
     """Fingerprint config, distance and two-stage matching (a settings file's JSON)."""
 
@@ -79,6 +93,8 @@ class FingerprintIndex:
     def all_pairs(self, k: Optional[int] = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
 
 class CorpusIndex:
+    # Made by `open` and `open_or_create`, not called directly.
+    def __init__(self, native: Any) -> None: ...
     @staticmethod
     def open(path: Union[str, PathLike]) -> CorpusIndex: ...
     @staticmethod

@@ -170,6 +170,8 @@ impl ReportLine {
     /// near-duplicate of a document admitted by any writer (`duplicate`, `"shared":
     /// true`), or a document another writer admitted under the same id (`exists`,
     /// `"shared": "<that writer>"`); `None` for a document it admitted.
+    ///
+    /// Available with the `cluster` feature.
     #[cfg(feature = "cluster")]
     pub fn of_shared(
         id: String,

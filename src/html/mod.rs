@@ -1,6 +1,8 @@
 //! Main-content extraction from HTML pages: the article without its menus, sidebars, footers
 //! and ads ("boilerplate removal"), as Firefox's Reader View does it.
 //!
+//! Available with the `html` feature (on by default).
+//!
 //! The article is found by [dom_smoothie], a Rust port of Mozilla's readability.js (the
 //! algorithm behind Reader View): paragraphs are scored by their text and punctuation, the
 //! scores flow to their ancestors, and the best-scoring subtree minus link-heavy and
@@ -62,6 +64,8 @@ const MAX_ELEMENTS: usize = 50_000;
 const MAX_DEPTH: usize = 512;
 
 /// The text of a page, from [`extract`].
+///
+/// Available with the `html` feature (on by default).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ExtractedPage {
     /// The article's title (readability's cleaned-up `<title>`, `og:title` or `<h1>`), if the
@@ -75,6 +79,8 @@ pub struct ExtractedPage {
 }
 
 /// How the text of an [`ExtractedPage`] was found.
+///
+/// Available with the `html` feature (on by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ExtractionMethod {
@@ -114,6 +120,8 @@ impl ExtractedPage {
 }
 
 /// The main text and title of an HTML page.
+///
+/// Available with the `html` feature (on by default).
 ///
 /// HTML5 parsing repairs broken tags the way browsers do, a page without an article (see
 /// the [module docs](self)) falls back to its full text ([`ExtractionMethod::FullText`]),

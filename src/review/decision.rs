@@ -13,6 +13,8 @@ use crate::matching::Judgement;
 use crate::plugin::DedupIndex;
 
 /// What became of the other document of a decision.
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -49,6 +51,8 @@ impl Action {
 }
 
 /// One document of a decision.
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Side {
     /// Its id.
@@ -61,6 +65,8 @@ pub struct Side {
 }
 
 /// One decision: a document kept and another judged a near-duplicate of it.
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
     /// Its place in the review, from 1: least similar first.
@@ -113,6 +119,8 @@ impl Decision {
 
 /// Two texts judged by an index's rule, with what differs between them: what a review page
 /// shows of a decision, for a program (a crawler's dashboard) to show the same.
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Explanation {
     /// The rule's verdict, as [`DedupIndex::judge`] gives it.
@@ -125,6 +133,8 @@ impl DedupIndex {
     /// How this index's rule judges `kept` and `other` (see [`judge`](Self::judge)), with
     /// their word-level diff (each text cut at [`MAX_DIFF_CHARS`](super::MAX_DIFF_CHARS)
     /// characters for the diff; the judgement reads them whole).
+    ///
+    /// Available with the `review` feature (on by default).
     ///
     /// ```
     /// use tantivy::schema::Schema;

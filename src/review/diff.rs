@@ -21,6 +21,8 @@ pub const MAX_DIFF_CHARS: usize = 2_000;
 const DIFF_DEADLINE: Duration = Duration::from_millis(200);
 
 /// Whether a stretch of text is in both texts or in one only.
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Change {
@@ -33,6 +35,8 @@ pub enum Change {
 }
 
 /// A stretch of one text: consecutive tokens with the same [`Change`].
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Span {
     /// In both texts, or in this one only.
@@ -44,6 +48,8 @@ pub struct Span {
 /// Two texts with what differs marked: the kept text as stretches [`Same`](Change::Same) or
 /// [`Removed`](Change::Removed), the other as stretches `Same` or [`Added`](Change::Added).
 /// Joining a side's stretches gives its text back (cut at [`MAX_DIFF_CHARS`]).
+///
+/// Available with the `review` feature (on by default).
 ///
 /// ```
 /// use tantivy_dedup::review::{Change, WordDiff};

@@ -11,6 +11,8 @@ use std::fmt::Write as _;
 /// formatting characters as `[U+XXXX]` in a `<span class="ctl">` (or, with
 /// `in_attribute`, as the bare `[U+XXXX]`). Newlines and tabs are kept.
 ///
+/// Available with the `review` feature (on by default).
+///
 /// ```
 /// let mut out = String::new();
 /// tantivy_dedup::review::escape_html("<script>alert(1)</script>", false, &mut out);
@@ -48,6 +50,8 @@ pub fn escape_html(text: &str, in_attribute: bool, out: &mut String) {
 }
 
 /// [`escape_html`] into a new string.
+///
+/// Available with the `review` feature (on by default).
 pub fn escaped(text: &str, in_attribute: bool) -> String {
     let mut out = String::new();
     escape_html(text, in_attribute, &mut out);

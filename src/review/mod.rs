@@ -3,6 +3,8 @@
 //! the rule's reason: the "explain" view of a deduplication, as diff tools show two versions
 //! of a file.
 //!
+//! Available with the `review` feature (on by default).
+//!
 //! * [`WordDiff`]: the word-level diff of two texts (character-level in Han text).
 //! * [`DedupIndex::explain`](crate::plugin::DedupIndex::explain): an index's verdict on two
 //!   texts with their diff ([`Explanation`]), for a dashboard of one's own.

@@ -20,6 +20,8 @@ use crate::corpus::CorpusIndex;
 use crate::error::Result;
 
 /// What a review's decisions name that it cannot show (see [`Review::gaps`]).
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Gaps {
@@ -37,6 +39,8 @@ pub struct Gaps {
 
 /// The decisions to review, in review order. Holds a few dozen bytes a decision (where
 /// its documents are, its distance and similarity), never the texts.
+///
+/// Available with the `review` feature (on by default).
 ///
 /// ```
 /// use tantivy_dedup::corpus::{corpus_settings, CorpusIndex, CorpusRecord};

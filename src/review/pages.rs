@@ -19,6 +19,8 @@ pub const DECISIONS_PER_PAGE: usize = 1_000;
 /// outside `A-Z a-z 0-9 - _ .` written as `~` and two hex digits (so any id makes a
 /// valid, unambiguous fragment: `page.html#r-...`).
 ///
+/// Available with the `review` feature (on by default).
+///
 /// ```
 /// assert_eq!(tantivy_dedup::review::anchor_of("doc-1"), "r-doc-1");
 /// assert_eq!(tantivy_dedup::review::anchor_of("a b/中"), "r-a~20b~2f~e4~b8~ad");
@@ -38,6 +40,8 @@ pub fn anchor_of(id: &str) -> String {
 
 /// The file name of page `page` (from 0) of a review whose first page is `out`:
 /// `review.html`, then `review-2.html`, ...
+///
+/// Available with the `review` feature (on by default).
 pub fn page_name(out: &Path, page: usize) -> String {
     let name = out
         .file_name()
@@ -52,6 +56,8 @@ pub fn page_name(out: &Path, page: usize) -> String {
 }
 
 /// The path of page `page` of a review whose first page is `out`.
+///
+/// Available with the `review` feature (on by default).
 pub fn page_path(out: &Path, page: usize) -> PathBuf {
     out.with_file_name(page_name(out, page))
 }

@@ -8,6 +8,8 @@ use crate::matching::Reason;
 /// `within_distance`, `beyond_reach`, `no_signature`, `no_shared_band`, `below_threshold`,
 /// `verified`; `reported` for a decision known from an ingest report alone (a text was not
 /// kept, so the rule could not be applied again).
+///
+/// Available with the `review` feature (on by default).
 pub fn reason_kind(reason: Option<&Reason>) -> &'static str {
     match reason {
         None => "reported",
@@ -23,6 +25,8 @@ pub fn reason_kind(reason: Option<&Reason>) -> &'static str {
 
 /// The reason as JSON: `{"kind":..}` with the reason's numbers (`k`, `reach`, `rows`,
 /// `score`, `threshold`).
+///
+/// Available with the `review` feature (on by default).
 pub fn reason_json(reason: Option<&Reason>) -> Value {
     let kind = reason_kind(reason);
     match reason {
@@ -39,6 +43,8 @@ pub fn reason_json(reason: Option<&Reason>) -> Value {
 }
 
 /// The reason in a sentence.
+///
+/// Available with the `review` feature (on by default).
 pub fn reason_text(reason: Option<&Reason>) -> String {
     match reason {
         None => {

@@ -10,6 +10,8 @@ use crate::matching::{CandidateStage, PairScore, Preset};
 use crate::plugin::DedupIndex;
 
 /// The rule in force in an index (see [`DedupIndex::rule`]), in the terms of the review.
+///
+/// Available with the `review` feature (on by default).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RuleSummary {
     /// The Hamming distance *k*.

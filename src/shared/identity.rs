@@ -16,6 +16,8 @@ pub const IDENTITY_FILE: &str = ".tantivy-dedup-shared.json";
 /// A shard's identity in shared spaces: the name it writes under and a token of its own,
 /// kept in [`IDENTITY_FILE`] in its index folder from the first time it joins, so that a
 /// moved or copied folder keeps it.
+///
+/// Available with the `cluster` feature.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardIdentity {
     /// The writer name it registers documents under (`ingest --node` overrides it).

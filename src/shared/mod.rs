@@ -1,6 +1,8 @@
-//! A near-duplicate space shared by writers on several machines (cargo feature `cluster`),
-//! kept in Redis Cluster: the store crawler fleets already run for URL frontiers, and that
-//! datasketch uses for shared MinHash LSH.
+//! A near-duplicate space shared by writers on several machines, kept in Redis Cluster: the
+//! store crawler fleets already run for URL frontiers, and that datasketch uses for shared
+//! MinHash LSH.
+//!
+//! Available with the `cluster` feature.
 //!
 //! Each document is registered under its candidate keys (the fingerprint's blocks for the
 //! distance *k*, Manku et al.'s pigeonhole, and its signature's bands), receives a number

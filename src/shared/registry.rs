@@ -29,6 +29,8 @@ const DEFAULT_LEASE: Duration = Duration::from_secs(10);
 pub(super) const POLL: Duration = Duration::from_millis(5);
 
 /// What [`SharedRegistry::decide`] says of a document.
+///
+/// Available with the `cluster` feature.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SharedDecision {
     /// No document numbered before it is an admitted near-duplicate: add it.
@@ -63,6 +65,8 @@ pub enum SharedDecision {
 /// A near-duplicate space shared by several writers, each with its own shard, in Redis
 /// Cluster, under the `Reject` policy: of every group of near-duplicates added by any
 /// writer, the first (by the cluster's numbering) is admitted, the others rejected.
+///
+/// Available with the `cluster` feature.
 ///
 /// **The protocol.** To decide a document `d`, its writer
 /// 1. writes `d`'s record (fingerprint, signature, *pending*, the time) and lists `d`

@@ -15,6 +15,8 @@ use super::store::RETRY_FOR;
 use crate::error::Result;
 
 /// What the shared space holds for an id (see [`SharedRegistry::state`]).
+///
+/// Available with the `cluster` feature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SharedState {
     /// Registered by `node`, not decided yet (or its writer died before deciding).
@@ -43,6 +45,8 @@ pub enum SharedState {
 
 /// A document [`SharedRegistry::release`] gave up, and the records it had rejected, given
 /// up with it so that they are decided anew when they come again.
+///
+/// Available with the `cluster` feature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Released {
     /// The id given up.

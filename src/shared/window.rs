@@ -22,6 +22,8 @@ use crate::error::{Error, Result};
 use crate::Fingerprint;
 
 /// A document of a window: its id, fingerprint and signature.
+///
+/// Available with the `cluster` feature.
 pub type WindowDocument<'a> = (&'a str, Fingerprint, Option<&'a [u32]>);
 
 /// A document of the window claimed for this writer, on its way to a decision.

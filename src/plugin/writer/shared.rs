@@ -14,6 +14,8 @@ impl DedupWriter {
     /// the index's rule (the registry must judge by this index's distance and
     /// verification), then against this index as any add is.
     ///
+    /// Available with the `cluster` feature.
+    ///
     /// - A near-duplicate of a document any writer admitted there is
     ///   [`AddOutcome::Rejected`]; its [`Duplicate`] has the other document's key and
     ///   fingerprint, and no `address` (the space does not know where a shard holds it).
