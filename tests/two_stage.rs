@@ -258,7 +258,7 @@ fn the_signature_is_frozen_and_the_rest_can_change() {
 
 #[test]
 fn the_writer_and_the_groups_find_near_pairs_on_a_corpus_of_edits() {
-    // With bands, the default: 32 bands of 4 values; then every candidate within the
+    // With `edits()`'s bands (32 bands of 4 values); then every candidate within the
     // candidate distance.
     writer_and_groups_agree(edits().threshold(0.25));
     writer_and_groups_agree(edits().threshold(0.25).candidates(CandidateStage::Scan));

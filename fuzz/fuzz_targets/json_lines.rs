@@ -14,7 +14,8 @@ macro_rules! note {
     }};
 }
 
-#[allow(dead_code)]
+// What the tool uses and this target does not (the terminal check of standard input).
+#[allow(dead_code, unused_imports)]
 #[path = "../../src/cli/input/mod.rs"]
 mod input;
 
