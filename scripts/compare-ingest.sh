@@ -99,21 +99,40 @@ wait_for_quiet
 # ---------------------------------------------------------------- timing ----
 rm -rf "$RUN"
 mkdir -p "$RUN"
-declare -A WALL CPU PEAK
+declare -A WALL CPU PEAK ANON
+# The largest anonymous resident set (heap and stacks, not the index files a process maps)
+# of the child of process $1, sampled every 0.2 s until $1 exits; in MiB.
+peak_anon() {
+  local parent=$1 child="" top=0 kib
+  while kill -0 "$parent" 2> /dev/null; do
+    [ -n "$child" ] || child=$(pgrep -P "$parent" | head -1)
+    if [ -n "$child" ]; then
+      kib=$(awk '/^RssAnon:/ { print $2 }' "/proc/$child/status" 2> /dev/null || true)
+      [ -n "$kib" ] && [ "$kib" -gt "$top" ] && top=$kib
+    fi
+    sleep 0.2
+  done
+  awk -v k="$top" 'BEGIN { printf "%.1f\n", k / 1024 }'
+}
 measure() {  # name command... : one run under /usr/bin/time -v, its output in $RUN/name.out
   local name=$1
   shift
   printf '  $ %s\n' "$*" >&2
   local start=$EPOCHREALTIME
-  /usr/bin/time -v -o "$RUN/$name.time" "$@" > "$RUN/$name.out" 2> "$RUN/$name.err" || {
-    echo "  failed: $*" >&2; tail -5 "$RUN/$name.err" >&2; exit 1; }
+  /usr/bin/time -v -o "$RUN/$name.time" "$@" > "$RUN/$name.out" 2> "$RUN/$name.err" &
+  local pid=$!
+  peak_anon "$pid" > "$RUN/$name.anon" &
+  local sampler=$!
+  wait "$pid" || { echo "  failed: $*" >&2; tail -5 "$RUN/$name.err" >&2; exit 1; }
   local end=$EPOCHREALTIME
+  wait "$sampler"
+  ANON[$name]=$(cat "$RUN/$name.anon")
   # Wall from bash's clock (/usr/bin/time's has 1/100 s); CPU and peak from /usr/bin/time.
   read -r WALL[$name] CPU[$name] PEAK[$name] < <(awk -F': ' -v a="$start" -v b="$end" '
     /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident/ { m = $2 }
     END { printf "%.3f %.2f %.1f\n", b - a, u + s, m / 1024 }' "$RUN/$name.time")
-  printf '  %-12s wall %s s, CPU %s s, peak %s MiB\n' "$name" "${WALL[$name]}" "${CPU[$name]}" \
-    "${PEAK[$name]}" >&2
+  printf '  %-12s wall %s s, CPU %s s, peak %s MiB (anonymous %s MiB)\n' "$name" \
+    "${WALL[$name]}" "${CPU[$name]}" "${PEAK[$name]}" "${ANON[$name]}" >&2
 }
 say "one run each on $FILE (load average $LOAD0)"
 measure ours "$BIN" ingest --commit-every 10000 --policy reject --report "$RUN/ours.report" \
@@ -158,6 +177,7 @@ PLANTED=$(field "$RUN/ours.score" planted)
   echo "| **ours / rensa** | $(ratio "${WALL[ours]}" "${WALL[rensa]}") | $(ratio "${CPU[ours]}" "${CPU[rensa]}") | $(ratio "${PEAK[ours]}" "${PEAK[rensa]}") | | | | | |"
   echo
   echo "- a writer opened on ours' finished index (\`ingest --policy reject --index I EMPTY_FILE\`): wall ${WALL[ours_writer]} s, CPU ${CPU[ours_writer]} s, peak ${PEAK[ours_writer]} MiB"
+  echo "- peak anonymous memory (heap and stacks, sampled every 0.2 s; the peak column also counts mapped index files): ours ${ANON[ours]} MiB, plain ${ANON[plain]} MiB, rensa ${ANON[rensa]} MiB; ours beyond plain: $(awk -v a="${ANON[ours]}" -v b="${ANON[plain]}" -v n="$DOCS" 'BEGIN { printf "%.0f", (a - b) * 1048576 / n }') bytes a document; the writer opened on the finished index: ${ANON[ours_writer]} MiB"
   echo "- ours rejected $(field "$RUN/ours.score" true_rejected) planted copies, $(field "$RUN/ours.score" pair_right) of them as near-duplicates of their planted original"
   echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores, $(uname -sr)"
   echo "- load average before the runs: $LOAD0 (quiet: $quiet, waited ${waited} s); after: $LOAD1"
