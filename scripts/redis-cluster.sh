@@ -155,7 +155,7 @@ cluster-replica-validity-factor 0
 appendonly no
 save ""
 # A shared space's record holds a 512-byte signature and its band buckets' fields list
-# ids: hashes up to these sizes stay in Redis's compact encoding (docs/SCALING.md, Memory).
+# ids: hashes up to these sizes stay in Redis's compact encoding (docs/SCALING.md, "Keys and memory").
 hash-max-listpack-value 1024
 hash-max-listpack-entries 512
 EOF

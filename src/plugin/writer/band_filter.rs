@@ -1,4 +1,4 @@
-//! [`BandFilter`]: which band keys some committed segment may hold, in 16 bits a key, so
+//! [`BandFilter`]: which band keys some committed segment may hold, in 8 to 32 bits a key, so
 //! that a writer probes the segments' band tables only for the keys of a new document's
 //! signature that some segment holds: most documents share no band with any, and a probe
 //! of every segment's table costs two cache misses a band and a segment.
