@@ -12,9 +12,9 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use tantivy::schema::{Schema, TantivyDocument};
 use tantivy::{doc, Index, IndexWriter};
+use tantivy_dedup::matching::{CandidateStage, Verification};
 use tantivy_dedup::plugin::{
-    register_tokenizer, text_field_options, CandidateStage, DedupIndex, DedupSettings, Policy,
-    Verification,
+    register_tokenizer, text_field_options, DedupIndex, DedupSettings, Policy,
 };
 use tantivy_dedup::text::MixedTokenizer;
 

@@ -14,9 +14,9 @@ use tantivy::collector::Count;
 use tantivy::query::QueryParser;
 use tantivy::schema::Schema;
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::FingerprintConfig;
 use tantivy_dedup::plugin::{text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy};
 use tantivy_dedup::text::Weighting;
-use tantivy_dedup::FingerprintConfig;
 
 fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;

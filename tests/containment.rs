@@ -10,11 +10,10 @@ use support::rng::Rng;
 use tantivy::collector::TopDocs;
 use tantivy::query::AllQuery;
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::KeptBits;
 use tantivy_dedup::matching::Reason;
-use tantivy_dedup::plugin::{
-    AddOutcome, CandidateStage, DedupIndex, DedupSettings, KeptBits, PairScore, Policy,
-    Verification,
-};
+use tantivy_dedup::matching::{CandidateStage, PairScore, Verification};
+use tantivy_dedup::plugin::{AddOutcome, DedupIndex, DedupSettings, Policy};
 use tantivy_dedup::Error;
 
 const MEMORY: usize = 15_000_000;

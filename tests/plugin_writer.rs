@@ -12,12 +12,13 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, TermQuery};
 use tantivy::schema::{IndexRecordOption, Schema, TantivyDocument, Value};
 use tantivy::{doc, Index, IndexWriter, Term};
+use tantivy_dedup::fingerprint::FingerprintConfig;
 use tantivy_dedup::plugin::{
     text_field_options, AddOutcome, DedupIndex, DedupSettings, DedupWriter, Policy,
     DUPLICATE_OF_FIELD, FLAG_FIELD,
 };
 use tantivy_dedup::text::{FeatureKind, IdfTableBuilder, MixedTokenizer, Weighting};
-use tantivy_dedup::{Error, FingerprintConfig};
+use tantivy_dedup::Error;
 
 const MEMORY: usize = 15_000_000;
 

@@ -20,7 +20,8 @@ use tantivy::directory::{
 use tantivy::query::TermQuery;
 use tantivy::schema::{BytesOptions, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{doc, HasLen, Index, TantivyError, Term};
-use tantivy_dedup::plugin::{ColumnCache, DedupCollector, Verification};
+use tantivy_dedup::matching::Verification;
+use tantivy_dedup::plugin::{ColumnCache, DedupCollector};
 use tantivy_dedup::Error;
 
 #[derive(Clone, Debug, Default)]

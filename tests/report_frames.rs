@@ -15,9 +15,8 @@ use tantivy::doc;
 use tantivy::Index;
 use tantivy_dedup::fingerprint::ShingleWeights;
 use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
-use tantivy_dedup::plugin::{
-    AddOutcome, DedupIndex, DedupSettings, Policy, Preset, Verification, SHINGLE_WEIGHTS_FILE,
-};
+use tantivy_dedup::matching::{Preset, Verification};
+use tantivy_dedup::plugin::{AddOutcome, DedupIndex, DedupSettings, Policy, SHINGLE_WEIGHTS_FILE};
 use tantivy_dedup::Error;
 
 const MEMORY: usize = 50_000_000;

@@ -12,10 +12,11 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::sync::{Arc, Barrier};
 
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
-use tantivy_dedup::plugin::{Verification, DEFAULT_THRESHOLD};
+use tantivy_dedup::matching::{Verification, DEFAULT_THRESHOLD};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry};
-use tantivy_dedup::{Error, Fingerprint};
+use tantivy_dedup::Error;
 
 mod support;
 

@@ -12,9 +12,11 @@ use tantivy::schema::{
     BytesOptions, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::KeptBits;
+use tantivy_dedup::matching::{CandidateStage, Verification};
 use tantivy_dedup::plugin::{
-    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, KeptBits, Policy,
-    Verification, CONTENT_FIELD, FINGERPRINT_FIELD, SEQUENCE_FIELD, SETTINGS_FILE, SIGNATURE_FIELD,
+    text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy, CONTENT_FIELD,
+    FINGERPRINT_FIELD, SEQUENCE_FIELD, SETTINGS_FILE, SIGNATURE_FIELD,
 };
 
 const MEMORY: usize = 15_000_000;

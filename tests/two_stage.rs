@@ -8,12 +8,13 @@ mod support;
 use support::index::create;
 use support::rng::Rng;
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::matching::Reason;
+use tantivy_dedup::matching::{CandidateStage, PairScore, Verification};
 use tantivy_dedup::plugin::{
-    AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy, Verification,
-    SIGNATURE_FIELD, VALUES_FIELD,
+    AddOutcome, DedupIndex, DedupSettings, Policy, SIGNATURE_FIELD, VALUES_FIELD,
 };
-use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
+use tantivy_dedup::Error;
 
 const MEMORY: usize = 15_000_000;
 

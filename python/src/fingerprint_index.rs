@@ -4,7 +4,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
 use tantivy_dedup::lookup;
-use tantivy_dedup::Fingerprint;
+use tantivy_dedup::fingerprint::Fingerprint;
 
 use crate::{column, error, words, DedupError};
 

@@ -7,7 +7,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use tantivy::Index;
 use tantivy_dedup::corpus::{self, corpus_settings, CorpusIndex};
-use tantivy_dedup::plugin::{DedupSettings, KeptBits, MatchingSettings, PairScore};
+use tantivy_dedup::fingerprint::KeptBits;
+use tantivy_dedup::matching::{MatchingSettings, PairScore};
+use tantivy_dedup::plugin::DedupSettings;
 use tantivy_dedup::Error;
 
 use crate::cli::messages::in_cli_terms;

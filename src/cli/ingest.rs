@@ -113,7 +113,7 @@ pub struct IngestCommand {
 /// fingerprint (none without features) and signature.
 pub type WindowRecord<'a> = (
     &'a str,
-    Option<tantivy_dedup::Fingerprint>,
+    Option<tantivy_dedup::fingerprint::Fingerprint>,
     Option<&'a [u32]>,
 );
 

@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use tantivy_dedup::fingerprint::FingerprintConfig;
 use tantivy_dedup::lookup::band_rows_for;
-use tantivy_dedup::plugin::{
-    CandidateStage, DedupSettings, MatchingSettings, PairScore, Preset, Verification,
-};
+use tantivy_dedup::matching::{CandidateStage, MatchingSettings, PairScore, Preset, Verification};
+use tantivy_dedup::plugin::DedupSettings;
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
-use tantivy_dedup::FingerprintConfig;
 
 use crate::cli::input::{ReadOptions, StreamFormat, DEFAULT_MAX_RECORD_BYTES};
 

@@ -8,9 +8,9 @@ use clap::Args;
 use serde_json::{json, Map, Value};
 use tantivy::schema::TantivyDocument;
 use tantivy_dedup::corpus::CorpusIndex;
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::plugin::{DedupWriter, Policy};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry, SharedState};
-use tantivy_dedup::Fingerprint;
 
 use crate::cli::index_dir::{open_existing, IndexArg};
 use crate::cli::print;

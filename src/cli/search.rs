@@ -9,10 +9,11 @@ use tantivy::collector::{Collector, TopDocs};
 use tantivy::query::Query;
 use tantivy::{DocAddress, Score, Searcher};
 use tantivy_dedup::corpus::PageRequest;
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::plugin::{
     DedupHit, DedupTopDocs, ShardStatistics, ShardedTopDocs, FINGERPRINT_FIELD,
 };
-use tantivy_dedup::{Error, Fingerprint};
+use tantivy_dedup::Error;
 
 use crate::cli::index_dir::{CliIndex, DEFAULT_INDEX};
 use crate::cli::opened::OpenedIndex;

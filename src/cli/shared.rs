@@ -9,7 +9,8 @@ use crate::cli::ingest::WindowRecord;
 use anyhow::{bail, Context};
 use clap::Args;
 use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
-use tantivy_dedup::plugin::{AddOutcome, MatchingSettings};
+use tantivy_dedup::matching::MatchingSettings;
+use tantivy_dedup::plugin::AddOutcome;
 use tantivy_dedup::shared::{ShardIdentity, SharedDecision, SharedRegistry, WindowDocument};
 
 /// The shared index's options of `ingest`.

@@ -28,7 +28,7 @@ pub enum Utf8Policy {
 /// `Send + Sync` and cheap to clone.
 ///
 /// ```
-/// use tantivy_dedup::{FingerprintConfig, SimHasher};
+/// use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 ///
 /// let hasher = SimHasher::new(&FingerprintConfig::default())?;
 /// let a = hasher.fingerprint("The quick brown fox jumps over the lazy dog near the river bank").unwrap();

@@ -23,7 +23,8 @@ pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
 /// same objects, under the same names, as an index's settings file.
 ///
 /// ```
-/// use tantivy_dedup::plugin::{DedupSettings, MatchingSettings, Verification};
+/// use tantivy_dedup::matching::{MatchingSettings, Verification};
+/// use tantivy_dedup::plugin::DedupSettings;
 ///
 /// let tuned = DedupSettings::new(["body"]).distance(4).matching()
 ///     .verification(Verification::default().threshold(0.3));

@@ -25,7 +25,8 @@ pub const REWRITES_BAND_ROWS: usize = 2;
 /// can be searched or ingested into under another.
 ///
 /// ```
-/// use tantivy_dedup::plugin::{DedupSettings, Preset};
+/// use tantivy_dedup::matching::Preset;
+/// use tantivy_dedup::plugin::DedupSettings;
 ///
 /// let settings = DedupSettings::new(["body"]).preset(Preset::Rewrites);
 /// let verification = settings.get_verification().unwrap();

@@ -58,7 +58,8 @@ pub const MIN_BYTE_HASHES: usize = 3;
 /// the score) can change at every open.
 ///
 /// ```
-/// use tantivy_dedup::plugin::{DedupSettings, Verification};
+/// use tantivy_dedup::matching::Verification;
+/// use tantivy_dedup::plugin::DedupSettings;
 ///
 /// let settings = DedupSettings::new(["body"]).verification(Verification::default().threshold(0.4));
 /// assert_eq!(settings.get_verification().unwrap().get_candidate_distance(), 16);

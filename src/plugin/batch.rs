@@ -27,7 +27,7 @@ pub struct NearDuplicate {
     pub fingerprint: Fingerprint,
     /// Its Hamming distance to the probe.
     pub distance: u32,
-    /// The [verification](super::Verification)'s score of the pair, when the index
+    /// The [verification](crate::matching::Verification)'s score of the pair, when the index
     /// verifies candidates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f64>,
@@ -61,7 +61,7 @@ impl DedupIndex {
     /// Every alive document of `searcher` within `k` bits of `text`'s fingerprint, nearest
     /// first (then in add order); empty when the text has no features. A popcount scan of
     /// the fingerprint columns. With a
-    /// [verification](super::Verification), also those within its candidate distance whose
+    /// [verification](crate::matching::Verification), also those within its candidate distance whose
     /// signatures agree, as the writer decides. A text has no scope: documents of every
     /// [scope](super::DedupSettings::scope_field) are looked at.
     ///

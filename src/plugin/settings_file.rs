@@ -116,10 +116,10 @@ mod tests {
         write(&directory, &settings).unwrap();
         assert_eq!(
             read(&directory).unwrap().unwrap().get_version(),
-            crate::plugin::SETTINGS_VERSION
+            crate::matching::SETTINGS_VERSION
         );
         let mut json: serde_json::Value = serde_json::to_value(&settings).unwrap();
-        json["version"] = (crate::plugin::SETTINGS_VERSION + 1).into();
+        json["version"] = (crate::matching::SETTINGS_VERSION + 1).into();
         json["added_later"] = true.into();
         atomic_write(&directory, SETTINGS_FILE, json.to_string().as_bytes()).unwrap();
         match read(&directory) {

@@ -17,9 +17,9 @@ use super::space;
 use super::store::Store;
 use super::window::Claimed;
 use crate::error::{Error, Result};
+use crate::fingerprint::Fingerprint;
 use crate::lookup::MAX_TABLE_DISTANCE;
 use crate::matching::{Matcher, MatchingSettings};
-use crate::Fingerprint;
 
 /// How long a registration may stay undecided before the others take its writer for dead
 /// and the registration for given up.

@@ -6,7 +6,7 @@ use tantivy::{DocAddress, Score};
 
 use super::SortValue;
 
-use crate::Fingerprint;
+use crate::fingerprint::Fingerprint;
 
 /// One shown hit of a deduplicated page: a document of which no higher-ranked shown hit is a
 /// near-duplicate (within distance *k*, or verified: see [`DedupTopDocs`]).

@@ -35,7 +35,7 @@ use crate::plugin::{DedupIndex, MAX_REPLACED_RECORDS};
 ///   change nothing it sees.
 /// - **Documents without a fingerprint** (no features: empty, or only punctuation) are
 ///   indexed, and never duplicates of one another. Texts longer than
-///   [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) are fingerprinted on
+///   [`max_text_bytes`](crate::fingerprint::FingerprintConfig::max_text_bytes) are fingerprinted on
 ///   their prefix.
 /// - **Keys.** With a [key field](crate::plugin::DedupSettings::key_field), a document whose
 ///   key is in the index already with the same text is not added again
@@ -309,7 +309,7 @@ impl DedupWriter {
     }
 
     /// The near-duplicate distance (beyond which, with a
-    /// [verification](crate::plugin::Verification), its candidate distance reaches).
+    /// [verification](crate::matching::Verification), its candidate distance reaches).
     pub fn distance(&self) -> u32 {
         self.matcher.distance()
     }

@@ -38,7 +38,7 @@ pub struct Duplicate {
     pub fingerprint: Fingerprint,
     /// The Hamming distance between the two fingerprints.
     pub distance: u32,
-    /// The [verification](crate::plugin::Verification)'s score of the pair, when the index
+    /// The [verification](crate::matching::Verification)'s score of the pair, when the index
     /// verifies candidates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f64>,
