@@ -20,9 +20,8 @@ use tantivy::{DocAddress, Index, Order, Score, Searcher, TantivyDocument, Tantiv
 use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::fingerprint::KeptBits;
 use tantivy_dedup::matching::{CandidateStage, PairScore, Verification};
-use tantivy_dedup::plugin::{
-    ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, SortValue,
-};
+use tantivy_dedup::plugin::collector::ColumnCache;
+use tantivy_dedup::plugin::{DedupCollector, DedupHit, DedupTopDocs, HiddenHit, SortValue};
 use tantivy_dedup::Error;
 
 /// One document to index.

@@ -10,9 +10,8 @@ use tantivy::query::Query;
 use tantivy::{DocAddress, Score, Searcher};
 use tantivy_dedup::corpus::PageRequest;
 use tantivy_dedup::fingerprint::Fingerprint;
-use tantivy_dedup::plugin::{
-    DedupHit, DedupTopDocs, ShardStatistics, ShardedTopDocs, FINGERPRINT_FIELD,
-};
+use tantivy_dedup::plugin::collector::{ShardStatistics, ShardedTopDocs};
+use tantivy_dedup::plugin::{DedupHit, DedupTopDocs, FINGERPRINT_FIELD};
 use tantivy_dedup::Error;
 
 use crate::cli::index_dir::{CliIndex, DEFAULT_INDEX};

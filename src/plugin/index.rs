@@ -17,7 +17,7 @@ use crate::plugin::columns::{
 use crate::plugin::read_only::lacks_write_access;
 use crate::plugin::segment_values::{self, DedupSegmentPlugin};
 use crate::plugin::{
-    settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
+    collector::ColumnCache, settings_file, DedupCollector, DedupSettings, DedupWriter, Policy,
 };
 use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
 

@@ -61,7 +61,7 @@
 //! crate keep naming the tantivy crate.
 
 mod batch;
-mod collector;
+pub mod collector;
 mod columns;
 mod fast_values;
 mod index;
@@ -74,10 +74,9 @@ mod stored_judgement;
 mod writer;
 
 pub use batch::{DuplicateGroup, NearDuplicate};
-pub use collector::{
-    ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, HiddenHit,
-    SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs, SortValue,
-};
+pub use collector::dedup_collector::DedupCollector;
+pub use collector::results::{DedupHit, DedupTopDocs, HiddenHit};
+pub use collector::sort_value::SortValue;
 pub use columns::{
     replaced_texts, DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
     MAX_REPLACED_RECORDS, REPLACED_FIELD, REPLACED_KEY_FIELD, REPLACED_TEXT_FIELD, SCOPE_FIELD,

@@ -1,6 +1,6 @@
 //! `SegmentColumns`: the fast-field columns the collector reads one segment through, opened
 //! once per segment (and kept across searches by a
-//! [`ColumnCache`](crate::plugin::ColumnCache)).
+//! [`ColumnCache`](crate::plugin::collector::ColumnCache)).
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
