@@ -247,6 +247,7 @@ fn coordinate(
                     pages[shard] = ask(shard, depth[shard]);
                 }
             }
+            other => panic!("unexpected {other:?}"),
         }
     }
 }

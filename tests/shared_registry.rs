@@ -139,6 +139,7 @@ fn run_writers(namespace: &str, docs: &[Doc]) -> HashMap<String, (u64, bool)> {
                 }
                 SharedDecision::Rejected { seq, .. } => rejections.entry(id).or_default().push(seq),
                 SharedDecision::Elsewhere { .. } => *elsewhere.entry(id).or_default() += 1,
+                other => panic!("unexpected {other:?}"),
             }
         }
     }
@@ -206,6 +207,7 @@ fn writers_at_once_admit_what_one_writer_would() {
             }
             // Registered and admitted by another writer.
             SharedDecision::Elsewhere { .. } => assert!(outcome[id].1, "{id}"),
+            other => panic!("unexpected {other:?}"),
         }
     }
 }

@@ -157,13 +157,15 @@ impl FingerprintOptions {
                 FeatureKind::WordShingles { .. } | FeatureKind::ScriptShingles { .. } => {
                     Features::Shingles
                 }
-                FeatureKind::CharNgrams { .. } => Features::Chargrams,
+                // Character n-grams, or a kind the tool does not know: the default.
+                _ => Features::Chargrams,
             });
             let n = self.n.map_or(
                 match config.get_features() {
                     FeatureKind::WordShingles { n } | FeatureKind::CharNgrams { n } => n,
                     FeatureKind::ScriptShingles { words, .. } => words,
-                    FeatureKind::Words => 3,
+                    // Words, or a kind the tool does not know.
+                    _ => 3,
                 },
                 usize::from,
             );

@@ -186,9 +186,8 @@ impl RepairCommand {
                     line.insert("duplicate_of".into(), json!(by));
                     "rejected"
                 }
-                None | Some(SharedState::Pending { .. } | SharedState::GivenUp { .. }) => {
-                    "unregistered"
-                }
+                // Pending, given up (or a state this tool does not know): not in the space.
+                None | Some(_) => "unregistered",
             };
             line.insert("gap".into(), json!(gap));
             let Some(writer) = writer else {
@@ -226,6 +225,7 @@ impl RepairCommand {
                         "removed"
                     }
                 }
+                other => bail!("a shared decision this tool does not know: {other:?}"),
             };
             if action == "removed" {
                 writer

@@ -9,6 +9,7 @@ use super::signature::EMPTY;
 /// with the index: it decides the values an index stores, and so its size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum KeptBits {
     /// The low 32 bits: what indexes whose settings file is of format 3 or earlier keep.
     /// The size of the set is lost with the high bits, so such signatures cannot estimate

@@ -10,6 +10,8 @@ use crate::text::{
     IdfTable, MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
 };
 
+// Not `#[non_exhaustive]`: invalid bytes are refused or replaced; a policy that does neither
+// would change what a fingerprint of the bytes means.
 /// What to do with bytes that are not valid UTF-8.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Utf8Policy {

@@ -32,6 +32,7 @@ pub(super) const POLL: Duration = Duration::from_millis(5);
 ///
 /// Available with the `cluster` feature.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum SharedDecision {
     /// No document numbered before it is an admitted near-duplicate: add it.
     Admitted {

@@ -247,6 +247,7 @@ fn presets_end_to_end(set: &EvalSet, grouping: Option<Grouping>) -> anyhow::Resu
         Some(Grouping::Centres) => "around leaders, each document in a group it is near all of",
         Some(Grouping::Stars) => "around leaders, each document in its nearest leader's group",
         Some(Grouping::Components) => "by the connected components of the near pairs",
+        Some(_) => "by the chosen grouping",
     };
     let mut text = format!(
         "\n## Presets end to end\n\nThe set ingested in order with each preset (flagging), \

@@ -56,6 +56,7 @@ pub struct ShardHit {
 
 /// What a coordinator's merge of shard pages ([`DedupCollector::merge_shard_pages`]) gives.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ShardMerge {
     /// The page, exact.
     Page(ShardedTopDocs),
