@@ -34,6 +34,19 @@ use crate::cli::same_file::same_file;
 /// and two-stage matching; each folder once) are searched as one index: one ranking, near-duplicates hidden across them; each hit and
 /// hidden hit then says which (the folder's position, from 0: "index" in the JSON).
 #[derive(Args, Debug)]
+#[cfg_attr(
+    feature = "cluster",
+    command(
+        mut_arg("cluster", |arg| arg.help(
+            "The shared space of `ingest --cluster` the shards belong to (its seed addresses, \
+             comma-separated): each shard is checked against the space's fingerprint settings \
+             and rule first, and refused, naming the differing setting, when it differs"
+        )),
+        mut_arg("cluster_namespace", |arg| arg.help(
+            "The shared space's name, as given to `ingest --cluster-namespace`"
+        )),
+    )
+)]
 pub struct SearchCommand {
     /// The query.
     query: String,
@@ -63,21 +76,9 @@ pub struct SearchCommand {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// The shared space of `ingest --cluster` the shards belong to (its seed addresses,
-    /// comma-separated): each shard is checked against the space's fingerprint settings
-    /// and rule first, and refused, naming the differing setting, when it differs.
     #[cfg(feature = "cluster")]
-    #[arg(long, value_name = "URLS", value_delimiter = ',')]
-    cluster: Vec<String>,
-    /// The shared space's name, as given to `ingest --cluster-namespace`.
-    #[cfg(feature = "cluster")]
-    #[arg(
-        long,
-        value_name = "NAME",
-        default_value = "tantivy-dedup",
-        requires = "cluster"
-    )]
-    cluster_namespace: String,
+    #[command(flatten)]
+    cluster: crate::cli::shared::SpaceArgs,
 }
 
 impl SearchCommand {
@@ -90,12 +91,12 @@ impl SearchCommand {
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         #[cfg(feature = "cluster")]
-        if !self.cluster.is_empty() {
+        if !self.cluster.cluster.is_empty() {
             for (shard, dir) in opened.iter().zip(&self.indexes) {
                 let matching = crate::cli::shared::matching_of(&shard.index);
-                let namespace = &self.cluster_namespace;
+                let namespace = &self.cluster.cluster_namespace;
                 (tantivy_dedup::shared::SharedRegistry::check_settings(
-                    &self.cluster,
+                    &self.cluster.cluster,
                     namespace,
                     &matching,
                 ))
