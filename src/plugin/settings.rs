@@ -41,8 +41,30 @@ use crate::text::{IdfSource, IdfTable, JIEBA_IDF_IDENTITY, TOKENIZER_NAME};
 /// # Ok::<(), tantivy_dedup::Error>(())
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "SettingsFile", into = "SettingsFile")]
 pub struct DedupSettings {
+    version: u32,
+    /// The fingerprint config, the distance and the verification: the matching half, with
+    /// its defaults. Its `measured` is not stored with an index.
+    matching: MatchingSettings,
+    text_fields: Vec<String>,
+    key_field: Option<String>,
+    scope_field: Option<String>,
+    flagging: bool,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    idf_table: Option<Arc<IdfTable>>,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    user_dictionary: Option<Arc<[u8]>>,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    shingle_weights: Option<Arc<ShingleWeights>>,
+}
+
+/// [`DedupSettings`] as the settings file of an index holds them: the layout (fields and
+/// their order) every index has been written in, the matching settings' fields among the
+/// others. The frozen resources are files of their own.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsFile {
     version: u32,
     fingerprint: FingerprintConfig,
     text_fields: Vec<String>,
@@ -56,15 +78,40 @@ pub struct DedupSettings {
     /// before two-stage matching existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     verification: Option<Verification>,
-    /// Frozen with the settings in a file of its own (see `config_file.rs`).
-    #[serde(skip)]
-    idf_table: Option<Arc<IdfTable>>,
-    /// Frozen with the settings in a file of its own (see `config_file.rs`).
-    #[serde(skip)]
-    user_dictionary: Option<Arc<[u8]>>,
-    /// Frozen with the settings in a file of its own (see `config_file.rs`).
-    #[serde(skip)]
-    shingle_weights: Option<Arc<ShingleWeights>>,
+}
+
+impl From<SettingsFile> for DedupSettings {
+    fn from(file: SettingsFile) -> Self {
+        DedupSettings {
+            version: file.version,
+            matching: MatchingSettings::default()
+                .fingerprint(file.fingerprint)
+                .distance(file.distance)
+                .verification(file.verification),
+            text_fields: file.text_fields,
+            key_field: file.key_field,
+            scope_field: file.scope_field,
+            flagging: file.flagging,
+            idf_table: None,
+            user_dictionary: None,
+            shingle_weights: None,
+        }
+    }
+}
+
+impl From<DedupSettings> for SettingsFile {
+    fn from(settings: DedupSettings) -> Self {
+        SettingsFile {
+            version: settings.version,
+            fingerprint: settings.matching.get_fingerprint().clone(),
+            text_fields: settings.text_fields,
+            key_field: settings.key_field,
+            scope_field: settings.scope_field,
+            flagging: settings.flagging,
+            distance: settings.matching.get_distance(),
+            verification: settings.matching.get_verification().cloned(),
+        }
+    }
 }
 
 impl DedupSettings {
@@ -75,13 +122,11 @@ impl DedupSettings {
     pub fn new<S: Into<String>>(text_fields: impl IntoIterator<Item = S>) -> Self {
         DedupSettings {
             version: SETTINGS_VERSION,
-            fingerprint: FingerprintConfig::default(),
+            matching: MatchingSettings::default(),
             text_fields: text_fields.into_iter().map(Into::into).collect(),
             key_field: None,
             scope_field: None,
             flagging: false,
-            distance: DEFAULT_MAX_DISTANCE,
-            verification: Some(Verification::default()),
             idf_table: None,
             user_dictionary: None,
             shingle_weights: None,
@@ -91,7 +136,7 @@ impl DedupSettings {
     /// The fingerprint config. Default: [`FingerprintConfig::default`].
     #[must_use]
     pub fn fingerprint(mut self, config: FingerprintConfig) -> Self {
-        self.fingerprint = config;
+        self.matching = std::mem::take(&mut self.matching).fingerprint(config);
         self
     }
 
@@ -131,7 +176,7 @@ impl DedupSettings {
     /// opened with another distance.
     #[must_use]
     pub fn distance(mut self, k: u32) -> Self {
-        self.distance = k;
+        self.matching = std::mem::take(&mut self.matching).distance(k);
         self
     }
 
@@ -145,7 +190,7 @@ impl DedupSettings {
     /// ingest (`docs/BENCHMARKS.md` has the costs), blind to larger edits.
     #[must_use]
     pub fn verification(mut self, verification: impl Into<Option<Verification>>) -> Self {
-        self.verification = verification.into();
+        self.matching = std::mem::take(&mut self.matching).verification(verification);
         self.name_shingle_weights();
         self
     }
@@ -163,7 +208,12 @@ impl DedupSettings {
     /// the fingerprint config's [`idf`](FingerprintConfig::idf) to the table's identity.
     #[must_use]
     pub fn idf_table(mut self, table: Arc<IdfTable>) -> Self {
-        self.fingerprint = self.fingerprint.idf(table.identity());
+        let config = self
+            .matching
+            .get_fingerprint()
+            .clone()
+            .idf(table.identity());
+        self = self.fingerprint(config);
         self.idf_table = Some(table);
         self
     }
@@ -184,10 +234,13 @@ impl DedupSettings {
 
     /// Names the table of [`shingle_weights`](Self::shingle_weights()) in the verification.
     fn name_shingle_weights(&mut self) {
-        if let (Some(verification), Some(table)) = (&mut self.verification, &self.shingle_weights) {
-            *verification = verification
+        if let (Some(verification), Some(table)) =
+            (self.matching.get_verification(), &self.shingle_weights)
+        {
+            let named = verification
                 .clone()
                 .weights(Some(table.identity().to_owned()));
+            self.matching = std::mem::take(&mut self.matching).verification(named);
         }
     }
 
@@ -202,7 +255,7 @@ impl DedupSettings {
 
     /// See [`fingerprint`](Self::fingerprint()).
     pub fn get_fingerprint(&self) -> &FingerprintConfig {
-        &self.fingerprint
+        self.matching.get_fingerprint()
     }
 
     /// The fields whose text is fingerprinted, in order.
@@ -227,20 +280,20 @@ impl DedupSettings {
 
     /// See [`distance`](Self::distance()).
     pub fn get_distance(&self) -> u32 {
-        self.distance
+        self.matching.get_distance()
     }
 
     /// See [`verification`](Self::verification()).
     pub fn get_verification(&self) -> Option<&Verification> {
-        self.verification.as_ref()
+        self.matching.get_verification()
     }
 
     /// The largest distance at which two documents can be near-duplicates: the candidate
     /// distance of the verification, or the distance.
     pub fn reach(&self) -> u32 {
-        self.verification.as_ref().map_or(self.distance, |v| {
-            v.get_candidate_distance().max(self.distance)
-        })
+        let distance = self.matching.get_distance();
+        (self.matching.get_verification())
+            .map_or(distance, |v| v.get_candidate_distance().max(distance))
     }
 
     /// See [`idf_table`](Self::idf_table()).
@@ -304,7 +357,7 @@ impl DedupSettings {
     /// # Errors
     /// [`Error::InvalidSetting`] naming the first one that is not.
     pub fn validate(&self) -> Result<()> {
-        self.fingerprint.validate()?;
+        self.matching.get_fingerprint().validate()?;
         check_version(self.version)?;
         if self.text_fields.is_empty() {
             return Err(Error::InvalidSetting {
@@ -312,12 +365,15 @@ impl DedupSettings {
                 reason: "name at least one text field to fingerprint".into(),
             });
         }
-        check_distance("distance", self.distance)?;
-        if let Some(verification) = &self.verification {
+        check_distance("distance", self.matching.get_distance())?;
+        if let Some(verification) = self.matching.get_verification() {
             verification.validate()?;
         }
         self.check_idf_source()?;
-        check_shingle_weights(self.verification.as_ref(), self.shingle_weights.as_deref())
+        check_shingle_weights(
+            self.matching.get_verification(),
+            self.shingle_weights.as_deref(),
+        )
     }
 
     /// Checks that the IDF source the fingerprint config names is one there is: jieba's
@@ -325,7 +381,7 @@ impl DedupSettings {
     /// deserializes: a settings file naming another would make an index whose fingerprints
     /// cannot be computed.)
     fn check_idf_source(&self) -> Result<()> {
-        let named = self.fingerprint.get_idf();
+        let named = self.matching.get_fingerprint().get_idf();
         let given = self.idf_table.as_ref().map(|table| table.identity());
         if given.unwrap_or(JIEBA_IDF_IDENTITY) == named {
             return Ok(());
@@ -359,10 +415,7 @@ impl DedupSettings {
     /// The matching half of these settings: the fingerprint config, the distance and the
     /// verification, without the fields.
     pub fn matching(&self) -> MatchingSettings {
-        MatchingSettings::default()
-            .fingerprint(self.fingerprint.clone())
-            .distance(self.distance)
-            .verification(self.verification.clone())
+        self.matching.clone()
     }
 
     /// These settings with `matching`'s fingerprint config, distance and verification; the
@@ -378,8 +431,8 @@ impl DedupSettings {
     /// every open of an index ([`DedupIndex::open_with`](super::DedupIndex::open_with)).
     pub fn rule(&self) -> MatchRule {
         MatchRule {
-            distance: self.distance,
-            verify: self.verification.as_ref().map(Verification::rule),
+            distance: self.matching.get_distance(),
+            verify: self.matching.get_verification().map(Verification::rule),
         }
     }
 
@@ -388,10 +441,12 @@ impl DedupSettings {
     /// them).
     #[must_use]
     pub fn with_rule(mut self, rule: MatchRule) -> Self {
-        self.distance = rule.distance;
-        if let (Some(verification), Some(verify)) = (&mut self.verification, rule.verify) {
-            *verification = verification.clone().with_rule(verify);
+        let mut matching = std::mem::take(&mut self.matching).distance(rule.distance);
+        if let (Some(verification), Some(verify)) = (matching.get_verification(), rule.verify) {
+            let verification = verification.clone().with_rule(verify);
+            matching = matching.verification(verification);
         }
+        self.matching = matching;
         self
     }
 
@@ -426,12 +481,10 @@ impl DedupSettings {
     }
 
     /// The fingerprint config with the user dictionary's digest in it, as it is stored.
-    pub(crate) fn with_dictionary_digest(mut self, digest: Option<String>) -> Self {
-        let tokenizer = self.fingerprint.get_tokenizer().clone();
-        self.fingerprint = self
-            .fingerprint
-            .tokenizer(tokenizer.user_dictionary(digest));
-        self
+    pub(crate) fn with_dictionary_digest(self, digest: Option<String>) -> Self {
+        let config = self.matching.get_fingerprint().clone();
+        let tokenizer = config.get_tokenizer().clone();
+        self.fingerprint(config.tokenizer(tokenizer.user_dictionary(digest)))
     }
 
     /// Attaches the frozen resources read back from the index directory.
