@@ -98,7 +98,7 @@ fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
     let rows = [
         (
             "fingerprint",
-            DedupSettings::new(["body"]).verification(None),
+            DedupSettings::new(["body"]).matching(MatchingSettings::default().verification(None)),
         ),
         ("fingerprint_and_signature", DedupSettings::new(["body"])),
         (

@@ -661,13 +661,13 @@ fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
     // A's writer admitted "ghost" in the shared space and died before its commit.
     let index_a = CorpusIndex::open(std::path::Path::new(shard_a)).unwrap();
     let settings = index_a.dedup.settings();
-    let matcher = TextMatcher::new(&settings.matching()).unwrap();
+    let matcher = TextMatcher::new(settings.get_matching()).unwrap();
     let registry = |node: &str| {
         SharedRegistry::connect(
             &seeds.split(',').map(str::to_owned).collect::<Vec<_>>(),
             &namespace,
             node,
-            &settings.matching(),
+            settings.get_matching(),
         )
         .unwrap()
     };
@@ -796,7 +796,7 @@ fn dedup_writers_in_one_shared_space_keep_near_duplicates_out_across_indexes() {
     };
     let (index_a, index_b) = (make(&settings), make(&settings));
     let registry = |node: &str| {
-        SharedRegistry::connect(&seeds(), &namespace, node, &settings.matching()).unwrap()
+        SharedRegistry::connect(&seeds(), &namespace, node, settings.get_matching()).unwrap()
     };
     let page = |seed: u64| random_text(60_000 + seed, 100);
     let copy = |seed: u64| page(seed).replacen('w', "v", 1) + " more";
@@ -866,7 +866,7 @@ fn dedup_writers_in_one_shared_space_keep_near_duplicates_out_across_indexes() {
     // decided anew.
     let (x, y) = (page(20), copy(20));
     let values = |text: &str| {
-        let matcher = TextMatcher::new(&settings.matching()).unwrap();
+        let matcher = TextMatcher::new(settings.get_matching()).unwrap();
         let (fingerprint, signature) = matcher.fingerprint_and_signature(text);
         (fingerprint.unwrap(), signature)
     };

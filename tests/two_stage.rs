@@ -9,6 +9,7 @@ use support::index::create;
 use support::rng::Rng;
 use tantivy::{doc, Index};
 use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::matching::Reason;
 use tantivy_dedup::matching::{CandidateStage, PairScore, Verification};
 use tantivy_dedup::plugin::{
@@ -69,7 +70,7 @@ fn edits() -> Verification {
 fn settings(verification: Option<Verification>) -> DedupSettings {
     DedupSettings::new(["body"])
         .key_field("url")
-        .verification(verification)
+        .matching(MatchingSettings::default().verification(verification))
 }
 
 fn add(
@@ -240,7 +241,10 @@ fn the_signature_is_frozen_and_the_rest_can_change() {
         .threshold(0.5)
         .score(PairScore::combined());
     let index = open(settings(Some(changed.clone()))).unwrap();
-    assert_eq!(index.settings().get_verification(), Some(&changed));
+    assert_eq!(
+        index.settings().get_matching().get_verification(),
+        Some(&changed)
+    );
     for (asked, field) in [
         (settings(None), "verification"),
         (settings(Some(edits().hashes(64))), "verification.hashes"),

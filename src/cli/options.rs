@@ -359,16 +359,18 @@ impl VerifyOptions {
     /// distance and threshold set when given.
     pub fn apply(&self, settings: DedupSettings, file: Option<&MatchingSettings>) -> DedupSettings {
         let settings = match file {
-            Some(file) => settings.with_matching(file),
+            Some(file) => settings.matching(file.clone()),
             None => settings,
         };
         if !self.has_options() {
             return settings;
         }
         if self.no_verify {
-            return settings.verification(None);
+            let matching = settings.get_matching().clone().verification(None);
+            return settings.matching(matching);
         }
         let mut verification = settings
+            .get_matching()
             .get_verification()
             .cloned()
             .unwrap_or_else(Verification::default);
@@ -418,6 +420,7 @@ impl VerifyOptions {
                 }
             }
         }
-        settings.verification(verification)
+        let matching = settings.get_matching().clone().verification(verification);
+        settings.matching(matching)
     }
 }

@@ -194,19 +194,20 @@ impl SearchCommand {
         dir: &std::path::Path,
     ) -> anyhow::Result<()> {
         let (a, b) = (first.dedup.settings(), other.dedup.settings());
-        if a.get_distance() != b.get_distance() {
+        if a.get_matching().get_distance() != b.get_matching().get_distance() {
             bail!(
                 "{} was made with --distance {} and {} with --distance {}: shards searched \
                  together need one rule (give --distance to search them all with one)",
                 first_dir.display(),
-                a.get_distance(),
+                a.get_matching().get_distance(),
                 dir.display(),
-                b.get_distance()
+                b.get_matching().get_distance()
             );
         }
-        if a.get_verification() != b.get_verification() {
+        if a.get_matching().get_verification() != b.get_matching().get_verification() {
             let shown = |settings: &tantivy_dedup::plugin::DedupSettings| {
-                serde_json::to_string(&settings.get_verification()).unwrap_or_default()
+                serde_json::to_string(&settings.get_matching().get_verification())
+                    .unwrap_or_default()
             };
             bail!(
                 "{} and {} were made with other two-stage matching ({} and {}): shards \

@@ -95,7 +95,7 @@ impl ClusterOptions {
 /// The rule and fingerprints of `index`, as a writer of a shared space judges by them
 /// (its distance for this run).
 pub fn matching_of(index: &CorpusIndex) -> MatchingSettings {
-    (index.dedup.settings().matching()).distance(index.dedup.distance())
+    (index.dedup.settings().get_matching().clone()).distance(index.dedup.distance())
 }
 
 /// The identity of the shard in `dir` in shared spaces, `node` overriding its name; and

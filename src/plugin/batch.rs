@@ -106,7 +106,7 @@ impl DedupIndex {
     }
 
     fn signature_at(&self, searcher: &Searcher, address: DocAddress) -> Result<Option<Signature>> {
-        match self.settings().get_verification() {
+        match self.settings().get_matching().get_verification() {
             Some(verification) => signature_at(searcher, address, verification.get_hashes()),
             None => Ok(None),
         }
@@ -204,6 +204,7 @@ impl DedupIndex {
         let docs = stored_fingerprints(searcher, self.settings())?;
         let hashes = self
             .settings()
+            .get_matching()
             .get_verification()
             .map_or(0, |verification| verification.get_hashes());
         let signatures = if hashes == 0 {
@@ -248,7 +249,7 @@ impl DedupIndex {
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read;
     /// [`Error::Decode`](crate::Error::Decode) for a signature of another length.
     pub fn unsigned_documents(&self, searcher: &Searcher) -> Result<Vec<DocAddress>> {
-        let Some(verification) = self.settings().get_verification() else {
+        let Some(verification) = self.settings().get_matching().get_verification() else {
             return Ok(Vec::new());
         };
         let hashes = verification.get_hashes();

@@ -13,7 +13,7 @@ use crate::fingerprint::{
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
-    check_distance, check_shingle_weights, check_version, MatchRule, MatchingSettings, Preset,
+    check_distance, check_shingle_weights, check_version, MatchRule, MatchingSettings,
     Verification, VerifyRule, SETTINGS_VERSION,
 };
 use crate::plugin::columns::DedupFields;
@@ -45,7 +45,7 @@ use crate::text::{IdfSource, IdfTable, JIEBA_IDF_IDENTITY, TOKENIZER_NAME};
 pub struct DedupSettings {
     version: u32,
     /// The fingerprint config, the distance and the verification: the matching half, with
-    /// its defaults. Its `measured` is not stored with an index.
+    /// its defaults. Its `measured` is always `None` (not stored with an index).
     matching: MatchingSettings,
     text_fields: Vec<String>,
     key_field: Option<String>,
@@ -133,10 +133,23 @@ impl DedupSettings {
         }
     }
 
-    /// The fingerprint config. Default: [`FingerprintConfig::default`].
+    /// The matching settings: the fingerprint config, the Hamming distance and the
+    /// two-stage matching (see [`MatchingSettings`] for each and its default). Default:
+    /// [`MatchingSettings::default`]. Its [`measured`](MatchingSettings::measured) is left
+    /// out: an index does not store it.
+    ///
+    /// The distance is not part of the fingerprint (an index can be opened with another,
+    /// [`DedupIndex::open_with`](super::DedupIndex::open_with)). With a verification the
+    /// schema gets [`SIGNATURE_FIELD`], and the writer keeps the references' band keys in
+    /// memory, plus the signatures (4 bytes per value) of the documents added since the
+    /// last commit; without one (`verification(None)`), ingest is faster
+    /// (`docs/BENCHMARKS.md` has the costs) and blind to larger edits. A
+    /// [`shingle_weights`](Self::shingle_weights) table set before or after is named in the
+    /// verification.
     #[must_use]
-    pub fn fingerprint(mut self, config: FingerprintConfig) -> Self {
-        self.matching = std::mem::take(&mut self.matching).fingerprint(config);
+    pub fn matching(mut self, matching: MatchingSettings) -> Self {
+        self.matching = matching.measured(None);
+        self.name_shingle_weights();
         self
     }
 
@@ -170,39 +183,6 @@ impl DedupSettings {
         self
     }
 
-    /// The Hamming distance at or under which two documents are near-duplicates, used by
-    /// default by the writer, the collector and the batch helpers. Default:
-    /// [`DEFAULT_MAX_DISTANCE`] (3 of 64 bits). Not part of the fingerprint: an index can be
-    /// opened with another distance.
-    #[must_use]
-    pub fn distance(mut self, k: u32) -> Self {
-        self.matching = std::mem::take(&mut self.matching).distance(k);
-        self
-    }
-
-    /// Two-stage matching: candidates within a loose distance that share a band of their
-    /// MinHash signatures, kept when the signatures agree (see [`Verification`]). The schema
-    /// gets [`SIGNATURE_FIELD`], and the writer keeps the references' band keys in memory,
-    /// plus the signatures (4 bytes per value) of the documents added since the last
-    /// commit. Default: [`Verification::default`], chosen by measurement: the fingerprints
-    /// alone at 3 bits find edits of 1 to 2% of the words, two-stage matching finds most
-    /// edits of 5 to 10% (`docs/PARAMETERS.md`). `None` for fingerprints alone: faster to
-    /// ingest (`docs/BENCHMARKS.md` has the costs), blind to larger edits.
-    #[must_use]
-    pub fn verification(mut self, verification: impl Into<Option<Verification>>) -> Self {
-        self.matching = std::mem::take(&mut self.matching).verification(verification);
-        self.name_shingle_weights();
-        self
-    }
-
-    /// Two-stage matching of a [`Preset`]: [`Preset::News`] (the default, precision first)
-    /// or [`Preset::Rewrites`] (recall first). Stored with the index like any other
-    /// verification.
-    #[must_use]
-    pub fn preset(self, preset: Preset) -> Self {
-        self.verification(preset.verification())
-    }
-
     /// Weights from `table` instead of jieba's: the table is frozen into the index
     /// directory with the settings, so fingerprints do not drift as the index grows. Sets
     /// the fingerprint config's [`idf`](FingerprintConfig::idf) to the table's identity.
@@ -213,7 +193,7 @@ impl DedupSettings {
             .get_fingerprint()
             .clone()
             .idf(table.identity());
-        self = self.fingerprint(config);
+        self.matching = std::mem::take(&mut self.matching).fingerprint(config);
         self.idf_table = Some(table);
         self
     }
@@ -253,9 +233,9 @@ impl DedupSettings {
         self
     }
 
-    /// See [`fingerprint`](Self::fingerprint()).
-    pub fn get_fingerprint(&self) -> &FingerprintConfig {
-        self.matching.get_fingerprint()
+    /// See [`matching`](Self::matching()).
+    pub fn get_matching(&self) -> &MatchingSettings {
+        &self.matching
     }
 
     /// The fields whose text is fingerprinted, in order.
@@ -276,16 +256,6 @@ impl DedupSettings {
     /// See [`flagging`](Self::flagging()).
     pub fn get_flagging(&self) -> bool {
         self.flagging
-    }
-
-    /// See [`distance`](Self::distance()).
-    pub fn get_distance(&self) -> u32 {
-        self.matching.get_distance()
-    }
-
-    /// See [`verification`](Self::verification()).
-    pub fn get_verification(&self) -> Option<&Verification> {
-        self.matching.get_verification()
     }
 
     /// The largest distance at which two documents can be near-duplicates: the candidate
@@ -412,21 +382,6 @@ impl DedupSettings {
         differences
     }
 
-    /// The matching half of these settings: the fingerprint config, the distance and the
-    /// verification, without the fields.
-    pub fn matching(&self) -> MatchingSettings {
-        self.matching.clone()
-    }
-
-    /// These settings with `matching`'s fingerprint config, distance and verification; the
-    /// fields, key, scope, flagging and resources kept.
-    #[must_use]
-    pub fn with_matching(self, matching: &MatchingSettings) -> Self {
-        self.fingerprint(matching.get_fingerprint().clone())
-            .distance(matching.get_distance())
-            .verification(matching.get_verification().cloned())
-    }
-
     /// The runtime settings: the distance, and the verification's rule. They may change at
     /// every open of an index ([`DedupIndex::open_with`](super::DedupIndex::open_with)).
     pub fn rule(&self) -> MatchRule {
@@ -481,10 +436,12 @@ impl DedupSettings {
     }
 
     /// The fingerprint config with the user dictionary's digest in it, as it is stored.
-    pub(crate) fn with_dictionary_digest(self, digest: Option<String>) -> Self {
+    pub(crate) fn with_dictionary_digest(mut self, digest: Option<String>) -> Self {
         let config = self.matching.get_fingerprint().clone();
         let tokenizer = config.get_tokenizer().clone();
-        self.fingerprint(config.tokenizer(tokenizer.user_dictionary(digest)))
+        let config = config.tokenizer(tokenizer.user_dictionary(digest));
+        self.matching = std::mem::take(&mut self.matching).fingerprint(config);
+        self
     }
 
     /// Attaches the frozen resources read back from the index directory.
@@ -522,7 +479,9 @@ mod tests {
     fn an_idf_source_that_is_not_there_is_refused() {
         let named = |idf: &str| {
             let config = FingerprintConfig::default().idf(idf);
-            DedupSettings::new(["body"]).fingerprint(config).validate()
+            DedupSettings::new(["body"])
+                .matching(MatchingSettings::default().fingerprint(config))
+                .validate()
         };
         assert!(named(JIEBA_IDF_IDENTITY).is_ok());
         match named("bogus") {
@@ -541,34 +500,36 @@ mod tests {
 
     #[test]
     fn the_matching_half_moves_alone() {
-        let tuned = DedupSettings::new(["body"])
+        let tuned = MatchingSettings::default()
             .distance(5)
             .verification(Verification::default().threshold(0.25))
-            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf))
-            .matching();
+            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
         let index = DedupSettings::new(["title", "body"])
             .key_field("url")
             .flagging(true)
-            .with_matching(&tuned);
+            .matching(tuned.clone());
         assert_eq!(index.get_text_fields(), ["title", "body"]);
         assert_eq!(index.get_key_field(), Some("url"));
         assert!(index.get_flagging());
-        assert_eq!(index.get_distance(), 5);
-        assert_eq!(index.matching(), tuned);
+        assert_eq!(index.get_matching().get_distance(), 5);
+        assert_eq!(index.get_matching(), &tuned);
         assert_eq!(
-            DedupSettings::new(["body"]).matching(),
-            MatchingSettings::default()
+            DedupSettings::new(["body"]).get_matching(),
+            &MatchingSettings::default()
         );
     }
 
     #[test]
     fn differences_ignore_the_distance_and_name_the_rest() {
         let a = DedupSettings::new(["body"]);
-        let b = DedupSettings::new(["body"]).distance(5);
+        let b = DedupSettings::new(["body"]).matching(MatchingSettings::default().distance(5));
         assert!(a.differences(&b).is_empty());
         let c = DedupSettings::new(["title", "body"])
             .key_field("url")
-            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
+            .matching(
+                MatchingSettings::default()
+                    .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf)),
+            );
         let fields: Vec<String> = a.differences(&c).into_iter().map(|d| d.field).collect();
         assert_eq!(
             fields,
@@ -583,7 +544,7 @@ mod tests {
         let none: [&str; 0] = [];
         assert!(DedupSettings::new(none).validate().is_err());
         assert!(DedupSettings::new(["body"])
-            .distance(65)
+            .matching(MatchingSettings::default().distance(65))
             .validate()
             .is_err());
     }
@@ -594,7 +555,10 @@ mod tests {
         let json = serde_json::to_string(&settings).unwrap();
         let back: DedupSettings = serde_json::from_str(&json).unwrap();
         assert!(settings.differences(&back).is_empty());
-        assert_eq!(back.get_distance(), settings.get_distance());
+        assert_eq!(
+            back.get_matching().get_distance(),
+            settings.get_matching().get_distance()
+        );
     }
 
     #[test]
@@ -608,7 +572,7 @@ mod tests {
             .unwrap()
             .remove("verification");
         let read: DedupSettings = serde_json::from_value(before_verification).unwrap();
-        assert!(read.get_verification().is_none());
+        assert!(read.get_matching().get_verification().is_none());
         // Written before the candidate stage was a setting: every candidate within the
         // candidate distance, the rule of then.
         let mut before_bands = current.clone();
@@ -618,7 +582,7 @@ mod tests {
             .remove("candidates");
         let read: DedupSettings = serde_json::from_value(before_bands).unwrap();
         read.validate().unwrap();
-        let verification = read.get_verification().unwrap();
+        let verification = read.get_matching().get_verification().unwrap();
         assert_eq!(verification.get_candidates(), CandidateStage::Scan);
         // And the candidate stage is a runtime setting: no difference to open with.
         assert!(read.differences(&DedupSettings::new(["body"])).is_empty());
@@ -632,7 +596,11 @@ mod tests {
             .unwrap()
             .remove("signatures_decide");
         let read: DedupSettings = serde_json::from_value(format_5).unwrap();
-        assert!(!read.get_verification().unwrap().get_signatures_decide());
+        assert!(!read
+            .get_matching()
+            .get_verification()
+            .unwrap()
+            .get_signatures_decide());
         assert!(!read.rule().verify.unwrap().signatures_decide);
         // Format 2: signatures hashed a shingle's text, and such an index keeps doing so;
         // the hashing is frozen, so asking for the current default names it.
@@ -646,17 +614,22 @@ mod tests {
             .remove("kept_bits");
         let read: DedupSettings = serde_json::from_value(format_3.clone()).unwrap();
         assert_eq!(
-            read.get_verification().unwrap().get_kept_bits(),
+            read.get_matching()
+                .get_verification()
+                .unwrap()
+                .get_kept_bits(),
             KeptBits::Low
         );
         let differences = read.differences(&DedupSettings::new(["body"]));
         let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
         assert_eq!(fields, ["verification.kept_bits"]);
-        let containment = read.clone().verification(
-            read.get_verification()
-                .unwrap()
-                .clone()
-                .score(PairScore::Containment),
+        let containment = read.clone().matching(
+            read.get_matching().clone().verification(
+                (read.get_matching().get_verification())
+                    .unwrap()
+                    .clone()
+                    .score(PairScore::Containment),
+            ),
         );
         assert!(containment.validate().is_err());
         let mut format_2 = format_3;
@@ -666,7 +639,7 @@ mod tests {
             .unwrap()
             .remove("shingle_hashing");
         let read: DedupSettings = serde_json::from_value(format_2).unwrap();
-        let verification = read.get_verification().unwrap();
+        let verification = read.get_matching().get_verification().unwrap();
         assert_eq!(verification.get_shingle_hashing(), ShingleHashing::Text);
         let differences = read.differences(&DedupSettings::new(["body"]));
         let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
@@ -674,10 +647,12 @@ mod tests {
             fields,
             ["verification.kept_bits", "verification.shingle_hashing"]
         );
-        let text = DedupSettings::new(["body"]).verification(
-            Verification::default()
-                .shingle_hashing(ShingleHashing::Text)
-                .kept_bits(KeptBits::Low),
+        let text = DedupSettings::new(["body"]).matching(
+            MatchingSettings::default().verification(
+                Verification::default()
+                    .shingle_hashing(ShingleHashing::Text)
+                    .kept_bits(KeptBits::Low),
+            ),
         );
         assert!(read.differences(&text).is_empty());
     }
