@@ -35,7 +35,7 @@ use crate::plugin::{DedupIndex, MAX_REPLACED_RECORDS};
 ///   change nothing it sees.
 /// - **Documents without a fingerprint** (no features: empty, or only punctuation) are
 ///   indexed, and never duplicates of one another. Texts longer than
-///   [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) are fingerprinted on
+///   [`max_text_bytes`](crate::fingerprint::FingerprintConfig::max_text_bytes) are fingerprinted on
 ///   their prefix.
 /// - **Keys.** With a [key field](crate::plugin::DedupSettings::key_field), a document whose
 ///   key is in the index already with the same text is not added again
@@ -298,7 +298,8 @@ impl DedupWriter {
         &self.matcher
     }
 
-    /// The index written to.
+    /// The index written to: the plugin's, whose tantivy `Index` is
+    /// [`DedupIndex::index`] (tantivy's `IndexWriter::index` gives the `Index` itself).
     pub fn index(&self) -> &DedupIndex {
         &self.index
     }
@@ -309,7 +310,7 @@ impl DedupWriter {
     }
 
     /// The near-duplicate distance (beyond which, with a
-    /// [verification](crate::plugin::Verification), its candidate distance reaches).
+    /// [verification](crate::matching::Verification), its candidate distance reaches).
     pub fn distance(&self) -> u32 {
         self.matcher.distance()
     }
@@ -424,6 +425,9 @@ impl DedupWriter {
     /// plugin's fields (fingerprint, flag) are set here; the caller sets the key.
     /// [`add_batch`](Self::add_batch) and [`add_all`](Self::add_all) do the same for many
     /// documents, fingerprinting them on every core.
+    ///
+    /// Not named `add_document` as [`IndexWriter::add_document`] is: it returns what became
+    /// of the document ([`AddOutcome`]), which may be that it was not indexed, not an opstamp.
     ///
     /// # Errors
     /// [`Error::KeyTooLong`] for a key tantivy would not index whole (nothing is written:
@@ -803,7 +807,8 @@ impl DedupWriter {
     /// Deletes every document holding `term`, as [`IndexWriter::delete_term`]: by key
     /// ([`delete_key`](Self::delete_key)) when `term` is of the key field, so that the
     /// writer forgets them at once and decides again what was judged against them; else as
-    /// [`delete_query`](Self::delete_query) of a term query.
+    /// [`delete_query`](Self::delete_query) of a term query. It returns a `Result` where
+    /// tantivy's returns the opstamp alone, since deleting by key reads the index.
     ///
     /// # Errors
     /// As `delete_key` or `delete_query`.
@@ -832,6 +837,9 @@ impl DedupWriter {
 
     /// Commits every document added and deleted so far; the writer's view keeps them.
     ///
+    /// It takes `&self` where [`IndexWriter::commit`] takes `&mut self`: the writer locks its
+    /// own state, so a writer shared in an `Arc` commits between the adds of other threads.
+    ///
     /// # Errors
     /// As [`IndexWriter::commit`].
     pub fn commit(&self) -> Result<Opstamp> {
@@ -849,6 +857,9 @@ impl DedupWriter {
 
     /// Drops every document added and deleted since the last commit; the writer's view is
     /// read again from the last commit.
+    ///
+    /// It takes `&self` where [`IndexWriter::rollback`] takes `&mut self`, as
+    /// [`commit`](Self::commit) does.
     ///
     /// # Errors
     /// As [`IndexWriter::rollback`].
@@ -887,7 +898,9 @@ impl DedupWriter {
     /// [`IndexWriter::merge`]: the documents keep their fingerprints, flags and keys, and the
     /// writer finds its references at their new addresses from the next
     /// [`commit`](Self::commit) on (until then [`searcher`](Self::searcher) still shows the
-    /// old segments). Adds from other threads go on during the merge.
+    /// old segments). Adds from other threads go on during the merge. Unlike tantivy's, which
+    /// takes `&mut self` and returns a `FutureResult`, it takes `&self` and returns the merge's
+    /// result once it is done, so that a writer shared in an `Arc` merges.
     ///
     /// # Errors
     /// As [`IndexWriter::merge`] (a segment that is not committed, or already being merged).

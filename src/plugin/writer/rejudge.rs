@@ -48,6 +48,7 @@ use crate::fingerprint::{Fingerprint, Signature};
 /// A record decided again because a document it had been judged against changed (see
 /// [`DedupWriter::take_rejudged`]).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Rejudged {
     /// Decided again: its new outcome (an [`AddOutcome::Updated`] or
     /// [`AddOutcome::Added`] for a record kept out before and near nothing now, an
