@@ -19,7 +19,9 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{doc, Index, Order, Searcher, Term};
-use tantivy_dedup::plugin::{ColumnCache, DedupCollector, Verification};
+use tantivy_dedup::matching::Verification;
+use tantivy_dedup::plugin::collector::ColumnCache;
+use tantivy_dedup::plugin::DedupCollector;
 
 // Only the `Rng` is used here; the fingerprint generators serve the lookup benches.
 #[allow(dead_code)]

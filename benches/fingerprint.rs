@@ -12,8 +12,8 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use tantivy_dedup::fingerprint::SimHasher;
 use tantivy_dedup::fingerprint::{SimHashAccumulator, SimHashCounter};
-use tantivy_dedup::SimHasher;
 
 #[path = "support/configs.rs"]
 mod configs;
@@ -98,7 +98,7 @@ fn bench_signed(c: &mut Criterion, name: &str, texts: &[String]) {
     let rows = [
         (
             "fingerprint",
-            DedupSettings::new(["body"]).verification(None),
+            DedupSettings::new(["body"]).matching(MatchingSettings::default().verification(None)),
         ),
         ("fingerprint_and_signature", DedupSettings::new(["body"])),
         (

@@ -12,9 +12,10 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use tantivy::schema::{Schema, TantivyDocument};
 use tantivy::{doc, Index, IndexWriter};
+use tantivy_dedup::matching::MatchingSettings;
+use tantivy_dedup::matching::{CandidateStage, Verification};
 use tantivy_dedup::plugin::{
-    register_tokenizer, text_field_options, CandidateStage, DedupIndex, DedupSettings, Policy,
-    Verification,
+    register_tokenizer, text_field_options, DedupIndex, DedupSettings, Policy,
 };
 use tantivy_dedup::text::MixedTokenizer;
 
@@ -150,7 +151,7 @@ fn ingest_group(
 
     let plain_settings = DedupSettings::new(["body"])
         .key_field("url")
-        .verification(None);
+        .matching(MatchingSettings::default().verification(None));
     group.bench_function("plain_index_writer", |b| {
         b.iter_batched(
             || {
@@ -183,7 +184,7 @@ fn ingest_group(
         let settings = DedupSettings::new(["body"])
             .key_field("url")
             .flagging(setup.flagging)
-            .verification(setup.verification.clone());
+            .matching(MatchingSettings::default().verification(setup.verification.clone()));
         group.bench_function(setup.name, |b| {
             b.iter_batched(
                 || {
@@ -230,7 +231,7 @@ fn ingest_group(
 fn large_index(docs: u64, verified: bool) -> DedupIndex {
     let mut settings = DedupSettings::new(["body"]).key_field("url");
     if !verified {
-        settings = settings.verification(None);
+        settings = settings.matching(MatchingSettings::default().verification(None));
     }
     let index = DedupIndex::create(Index::create_in_ram(schema(&settings)), settings).unwrap();
     let fields = index.fields().clone();

@@ -10,8 +10,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::lookup::{BandIndex, FingerprintIndex, LinearScan, LookupOptions, Match};
-use tantivy_dedup::Fingerprint;
 
 const N: usize = 1_000_000;
 const K: u32 = 3;

@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::lookup::FingerprintIndex;
-use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 /// The default distance.
 const K: u32 = 3;

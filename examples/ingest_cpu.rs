@@ -27,6 +27,7 @@ use std::time::Instant;
 use anyhow::Context;
 use tantivy::schema::Schema;
 use tantivy::{doc, Index, IndexWriter};
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::matching::TextMatcher;
 use tantivy_dedup::plugin::{
     register_tokenizer, text_field_options, DedupIndex, DedupSettings, DedupWriter, Policy,
@@ -75,8 +76,10 @@ enum Path {
 /// learned from `docs` themselves (as `ingest --idf-from` the input learns them).
 fn writers(docs: &[(String, String)]) -> anyhow::Result<Vec<(&'static str, DedupSettings, Path)>> {
     let settings = DedupSettings::new(["body"]).key_field("url");
-    let fingerprints = settings.clone().verification(None);
-    let weights = TextMatcher::new(&settings.matching())?
+    let fingerprints = settings
+        .clone()
+        .matching(MatchingSettings::default().verification(None));
+    let weights = TextMatcher::new(settings.get_matching())?
         .learn_weights(docs.iter().map(|(_, text)| text.as_str()))?;
     let weighted = settings.clone().shingle_weights(Arc::new(weights));
     Ok(vec![

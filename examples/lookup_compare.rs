@@ -15,8 +15,8 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::lookup::{FingerprintIndex, LinearScan, LookupOptions, Match, TablePlan};
-use tantivy_dedup::Fingerprint;
 
 const K: u32 = 3;
 

@@ -74,7 +74,8 @@ fn main() -> anyhow::Result<()> {
     let settings = corpus_settings();
     std::fs::create_dir_all(&dir)?;
     let index = Index::create_in_dir(&dir, corpus_schema(&settings)?)?;
-    let tokenizer = MixedTokenizer::from_config(settings.get_fingerprint().get_tokenizer())?;
+    let tokenizer =
+        MixedTokenizer::from_config(settings.get_matching().get_fingerprint().get_tokenizer())?;
     register_tokenizer(&index, tokenizer);
     let fields = CorpusFields::of(&index.schema())?;
     let mut writer: IndexWriter = index.writer(memory_mb << 20)?;

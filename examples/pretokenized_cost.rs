@@ -17,6 +17,7 @@ use anyhow::Context;
 use tantivy::schema::Schema;
 use tantivy::tokenizer::{PreTokenizedString, TokenStream, Tokenizer};
 use tantivy::{Index, IndexWriter, TantivyDocument};
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::plugin::{register_tokenizer, text_field_options, DedupSettings};
 use tantivy_dedup::text::MixedTokenizer;
 
@@ -71,7 +72,7 @@ fn main() -> anyhow::Result<()> {
     let (docs, source) = ingest_docs::documents();
     let settings = DedupSettings::new(["body"])
         .key_field("url")
-        .verification(None);
+        .matching(MatchingSettings::default().verification(None));
     let mut schema = Schema::builder();
     schema.add_text_field("body", text_field_options());
     settings.add_fields(&mut schema)?;

@@ -14,9 +14,10 @@ use tantivy::collector::Count;
 use tantivy::query::QueryParser;
 use tantivy::schema::Schema;
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::FingerprintConfig;
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::plugin::{text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy};
 use tantivy_dedup::text::Weighting;
-use tantivy_dedup::FingerprintConfig;
 
 fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
@@ -83,7 +84,8 @@ fn main() -> anyhow::Result<()> {
     assert_eq!((searcher.num_docs(), hits), (2, 1));
 
     // Opening with other fingerprint settings is an error that names what differs.
-    let other = settings.fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
+    let tfidf = FingerprintConfig::default().weighting(Weighting::TfIdf);
+    let other = settings.matching(MatchingSettings::default().fingerprint(tfidf));
     let error = DedupIndex::open_with(Index::open_in_dir(dir.path())?, &other).unwrap_err();
     println!("other settings: {error}");
     Ok(())

@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use anyhow::{bail, Context};
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::lookup::FingerprintIndex;
 use tantivy_dedup::text::{FeatureKind, Weighting};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 const CORPUS: &str = include_str!("../samples/corpus.jsonl");
 const GROUPS: &str = include_str!("../samples/groups.json");

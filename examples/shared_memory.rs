@@ -17,9 +17,9 @@
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use tantivy_dedup::plugin::{MatchingSettings, Verification};
+use tantivy_dedup::fingerprint::Fingerprint;
+use tantivy_dedup::matching::{MatchingSettings, Verification};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry, WindowDocument};
-use tantivy_dedup::Fingerprint;
 
 /// The documents a writer decides at once, as `ingest --cluster` does.
 const WINDOW: usize = 512;

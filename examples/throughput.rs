@@ -18,7 +18,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
-use tantivy_dedup::SimHasher;
+use tantivy_dedup::fingerprint::SimHasher;
 
 #[path = "../benches/support/configs.rs"]
 mod configs;

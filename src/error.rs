@@ -48,12 +48,12 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// A settings file ([`MatchingSettings::read`](crate::plugin::MatchingSettings::read))
+    /// A settings file ([`MatchingSettings::read`](crate::matching::MatchingSettings::read))
     /// was refused before it was read: it is no regular file (a FIFO would wait for a
     /// writer, `/dev/zero` never ends), or it is larger than
-    /// [`MAX_SETTINGS_FILE_BYTES`](crate::plugin::MAX_SETTINGS_FILE_BYTES). Name the JSON
+    /// [`MAX_SETTINGS_FILE_BYTES`](crate::matching::MAX_SETTINGS_FILE_BYTES). Name the JSON
     /// file `eval --recommend` wrote, or one written by
-    /// [`MatchingSettings::write`](crate::plugin::MatchingSettings::write).
+    /// [`MatchingSettings::write`](crate::matching::MatchingSettings::write).
     #[error("{} cannot be read as a settings file: {reason}", .path.display())]
     SettingsFile {
         /// The file named.

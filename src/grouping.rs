@@ -44,6 +44,7 @@ pub const STARS_BELOW_THRESHOLD: f64 = 0.5;
 
 /// How groups are formed from the near pairs: see the [module docs](self).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Grouping {
     /// Each class joins the nearest leading class whose group it is near every document
     /// of, leaders taken by weight: every two documents of a group are near.

@@ -12,7 +12,8 @@
 //! - [`text`]: [`MixedTokenizer`](text::MixedTokenizer), a tantivy tokenizer for Chinese mixed
 //!   with other scripts; [`FeatureKind`](text::FeatureKind) (words, word shingles, character
 //!   n-grams); [`Weighting`](text::Weighting) and [`IdfSource`](text::IdfSource).
-//! - [`fingerprint`]: [`Fingerprint`], [`SimHasher`], [`FingerprintConfig`] (every setting that
+//! - [`fingerprint`]: [`Fingerprint`](fingerprint::Fingerprint), [`SimHasher`](fingerprint::SimHasher),
+//!   [`FingerprintConfig`](fingerprint::FingerprintConfig) (every setting that
 //!   changes the bits); [`MinHasher`](fingerprint::MinHasher) for sets of tags or keywords and
 //!   [`combined_similarity`](fingerprint::combined_similarity).
 //! - [`lookup`]: [`FingerprintIndex`](lookup::FingerprintIndex), all stored fingerprints within
@@ -42,7 +43,7 @@
 //! # Example: fingerprint two texts
 //!
 //! ```
-//! use tantivy_dedup::{FingerprintConfig, SimHasher};
+//! use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 //!
 //! let hasher = SimHasher::new(&FingerprintConfig::default())?;
 //! let a = hasher.fingerprint("我爱北京天安门，天安门上太阳升。").unwrap();
@@ -54,8 +55,8 @@
 //! # Example: find near-duplicates among many
 //!
 //! ```
+//! use tantivy_dedup::fingerprint::Fingerprint;
 //! use tantivy_dedup::lookup::FingerprintIndex;
-//! use tantivy_dedup::Fingerprint;
 //!
 //! let mut index = FingerprintIndex::new();
 //! index.insert(1, Fingerprint(0b1011_0000));
@@ -104,12 +105,13 @@
 //!   more edited copies and more false pairs; `docs/PARAMETERS.md` shows how to choose it on
 //!   your own data.
 //! - **Fingerprints change with the config**: features, weights, IDF source, tokenizer
-//!   settings and seed all change the bits. Keep the [`FingerprintConfig`] beside the
-//!   fingerprints and compare configs with [`FingerprintConfig::differences`].
-//! - **Empty texts have no fingerprint**: [`SimHasher::fingerprint`] returns `None` for a text
+//!   settings and seed all change the bits. Keep the
+//!   [`FingerprintConfig`](fingerprint::FingerprintConfig) beside the fingerprints and compare
+//!   configs with [`FingerprintConfig::differences`](fingerprint::FingerprintConfig::differences).
+//! - **Empty texts have no fingerprint**: [`SimHasher::fingerprint`](fingerprint::SimHasher::fingerprint) returns `None` for a text
 //!   with no features, so that empty pages are not all duplicates of each other.
 //! - **Huge texts** are fingerprinted on their first
-//!   [`max_text_bytes`](FingerprintConfig::max_text_bytes) (1 MiB by default).
+//!   [`max_text_bytes`](fingerprint::FingerprintConfig::max_text_bytes) (1 MiB by default).
 // docs.rs (`--cfg docsrs`, nightly): each item behind a cargo feature is marked with it.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
@@ -119,7 +121,7 @@
 #![forbid(unsafe_code)]
 
 pub mod corpus;
-pub mod error;
+mod error;
 pub mod eval;
 pub mod fingerprint;
 pub mod grouping;
@@ -135,7 +137,6 @@ pub mod shared;
 pub mod text;
 
 pub use error::{Error, Result};
-pub use fingerprint::{Fingerprint, FingerprintConfig, SimHasher};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

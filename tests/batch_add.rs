@@ -264,7 +264,9 @@ fn prepared_first(policy: Policy, steps: &[Step]) -> (Outcomes, Vec<(String, Str
 
 /// The fingerprint an outcome reports (`None` inside for a text without features); `None`
 /// for `Exists`, which reports none.
-fn reported_fingerprint(outcome: &AddOutcome) -> Option<Option<tantivy_dedup::Fingerprint>> {
+fn reported_fingerprint(
+    outcome: &AddOutcome,
+) -> Option<Option<tantivy_dedup::fingerprint::Fingerprint>> {
     match outcome {
         AddOutcome::Added { fingerprint, .. } | AddOutcome::Updated { fingerprint, .. } => {
             Some(*fingerprint)

@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 
 use support::cli::{run, stderr};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 
 const ORIGINALS: [&str; 4] = [
     "The river rose during the night and by morning the lower fields were under water, so the farmers moved their animals to the hill behind the church and waited for the rain to stop.",

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use support::cli::{lines, run};
 
-use tantivy_dedup::Fingerprint;
+use tantivy_dedup::fingerprint::Fingerprint;
 
 /// The default distance (k).
 const K: u32 = 3;

@@ -1552,7 +1552,7 @@ fn a_report_file_that_is_the_settings_file_or_an_input_is_refused() {
 fn settings_files_are_checked_whole_before_an_index_is_made() {
     let dir = tempfile::tempdir().unwrap();
     let mut settings: Value =
-        serde_json::from_str(&tantivy_dedup::plugin::MatchingSettings::default().to_json())
+        serde_json::from_str(&tantivy_dedup::matching::MatchingSettings::default().to_json())
             .unwrap();
     settings["fingerprint"]["idf"] = "bogus".into();
     let bogus = dir.path().join("bogus.json");

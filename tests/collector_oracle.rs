@@ -17,11 +17,12 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{DocAddress, Index, Order, Score, Searcher, TantivyDocument, TantivyError, Term};
-use tantivy_dedup::plugin::{
-    CandidateStage, ColumnCache, DedupCollector, DedupHit, DedupTopDocs, HiddenHit, KeptBits,
-    PairScore, SortValue, Verification,
-};
-use tantivy_dedup::{Error, Fingerprint};
+use tantivy_dedup::fingerprint::Fingerprint;
+use tantivy_dedup::fingerprint::KeptBits;
+use tantivy_dedup::matching::{CandidateStage, PairScore, Verification};
+use tantivy_dedup::plugin::collector::ColumnCache;
+use tantivy_dedup::plugin::{DedupCollector, DedupHit, DedupTopDocs, HiddenHit, SortValue};
+use tantivy_dedup::Error;
 
 /// One document to index.
 #[derive(Debug, Clone)]

@@ -12,10 +12,10 @@ use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{Query, TermQuery};
 use tantivy::schema::{IndexRecordOption, Schema, TantivyDocument, Value};
 use tantivy::{doc, DocAddress, Index, ReloadPolicy, Searcher, Term};
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::plugin::{
     text_field_options, DedupIndex, DedupSettings, Policy, FINGERPRINT_FIELD,
 };
-use tantivy_dedup::Fingerprint;
 
 const GROUPS: u64 = 300;
 const WRITERS: u64 = 3;

@@ -10,11 +10,11 @@ use support::rng::Rng;
 use tantivy::collector::TopDocs;
 use tantivy::query::AllQuery;
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::KeptBits;
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::matching::Reason;
-use tantivy_dedup::plugin::{
-    AddOutcome, CandidateStage, DedupIndex, DedupSettings, KeptBits, PairScore, Policy,
-    Verification,
-};
+use tantivy_dedup::matching::{CandidateStage, PairScore, Verification};
+use tantivy_dedup::plugin::{AddOutcome, DedupIndex, DedupSettings, Policy};
 use tantivy_dedup::Error;
 
 const MEMORY: usize = 15_000_000;
@@ -44,7 +44,7 @@ fn containment() -> Verification {
 fn settings(verification: Verification) -> DedupSettings {
     DedupSettings::new(["body"])
         .key_field("url")
-        .verification(verification)
+        .matching(MatchingSettings::default().verification(verification))
 }
 
 fn add(

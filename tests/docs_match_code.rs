@@ -167,6 +167,7 @@ fn rows_and_bands(stage: CandidateStage, hashes: usize) -> Option<(usize, usize)
     match stage {
         CandidateStage::Bands { rows } => Some((rows, hashes / rows)),
         CandidateStage::Scan => None,
+        other => panic!("a candidate stage the docs do not describe: {other:?}"),
     }
 }
 

@@ -2,8 +2,8 @@
 //! change by accident, across versions and platforms. A change here is a change of
 //! `FORMAT_VERSION`: every stored fingerprint would become incomparable.
 
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 const TEXTS: [&str; 5] = [
     "我爱北京天安门 and Beijing's 2008 Olympics",

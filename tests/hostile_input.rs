@@ -10,9 +10,10 @@ use tantivy::query::AllQuery;
 use tantivy::schema::Schema;
 use tantivy::{doc, Index};
 use tantivy_dedup::fingerprint::Utf8Policy;
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::plugin::{text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy};
 use tantivy_dedup::text::MixedTokenizer;
-use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
+use tantivy_dedup::Error;
 
 /// `(name, text, has a fingerprint)`: each hostile kind once.
 fn hostile() -> Vec<(&'static str, String, bool)> {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use tantivy::schema::{IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::text::{IdfSource, IdfTable, MixedTokenizer, Weighting, TOKENIZER_NAME};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 #[test]
 fn searcher_document_frequencies_become_a_frozen_table() -> tantivy::Result<()> {

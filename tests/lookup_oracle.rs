@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::lookup::{FingerprintIndex, LinearScan, LookupOptions, Match, TablePlan};
-use tantivy_dedup::{Error, Fingerprint};
+use tantivy_dedup::Error;
 
 /// The model: what the index should hold.
 type Model = BTreeMap<u32, u64>;

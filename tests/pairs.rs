@@ -2,8 +2,8 @@
 //! fingerprints under every feature kind and weighting.
 
 use serde::Deserialize;
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::text::{FeatureKind, MixedTokenizer, Weighting};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 #[derive(Deserialize)]
 struct Pairs {

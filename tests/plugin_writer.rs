@@ -12,12 +12,14 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{AllQuery, TermQuery};
 use tantivy::schema::{IndexRecordOption, Schema, TantivyDocument, Value};
 use tantivy::{doc, Index, IndexWriter, Term};
+use tantivy_dedup::fingerprint::FingerprintConfig;
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::plugin::{
     text_field_options, AddOutcome, DedupIndex, DedupSettings, DedupWriter, Policy,
     DUPLICATE_OF_FIELD, FLAG_FIELD,
 };
 use tantivy_dedup::text::{FeatureKind, IdfTableBuilder, MixedTokenizer, Weighting};
-use tantivy_dedup::{Error, FingerprintConfig};
+use tantivy_dedup::Error;
 
 const MEMORY: usize = 15_000_000;
 
@@ -408,7 +410,10 @@ fn outcome_opstamp(outcome: &AddOutcome) -> u64 {
 #[test]
 fn other_settings_on_open_are_a_typed_error_naming_them() {
     let f = fixture();
-    let other = settings().fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
+    let other = settings().matching(
+        MatchingSettings::default()
+            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf)),
+    );
     let error = DedupIndex::open_with(f.index.index().clone(), &other).unwrap_err();
     let Error::SettingsMismatch { differences } = &error else {
         panic!("expected a mismatch, got {error}");
@@ -419,7 +424,11 @@ fn other_settings_on_open_are_a_typed_error_naming_them() {
         "{error}"
     );
     // The same settings, or another distance only, open fine.
-    assert!(DedupIndex::open_with(f.index.index().clone(), &settings().distance(5)).is_ok());
+    assert!(DedupIndex::open_with(
+        f.index.index().clone(),
+        &settings().matching(MatchingSettings::default().distance(5))
+    )
+    .is_ok());
     // An index never set up is told apart.
     let plain = Index::create_in_ram(schema(&settings()));
     assert!(matches!(
@@ -442,7 +451,10 @@ fn an_idf_table_is_frozen_into_the_index() {
     }
     let table = Arc::new(builder.build());
     let settings = settings()
-        .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf))
+        .matching(
+            MatchingSettings::default()
+                .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf)),
+        )
         .idf_table(Arc::clone(&table));
     let index = Index::create_in_dir(dir.path(), schema(&settings)).unwrap();
     let created = DedupIndex::create(index, settings).unwrap();
@@ -452,7 +464,11 @@ fn an_idf_table_is_frozen_into_the_index() {
     let reopened = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
     assert_eq!(reopened.fingerprint_of(&probe), expected);
     assert_eq!(
-        reopened.settings().get_fingerprint().get_idf(),
+        reopened
+            .settings()
+            .get_matching()
+            .get_fingerprint()
+            .get_idf(),
         table_identity(&table)
     );
 }

@@ -20,7 +20,9 @@ use tantivy::directory::{
 use tantivy::query::TermQuery;
 use tantivy::schema::{BytesOptions, IndexRecordOption, Schema, FAST, INDEXED, TEXT};
 use tantivy::{doc, HasLen, Index, TantivyError, Term};
-use tantivy_dedup::plugin::{ColumnCache, DedupCollector, Verification};
+use tantivy_dedup::matching::Verification;
+use tantivy_dedup::plugin::collector::ColumnCache;
+use tantivy_dedup::plugin::DedupCollector;
 use tantivy_dedup::Error;
 
 #[derive(Clone, Debug, Default)]

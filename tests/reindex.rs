@@ -6,6 +6,7 @@ use tantivy::collector::Count;
 use tantivy::query::{AllQuery, QueryParser};
 use tantivy::schema::{Schema, FAST, INDEXED, STORED, STRING, TEXT};
 use tantivy::{doc, DateTime, Index, IndexWriter, Term};
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::plugin::{
     reindex, DedupIndex, DedupSettings, Policy, ReindexReport, FINGERPRINT_FIELD,
 };
@@ -140,8 +141,7 @@ fn a_dedup_index_is_reindexed_with_other_settings() {
     // are computed again, not copied.
     let settings = DedupSettings::new(["title", "body"])
         .key_field("url")
-        .distance(0)
-        .verification(None);
+        .matching(MatchingSettings::default().distance(0).verification(None));
     let schema = settings.extend_schema(&first.index().schema()).unwrap();
     let second = DedupIndex::create(Index::create_in_ram(schema), settings).unwrap();
     let report = reindex(first.index(), &second, Policy::Reject, MEMORY).unwrap();

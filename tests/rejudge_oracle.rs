@@ -245,6 +245,7 @@ fn run(f: &Fixture, ops: &[Op], words: &mut Words) -> HashMap<String, Fate> {
                     }
                     fates.insert(key, Fate::Lost);
                 }
+                other => panic!("unexpected {other:?}"),
             }
         }
     };

@@ -15,9 +15,8 @@ use tantivy::doc;
 use tantivy::Index;
 use tantivy_dedup::fingerprint::ShingleWeights;
 use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
-use tantivy_dedup::plugin::{
-    AddOutcome, DedupIndex, DedupSettings, Policy, Preset, Verification, SHINGLE_WEIGHTS_FILE,
-};
+use tantivy_dedup::matching::{Preset, Verification};
+use tantivy_dedup::plugin::{AddOutcome, DedupIndex, DedupSettings, Policy, SHINGLE_WEIGHTS_FILE};
 use tantivy_dedup::Error;
 
 const MEMORY: usize = 50_000_000;
@@ -90,7 +89,10 @@ fn reports_of_one_frame_stay_apart_at_the_defaults() {
     // The same notices under the earlier rule: pairs within k were near whatever their
     // signatures said, and some of these frames land within 3 bits of each other.
     let before = add_all(
-        settings().verification(Verification::default().signatures_decide(false)),
+        settings().matching(
+            MatchingSettings::default()
+                .verification(Verification::default().signatures_decide(false)),
+        ),
         &notices,
     );
     assert!(
@@ -120,7 +122,7 @@ fn the_rewrites_preset_calls_one_frame_near() {
     let mut rng = Rng(7);
     let notices: Vec<String> = (0..10).map(|week| notice(&mut rng, week)).collect();
     let outcomes = add_all(
-        DedupSettings::new(["body"]).preset(Preset::Rewrites),
+        DedupSettings::new(["body"]).matching(MatchingSettings::default().preset(Preset::Rewrites)),
         &notices,
     );
     assert_eq!(rejected(&outcomes), 9, "{outcomes:#?}");
@@ -145,7 +147,9 @@ fn weighted_shingles_keep_one_frame_apart_and_find_a_repost() {
     let mut notices: Vec<String> = (0..10).map(|week| notice(&mut rng, week)).collect();
     // At the threshold of heavy rewrites, plain signatures call every frame near (the test
     // above); weighted ones keep them apart.
-    let rewrites = || DedupSettings::new(["body"]).preset(Preset::Rewrites);
+    let rewrites = || {
+        DedupSettings::new(["body"]).matching(MatchingSettings::default().preset(Preset::Rewrites))
+    };
     assert_eq!(rejected(&add_all(rewrites(), &notices)), 9);
     let weighted = add_all(rewrites().shingle_weights(Arc::clone(&weights)), &notices);
     assert_eq!(rejected(&weighted), 0, "{weighted:#?}");
@@ -187,7 +191,7 @@ fn an_index_keeps_its_weights_and_refuses_to_open_without_them() {
         let index = support::index::create(dir.path(), settings);
         index.judge(&text, &text);
         let matcher = TextMatcher::with_weights(
-            &index.settings().matching(),
+            index.settings().get_matching(),
             Arc::clone(index.settings().get_shingle_weights().unwrap()),
         )
         .unwrap();
@@ -195,14 +199,14 @@ fn an_index_keeps_its_weights_and_refuses_to_open_without_them() {
     };
     // Reopened: the settings name the table, and the table is read back with them.
     let index = DedupIndex::open(Index::open_in_dir(dir.path()).unwrap()).unwrap();
-    let stored = index.settings().get_verification().unwrap();
+    let stored = index.settings().get_matching().get_verification().unwrap();
     assert_eq!(stored.get_weights(), Some(identity.as_str()));
     let table = Arc::clone(index.settings().get_shingle_weights().unwrap());
-    let matcher = TextMatcher::with_weights(&index.settings().matching(), table).unwrap();
+    let matcher = TextMatcher::with_weights(index.settings().get_matching(), table).unwrap();
     assert_eq!(matcher.signature(&text).unwrap(), signature);
     // Without its table, the index is refused, and so are its settings without one.
     assert!(matches!(
-        TextMatcher::new(&index.settings().matching()),
+        TextMatcher::new(index.settings().get_matching()),
         Err(Error::InvalidSetting {
             name: "verification.weights",
             ..

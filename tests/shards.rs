@@ -11,9 +11,10 @@ use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{Query, QueryParser};
 use tantivy::schema::{Field, Schema};
 use tantivy::{doc, DocAddress, Index, IndexWriter, Searcher};
+use tantivy_dedup::plugin::collector::{ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs};
 use tantivy_dedup::plugin::{
     text_field_options, DedupCollector, DedupHit, DedupIndex, DedupSettings, DedupTopDocs,
-    HiddenHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs, FINGERPRINT_FIELD,
+    HiddenHit, FINGERPRINT_FIELD,
 };
 use tantivy_dedup::Error;
 
@@ -246,6 +247,7 @@ fn coordinate(
                     pages[shard] = ask(shard, depth[shard]);
                 }
             }
+            other => panic!("unexpected {other:?}"),
         }
     }
 }

@@ -12,10 +12,11 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::sync::{Arc, Barrier};
 
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::matching::{MatchingSettings, TextMatcher};
-use tantivy_dedup::plugin::{Verification, DEFAULT_THRESHOLD};
+use tantivy_dedup::matching::{Verification, DEFAULT_THRESHOLD};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry};
-use tantivy_dedup::{Error, Fingerprint};
+use tantivy_dedup::Error;
 
 mod support;
 
@@ -138,6 +139,7 @@ fn run_writers(namespace: &str, docs: &[Doc]) -> HashMap<String, (u64, bool)> {
                 }
                 SharedDecision::Rejected { seq, .. } => rejections.entry(id).or_default().push(seq),
                 SharedDecision::Elsewhere { .. } => *elsewhere.entry(id).or_default() += 1,
+                other => panic!("unexpected {other:?}"),
             }
         }
     }
@@ -205,6 +207,7 @@ fn writers_at_once_admit_what_one_writer_would() {
             }
             // Registered and admitted by another writer.
             SharedDecision::Elsewhere { .. } => assert!(outcome[id].1, "{id}"),
+            other => panic!("unexpected {other:?}"),
         }
     }
 }
@@ -658,13 +661,13 @@ fn repair_mends_both_directions_between_a_shard_and_the_shared_space() {
     // A's writer admitted "ghost" in the shared space and died before its commit.
     let index_a = CorpusIndex::open(std::path::Path::new(shard_a)).unwrap();
     let settings = index_a.dedup.settings();
-    let matcher = TextMatcher::new(&settings.matching()).unwrap();
+    let matcher = TextMatcher::new(settings.get_matching()).unwrap();
     let registry = |node: &str| {
         SharedRegistry::connect(
             &seeds.split(',').map(str::to_owned).collect::<Vec<_>>(),
             &namespace,
             node,
-            &settings.matching(),
+            settings.get_matching(),
         )
         .unwrap()
     };
@@ -793,7 +796,7 @@ fn dedup_writers_in_one_shared_space_keep_near_duplicates_out_across_indexes() {
     };
     let (index_a, index_b) = (make(&settings), make(&settings));
     let registry = |node: &str| {
-        SharedRegistry::connect(&seeds(), &namespace, node, &settings.matching()).unwrap()
+        SharedRegistry::connect(&seeds(), &namespace, node, settings.get_matching()).unwrap()
     };
     let page = |seed: u64| random_text(60_000 + seed, 100);
     let copy = |seed: u64| page(seed).replacen('w', "v", 1) + " more";
@@ -863,7 +866,7 @@ fn dedup_writers_in_one_shared_space_keep_near_duplicates_out_across_indexes() {
     // decided anew.
     let (x, y) = (page(20), copy(20));
     let values = |text: &str| {
-        let matcher = TextMatcher::new(&settings.matching()).unwrap();
+        let matcher = TextMatcher::new(settings.get_matching()).unwrap();
         let (fingerprint, signature) = matcher.fingerprint_and_signature(text);
         (fingerprint.unwrap(), signature)
     };

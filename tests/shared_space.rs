@@ -115,7 +115,7 @@ fn twice_and_pairs(
         .collect();
     twice.sort();
     let index = CorpusIndex::open(shard).unwrap();
-    let matcher = TextMatcher::new(&index.dedup.settings().matching()).unwrap();
+    let matcher = TextMatcher::new(index.dedup.settings().get_matching()).unwrap();
     let text_of: HashMap<&str, &str> = (pages.iter())
         .map(|(id, text)| (id.as_str(), text.as_str()))
         .collect();

@@ -12,9 +12,12 @@ use tantivy::schema::{
     BytesOptions, NumericOptions, Schema, SchemaBuilder, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::KeptBits;
+use tantivy_dedup::matching::MatchingSettings;
+use tantivy_dedup::matching::{CandidateStage, Verification};
 use tantivy_dedup::plugin::{
-    text_field_options, AddOutcome, CandidateStage, DedupIndex, DedupSettings, KeptBits, Policy,
-    Verification, CONTENT_FIELD, FINGERPRINT_FIELD, SEQUENCE_FIELD, SETTINGS_FILE, SIGNATURE_FIELD,
+    text_field_options, AddOutcome, DedupIndex, DedupSettings, Policy, CONTENT_FIELD,
+    FINGERPRINT_FIELD, SEQUENCE_FIELD, SETTINGS_FILE, SIGNATURE_FIELD,
 };
 
 const MEMORY: usize = 15_000_000;
@@ -23,11 +26,13 @@ const MEMORY: usize = 15_000_000;
 /// corpus's edited copies are verified near-duplicates (the default 0.8 finds fewer), the
 /// signatures keeping `bits`.
 fn settings(bits: KeptBits) -> DedupSettings {
-    DedupSettings::new(["body"]).key_field("url").verification(
-        Verification::default()
-            .kept_bits(bits)
-            .threshold(0.55)
-            .candidates(CandidateStage::Bands { rows: 4 }),
+    DedupSettings::new(["body"]).key_field("url").matching(
+        MatchingSettings::default().verification(
+            Verification::default()
+                .kept_bits(bits)
+                .threshold(0.55)
+                .candidates(CandidateStage::Bands { rows: 4 }),
+        ),
     )
 }
 

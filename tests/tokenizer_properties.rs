@@ -3,8 +3,8 @@
 
 use proptest::prelude::*;
 use tantivy::tokenizer::{TokenStream, Tokenizer};
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::text::{FeatureKind, MixedTokenizer};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 /// Text mixing Han characters (Simplified and Traditional), Latin, digits, punctuation,
 /// whitespace, emoji, combining marks, right-to-left script and control characters.

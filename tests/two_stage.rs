@@ -8,12 +8,14 @@ mod support;
 use support::index::create;
 use support::rng::Rng;
 use tantivy::{doc, Index};
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
+use tantivy_dedup::matching::MatchingSettings;
 use tantivy_dedup::matching::Reason;
+use tantivy_dedup::matching::{CandidateStage, PairScore, Verification};
 use tantivy_dedup::plugin::{
-    AddOutcome, CandidateStage, DedupIndex, DedupSettings, PairScore, Policy, Verification,
-    SIGNATURE_FIELD, VALUES_FIELD,
+    AddOutcome, DedupIndex, DedupSettings, Policy, SIGNATURE_FIELD, VALUES_FIELD,
 };
-use tantivy_dedup::{Error, FingerprintConfig, SimHasher};
+use tantivy_dedup::Error;
 
 const MEMORY: usize = 15_000_000;
 
@@ -68,7 +70,7 @@ fn edits() -> Verification {
 fn settings(verification: Option<Verification>) -> DedupSettings {
     DedupSettings::new(["body"])
         .key_field("url")
-        .verification(verification)
+        .matching(MatchingSettings::default().verification(verification))
 }
 
 fn add(
@@ -239,7 +241,10 @@ fn the_signature_is_frozen_and_the_rest_can_change() {
         .threshold(0.5)
         .score(PairScore::combined());
     let index = open(settings(Some(changed.clone()))).unwrap();
-    assert_eq!(index.settings().get_verification(), Some(&changed));
+    assert_eq!(
+        index.settings().get_matching().get_verification(),
+        Some(&changed)
+    );
     for (asked, field) in [
         (settings(None), "verification"),
         (settings(Some(edits().hashes(64))), "verification.hashes"),

@@ -2,8 +2,8 @@
 //! `benches/fingerprint.rs` and `examples/throughput.rs` (included by both with `#[path]`),
 //! so that criterion and the side-by-side comparison label the same settings alike.
 
+use tantivy_dedup::fingerprint::FingerprintConfig;
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
-use tantivy_dedup::FingerprintConfig;
 
 /// The default config and variations of one setting at a time, with their labels.
 pub fn configs() -> Vec<(&'static str, FingerprintConfig)> {

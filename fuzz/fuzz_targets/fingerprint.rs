@@ -6,9 +6,9 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 use tantivy_dedup::fingerprint::{MinHasher, Utf8Policy};
 use tantivy_dedup::text::{FeatureKind, MixedTokenizer};
-use tantivy_dedup::{FingerprintConfig, SimHasher};
 
 struct Setup {
     tokenizer: MixedTokenizer,

@@ -11,7 +11,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use tantivy_dedup::{html, Error, FingerprintConfig, SimHasher};
+use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
+use tantivy_dedup::{html, Error};
 
 /// The size the input is repeated to: 256 KiB, a large real page, which extraction reads in
 /// a few milliseconds.

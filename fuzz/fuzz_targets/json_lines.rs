@@ -32,13 +32,18 @@ fuzz_target!(|bytes: &[u8]| {
                 ..input::ReadOptions::default()
             };
             let mut records = 0;
-            input::read_json_lines(std::io::Cursor::new(bytes), "fuzz", &options, &mut |record| {
-                records += 1;
-                match record {
-                    Ok(doc) => check_id(&doc, &lines),
-                    Err(e) => assert!(e.place.starts_with("fuzz:"), "{}", e.place),
-                }
-            });
+            input::read_json_lines(
+                std::io::Cursor::new(bytes),
+                "fuzz",
+                &options,
+                &mut |record| {
+                    records += 1;
+                    match record {
+                        Ok(doc) => check_id(&doc, &lines),
+                        Err(e) => assert!(e.place.starts_with("fuzz:"), "{}", e.place),
+                    }
+                },
+            );
             let expected = lines
                 .iter()
                 .filter(|line| {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::lookup::{FingerprintIndex, LinearScan};
-use tantivy_dedup::Fingerprint;
 
 #[derive(Arbitrary, Debug)]
 enum Op {

@@ -433,7 +433,7 @@ impl CorpusIndex {
         if !corpus::CorpusIndex::exists(&path) {
             py.allow_threads(|| {
                 corpus::CorpusIndex::create(&path, || match &matching {
-                    Some(matching) => corpus_settings().with_matching(matching),
+                    Some(matching) => corpus_settings().matching(matching.clone()),
                     None => corpus_settings(),
                 })
             })
@@ -450,7 +450,7 @@ impl CorpusIndex {
     /// The index's matching settings.
     #[getter]
     fn settings(&self) -> MatchingSettings {
-        MatchingSettings(self.index.dedup.settings().matching())
+        MatchingSettings(self.index.dedup.settings().get_matching().clone())
     }
 
     /// Documents in the index, as of the last ingest or open.

@@ -3,8 +3,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::lookup;
-use tantivy_dedup::Fingerprint;
 
 use crate::{column, error, words, DedupError};
 

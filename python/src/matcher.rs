@@ -7,8 +7,8 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use rayon::iter::Either;
 use rayon::prelude::*;
 use tantivy_dedup::fingerprint::is_empty_set;
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::matching::{self, Reason};
-use tantivy_dedup::Fingerprint;
 
 use crate::settings::MatchingSettings;
 use crate::{column, error, signed_words, words, DedupError};

@@ -69,6 +69,7 @@ impl MatchingSettings {
             Grouping::Centres => "centres",
             Grouping::Stars => "stars",
             Grouping::Components => "components",
+            other => unreachable!("a grouping the bindings do not name: {other:?}"),
         }
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
-use tantivy_dedup::SimHasher;
+use tantivy_dedup::fingerprint::SimHasher;
 
 use crate::cli::input::{read_inputs, read_raw_inputs, ReadOptions, Record, Unnamed};
 use crate::cli::options::{FingerprintOptions, InputOptions};

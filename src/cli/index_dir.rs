@@ -7,7 +7,9 @@ use anyhow::{bail, Context};
 use clap::Args;
 use tantivy::Index;
 use tantivy_dedup::corpus::{self, corpus_settings, CorpusIndex};
-use tantivy_dedup::plugin::{DedupSettings, KeptBits, MatchingSettings, PairScore};
+use tantivy_dedup::fingerprint::KeptBits;
+use tantivy_dedup::matching::{MatchingSettings, PairScore};
+use tantivy_dedup::plugin::DedupSettings;
 use tantivy_dedup::Error;
 
 use crate::cli::messages::in_cli_terms;
@@ -36,20 +38,22 @@ fn new_settings(
     file: Option<&MatchingSettings>,
 ) -> anyhow::Result<DedupSettings> {
     let mut settings = verify.apply(corpus_settings(), file);
-    if let Some(verification) = settings.get_verification() {
+    if let Some(verification) = settings.get_matching().get_verification() {
         if verification.get_score() == PairScore::Containment {
             // Containment estimates the sets' sizes from the minima's high bits, which the
             // index must keep from its creation on.
             let kept = verification.clone().kept_bits(KeptBits::High);
-            settings = settings.verification(kept);
+            let matching = settings.get_matching().clone().verification(kept);
+            settings = settings.matching(matching);
         }
     }
-    let config = options.config_over(settings.get_fingerprint().clone());
-    let settings = settings.fingerprint(config);
-    let settings = match distance {
-        Some(k) => settings.distance(k),
-        None => settings,
-    };
+    let mut matching = settings.get_matching().clone();
+    let config = options.config_over(matching.get_fingerprint().clone());
+    matching = matching.fingerprint(config);
+    if let Some(k) = distance {
+        matching = matching.distance(k);
+    }
+    let settings = settings.matching(matching);
     Ok(match verify.idf_from() {
         Some(sample) => {
             let weights = weights::learn(sample, &settings)?;
@@ -90,7 +94,7 @@ pub fn open_or_create(
         CorpusIndex::create(dir, || settings).map_err(|e| explain(e, dir))?;
     } else if let Some(sample) = verify.idf_from() {
         let index = open_with_file(dir, options, distance, verify, file.as_ref())?;
-        let verification = index.dedup.settings().get_verification();
+        let verification = index.dedup.settings().get_matching().get_verification();
         if verification.and_then(|v| v.get_weights()).is_none() {
             bail!(
                 "--idf-from {}: the index in {} was created without shingle weights, and \
@@ -186,13 +190,15 @@ fn open_with_file(
         return Ok(stored);
     }
     let mut wanted = verify.apply(stored.dedup.settings().clone(), file);
+    let mut matching = wanted.get_matching().clone();
     if !options.is_empty() {
-        let config = options.config_over(wanted.get_fingerprint().clone());
-        wanted = wanted.fingerprint(config);
+        let config = options.config_over(matching.get_fingerprint().clone());
+        matching = matching.fingerprint(config);
     }
     if let Some(k) = distance {
-        wanted = wanted.distance(k);
+        matching = matching.distance(k);
     }
+    wanted = wanted.matching(matching);
     stored
         .with_settings(&wanted)
         .map_err(|e| match (&e, verify.settings_path()) {

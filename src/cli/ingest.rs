@@ -113,7 +113,7 @@ pub struct IngestCommand {
 /// fingerprint (none without features) and signature.
 pub type WindowRecord<'a> = (
     &'a str,
-    Option<tantivy_dedup::Fingerprint>,
+    Option<tantivy_dedup::fingerprint::Fingerprint>,
     Option<&'a [u32]>,
 );
 
@@ -202,7 +202,7 @@ impl IngestCommand {
         };
         #[cfg(feature = "cluster")]
         let early = match &planned {
-            Some(settings) => (self.cluster).connect(&settings.matching(), dir, reject)?,
+            Some(settings) => (self.cluster).connect(settings.get_matching(), dir, reject)?,
             None => None,
         };
         #[cfg(not(feature = "cluster"))]
@@ -255,7 +255,8 @@ impl IngestCommand {
             report: &mut report,
             progress: Progress::new("ingesting"),
             tally: Tally::default(),
-            max_text_bytes: (index.dedup.settings().get_fingerprint()).get_max_text_bytes(),
+            max_text_bytes: (index.dedup.settings().get_matching().get_fingerprint())
+                .get_max_text_bytes(),
             pending: 0,
             pending_bytes: 0,
             commit_every: self.commit_every,

@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
+use tantivy_dedup::fingerprint::FingerprintConfig;
 use tantivy_dedup::lookup::band_rows_for;
-use tantivy_dedup::plugin::{
-    CandidateStage, DedupSettings, MatchingSettings, PairScore, Preset, Verification,
-};
+use tantivy_dedup::matching::{CandidateStage, MatchingSettings, PairScore, Preset, Verification};
+use tantivy_dedup::plugin::DedupSettings;
 use tantivy_dedup::text::{FeatureKind, ScriptFolding, TokenizerConfig, Weighting};
-use tantivy_dedup::FingerprintConfig;
 
 use crate::cli::input::{ReadOptions, StreamFormat, DEFAULT_MAX_RECORD_BYTES};
 
@@ -158,13 +157,15 @@ impl FingerprintOptions {
                 FeatureKind::WordShingles { .. } | FeatureKind::ScriptShingles { .. } => {
                     Features::Shingles
                 }
-                FeatureKind::CharNgrams { .. } => Features::Chargrams,
+                // Character n-grams, or a kind the tool does not know: the default.
+                _ => Features::Chargrams,
             });
             let n = self.n.map_or(
                 match config.get_features() {
                     FeatureKind::WordShingles { n } | FeatureKind::CharNgrams { n } => n,
                     FeatureKind::ScriptShingles { words, .. } => words,
-                    FeatureKind::Words => 3,
+                    // Words, or a kind the tool does not know.
+                    _ => 3,
                 },
                 usize::from,
             );
@@ -358,16 +359,18 @@ impl VerifyOptions {
     /// distance and threshold set when given.
     pub fn apply(&self, settings: DedupSettings, file: Option<&MatchingSettings>) -> DedupSettings {
         let settings = match file {
-            Some(file) => settings.with_matching(file),
+            Some(file) => settings.matching(file.clone()),
             None => settings,
         };
         if !self.has_options() {
             return settings;
         }
         if self.no_verify {
-            return settings.verification(None);
+            let matching = settings.get_matching().clone().verification(None);
+            return settings.matching(matching);
         }
         let mut verification = settings
+            .get_matching()
             .get_verification()
             .cloned()
             .unwrap_or_else(Verification::default);
@@ -417,6 +420,7 @@ impl VerifyOptions {
                 }
             }
         }
-        settings.verification(verification)
+        let matching = settings.get_matching().clone().verification(verification);
+        settings.matching(matching)
     }
 }

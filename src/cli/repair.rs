@@ -8,13 +8,13 @@ use clap::Args;
 use serde_json::{json, Map, Value};
 use tantivy::schema::TantivyDocument;
 use tantivy_dedup::corpus::CorpusIndex;
+use tantivy_dedup::fingerprint::Fingerprint;
 use tantivy_dedup::plugin::{DedupWriter, Policy};
 use tantivy_dedup::shared::{SharedDecision, SharedRegistry, SharedState};
-use tantivy_dedup::Fingerprint;
 
 use crate::cli::index_dir::{open_existing, IndexArg};
 use crate::cli::print;
-use crate::cli::shared::{connect, matching_of};
+use crate::cli::shared::{connect, matching_of, ClusterOptions};
 use crate::cli::source_index::for_each_stored;
 
 /// Mend the gaps between this writer's shard and the shared space of `ingest --cluster`.
@@ -43,19 +43,23 @@ use crate::cli::source_index::for_each_stored;
 /// "node" for one another writer holds, and "reopened" (the ids to ingest again) for one
 /// released. With --check nothing is changed and "action" is null.
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("cluster", |arg| arg.required(true).help(
+        "The cluster's seed addresses, comma-separated, as given to `ingest --cluster`"
+    )),
+    mut_arg("cluster_namespace", |arg| arg.help(
+        "The shared space's name, as given to `ingest --cluster-namespace`"
+    )),
+    mut_arg("node", |arg| arg.help(
+        "This writer's name, overriding the shard's own, as `ingest --node` does [default: \
+         the name kept in the index folder since the shard first joined]"
+    )),
+)]
 pub struct RepairCommand {
     #[command(flatten)]
     index: IndexArg,
-    /// The cluster's seed addresses, comma-separated, as given to `ingest --cluster`.
-    #[arg(long, value_name = "URLS", value_delimiter = ',', required = true)]
-    cluster: Vec<String>,
-    /// The shared space's name, as given to `ingest --cluster-namespace`.
-    #[arg(long, value_name = "NAME", default_value = "tantivy-dedup")]
-    cluster_namespace: String,
-    /// This writer's name, overriding the shard's own, as `ingest --node` does [default: the
-    /// name kept in the index folder since the shard first joined].
-    #[arg(long, value_name = "NAME")]
-    node: Option<String>,
+    #[command(flatten)]
+    cluster: ClusterOptions,
     /// Only report the gaps: change nothing, in the shard or in the shared space.
     #[arg(long)]
     check: bool,
@@ -94,9 +98,9 @@ impl RepairCommand {
             Some(writer)
         };
         let (registry, unwritten) = connect(
-            &self.cluster,
-            &self.cluster_namespace,
-            self.node.as_deref(),
+            &self.cluster.space.cluster,
+            &self.cluster.space.cluster_namespace,
+            self.cluster.node.as_deref(),
             &matching_of(&index),
             dir,
             !self.check,
@@ -186,9 +190,8 @@ impl RepairCommand {
                     line.insert("duplicate_of".into(), json!(by));
                     "rejected"
                 }
-                None | Some(SharedState::Pending { .. } | SharedState::GivenUp { .. }) => {
-                    "unregistered"
-                }
+                // Pending, given up (or a state this tool does not know): not in the space.
+                None | Some(_) => "unregistered",
             };
             line.insert("gap".into(), json!(gap));
             let Some(writer) = writer else {
@@ -226,6 +229,7 @@ impl RepairCommand {
                         "removed"
                     }
                 }
+                other => bail!("a shared decision this tool does not know: {other:?}"),
             };
             if action == "removed" {
                 writer

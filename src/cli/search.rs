@@ -9,10 +9,10 @@ use tantivy::collector::{Collector, TopDocs};
 use tantivy::query::Query;
 use tantivy::{DocAddress, Score, Searcher};
 use tantivy_dedup::corpus::PageRequest;
-use tantivy_dedup::plugin::{
-    DedupHit, DedupTopDocs, ShardStatistics, ShardedTopDocs, FINGERPRINT_FIELD,
-};
-use tantivy_dedup::{Error, Fingerprint};
+use tantivy_dedup::fingerprint::Fingerprint;
+use tantivy_dedup::plugin::collector::{ShardStatistics, ShardedTopDocs};
+use tantivy_dedup::plugin::{DedupHit, DedupTopDocs, FINGERPRINT_FIELD};
+use tantivy_dedup::Error;
 
 use crate::cli::index_dir::{CliIndex, DEFAULT_INDEX};
 use crate::cli::opened::OpenedIndex;
@@ -34,6 +34,19 @@ use crate::cli::same_file::same_file;
 /// and two-stage matching; each folder once) are searched as one index: one ranking, near-duplicates hidden across them; each hit and
 /// hidden hit then says which (the folder's position, from 0: "index" in the JSON).
 #[derive(Args, Debug)]
+#[cfg_attr(
+    feature = "cluster",
+    command(
+        mut_arg("cluster", |arg| arg.help(
+            "The shared space of `ingest --cluster` the shards belong to (its seed addresses, \
+             comma-separated): each shard is checked against the space's fingerprint settings \
+             and rule first, and refused, naming the differing setting, when it differs"
+        )),
+        mut_arg("cluster_namespace", |arg| arg.help(
+            "The shared space's name, as given to `ingest --cluster-namespace`"
+        )),
+    )
+)]
 pub struct SearchCommand {
     /// The query.
     query: String,
@@ -63,21 +76,9 @@ pub struct SearchCommand {
     /// Print JSON.
     #[arg(long)]
     json: bool,
-    /// The shared space of `ingest --cluster` the shards belong to (its seed addresses,
-    /// comma-separated): each shard is checked against the space's fingerprint settings
-    /// and rule first, and refused, naming the differing setting, when it differs.
     #[cfg(feature = "cluster")]
-    #[arg(long, value_name = "URLS", value_delimiter = ',')]
-    cluster: Vec<String>,
-    /// The shared space's name, as given to `ingest --cluster-namespace`.
-    #[cfg(feature = "cluster")]
-    #[arg(
-        long,
-        value_name = "NAME",
-        default_value = "tantivy-dedup",
-        requires = "cluster"
-    )]
-    cluster_namespace: String,
+    #[command(flatten)]
+    cluster: crate::cli::shared::SpaceArgs,
 }
 
 impl SearchCommand {
@@ -90,12 +91,12 @@ impl SearchCommand {
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         #[cfg(feature = "cluster")]
-        if !self.cluster.is_empty() {
+        if !self.cluster.cluster.is_empty() {
             for (shard, dir) in opened.iter().zip(&self.indexes) {
                 let matching = crate::cli::shared::matching_of(&shard.index);
-                let namespace = &self.cluster_namespace;
+                let namespace = &self.cluster.cluster_namespace;
                 (tantivy_dedup::shared::SharedRegistry::check_settings(
-                    &self.cluster,
+                    &self.cluster.cluster,
                     namespace,
                     &matching,
                 ))
@@ -193,19 +194,20 @@ impl SearchCommand {
         dir: &std::path::Path,
     ) -> anyhow::Result<()> {
         let (a, b) = (first.dedup.settings(), other.dedup.settings());
-        if a.get_distance() != b.get_distance() {
+        if a.get_matching().get_distance() != b.get_matching().get_distance() {
             bail!(
                 "{} was made with --distance {} and {} with --distance {}: shards searched \
                  together need one rule (give --distance to search them all with one)",
                 first_dir.display(),
-                a.get_distance(),
+                a.get_matching().get_distance(),
                 dir.display(),
-                b.get_distance()
+                b.get_matching().get_distance()
             );
         }
-        if a.get_verification() != b.get_verification() {
+        if a.get_matching().get_verification() != b.get_matching().get_verification() {
             let shown = |settings: &tantivy_dedup::plugin::DedupSettings| {
-                serde_json::to_string(&settings.get_verification()).unwrap_or_default()
+                serde_json::to_string(&settings.get_matching().get_verification())
+                    .unwrap_or_default()
             };
             bail!(
                 "{} and {} were made with other two-stage matching ({} and {}): shards \

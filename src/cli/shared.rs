@@ -9,19 +9,22 @@ use crate::cli::ingest::WindowRecord;
 use anyhow::{bail, Context};
 use clap::Args;
 use tantivy_dedup::corpus::{CorpusIndex, ReportLine};
-use tantivy_dedup::plugin::{AddOutcome, MatchingSettings};
+use tantivy_dedup::matching::MatchingSettings;
+use tantivy_dedup::plugin::AddOutcome;
 use tantivy_dedup::shared::{ShardIdentity, SharedDecision, SharedRegistry, WindowDocument};
 
-/// The shared index's options of `ingest`.
+/// `--cluster` and `--cluster-namespace`, the shared space a command works with: declared
+/// once for `ingest` (whose help they carry here), `search` and `repair` (which word their
+/// help for what they do with the space, `mut_arg` on their command).
 #[derive(Args, Debug)]
-pub struct ClusterOptions {
+pub struct SpaceArgs {
     /// Decide every document against the documents of every writer sharing this Redis
     /// Cluster (its seed addresses, comma-separated: redis://127.0.0.1:30001,...): a
     /// near-duplicate of a document any writer admitted is "duplicate" with "shared":true,
     /// a record another writer admitted under the same id "exists" with "shared":"<that
     /// writer>". Only with --policy reject.
     #[arg(long, value_name = "URLS", value_delimiter = ',')]
-    cluster: Vec<String>,
+    pub cluster: Vec<String>,
     /// The shared space's name: every writer of one corpus gives the same.
     #[arg(
         long,
@@ -29,13 +32,21 @@ pub struct ClusterOptions {
         default_value = "tantivy-dedup",
         requires = "cluster"
     )]
-    cluster_namespace: String,
+    pub cluster_namespace: String,
+}
+
+/// The shared index's options of `ingest` and `repair`: the space, and this writer's name
+/// in it.
+#[derive(Args, Debug)]
+pub struct ClusterOptions {
+    #[command(flatten)]
+    pub space: SpaceArgs,
     /// This writer's name in the shared space, overriding the shard's own [default: the
     /// name kept in the index folder (.tantivy-dedup-shared.json) since the shard first
     /// joined, which a moved or copied folder keeps; a new shard takes the host's name and
     /// a random suffix, an index made before it joined the host's name and its path].
     #[arg(long, value_name = "NAME", requires = "cluster")]
-    node: Option<String>,
+    pub node: Option<String>,
 }
 
 /// The shared space, when the command line asks for one.
@@ -49,7 +60,7 @@ pub struct SharedCheck {
 impl ClusterOptions {
     /// Whether the command line asks for a shared space.
     pub fn is_set(&self) -> bool {
-        !self.cluster.is_empty()
+        !self.space.cluster.is_empty()
     }
 
     /// Joins the shared space of `--cluster` as the shard in `dir` (which may not exist
@@ -60,15 +71,15 @@ impl ClusterOptions {
         dir: &Path,
         reject: bool,
     ) -> anyhow::Result<Option<SharedCheck>> {
-        if self.cluster.is_empty() {
+        if !self.is_set() {
             return Ok(None);
         }
         if !reject {
             bail!("--cluster decides documents under --policy reject only");
         }
         let (registry, unwritten) = connect(
-            &self.cluster,
-            &self.cluster_namespace,
+            &self.space.cluster,
+            &self.space.cluster_namespace,
             self.node.as_deref(),
             matching,
             dir,
@@ -84,7 +95,7 @@ impl ClusterOptions {
 /// The rule and fingerprints of `index`, as a writer of a shared space judges by them
 /// (its distance for this run).
 pub fn matching_of(index: &CorpusIndex) -> MatchingSettings {
-    (index.dedup.settings().matching()).distance(index.dedup.distance())
+    (index.dedup.settings().get_matching().clone()).distance(index.dedup.distance())
 }
 
 /// The identity of the shard in `dir` in shared spaces, `node` overriding its name; and

@@ -23,7 +23,7 @@ const BATCH: usize = 4096;
 /// # Errors
 /// When the settings have no signatures, or the sample is missing or holds no record.
 pub fn learn(sample: &Path, settings: &DedupSettings) -> anyhow::Result<Arc<ShingleWeights>> {
-    if settings.get_verification().is_none() {
+    if settings.get_matching().get_verification().is_none() {
         bail!(
             "--idf-from weighs the signatures' shingles, and --no-verify makes an index \
              without signatures"
@@ -32,7 +32,7 @@ pub fn learn(sample: &Path, settings: &DedupSettings) -> anyhow::Result<Arc<Shin
     if !sample.exists() {
         bail!("--idf-from {}: no such file or folder", sample.display());
     }
-    let matcher = TextMatcher::new(&settings.matching())
+    let matcher = TextMatcher::new(settings.get_matching())
         .context("cannot learn shingle weights with these settings")?;
     let mut counts = ShingleWeightsBuilder::new();
     let count = |counts: &mut ShingleWeightsBuilder, texts: &mut Vec<String>| {

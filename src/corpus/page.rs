@@ -9,7 +9,8 @@ use tantivy::{DocAddress, Searcher};
 use super::folder::CorpusIndex;
 use super::query::check_nesting;
 use crate::error::{Error, Result};
-use crate::plugin::{DedupCollector, DedupHit, DedupTopDocs, ShardedTopDocs};
+use crate::plugin::collector::ShardedTopDocs;
+use crate::plugin::{DedupCollector, DedupHit, DedupTopDocs};
 
 /// One shown hit of a page, by id.
 #[derive(Debug, Clone, PartialEq, Serialize)]

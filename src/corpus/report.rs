@@ -52,7 +52,7 @@ pub struct ReportLine {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeated: Option<bool>,
     /// `true` on a `duplicate` line of a record whose text is longer than the fingerprint's
-    /// [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) (1 MiB by default):
+    /// [`max_text_bytes`](crate::fingerprint::FingerprintConfig::max_text_bytes) (1 MiB by default):
     /// its distance and similarity are those of its first `max_text_bytes`, not of the
     /// whole text. (Whether two records are the same text is decided on the whole text.)
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -175,7 +175,7 @@ impl ReportLine {
     #[cfg(feature = "cluster")]
     pub fn of_shared(
         id: String,
-        fingerprint: Option<crate::Fingerprint>,
+        fingerprint: Option<crate::fingerprint::Fingerprint>,
         decision: &crate::shared::SharedDecision,
     ) -> Option<ReportLine> {
         use crate::shared::SharedDecision;

@@ -44,7 +44,7 @@ pub fn end_to_end_by(
     let dedup = DedupSettings::new(["body"])
         .key_field("id")
         .flagging(true)
-        .with_matching(settings);
+        .matching(settings.clone());
     let mut schema = Schema::builder();
     let body = schema.add_text_field("body", text_field_options());
     let id = schema.add_text_field("id", STRING | STORED | FAST);

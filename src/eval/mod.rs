@@ -12,7 +12,7 @@
 //!
 //! ```
 //! use tantivy_dedup::eval::{evaluate, EvalOptions, EvalSetBuilder, GridConfig, Unlisted};
-//! use tantivy_dedup::FingerprintConfig;
+//! use tantivy_dedup::fingerprint::FingerprintConfig;
 //!
 //! let mut set = EvalSetBuilder::new("tiny", Unlisted::Negative);
 //! let text = "the quick brown fox jumps over the lazy dog near the quiet river bank today";

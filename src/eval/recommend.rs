@@ -15,6 +15,7 @@ use crate::matching::{CandidateStage, MatchingSettings, Measured, PairScore, Ver
 
 /// What a recommendation is chosen for.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Goal {
     /// The highest F1.
     BestF1,

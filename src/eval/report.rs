@@ -112,7 +112,7 @@ pub struct VerifyResult {
     /// The listed pairs by category at the best threshold.
     pub categories: Vec<CategoryResult>,
     /// The scores at [`EvalOptions::threshold`](crate::eval::EvalOptions::threshold), by
-    /// default the plugin's ([`DEFAULT_THRESHOLD`](crate::plugin::DEFAULT_THRESHOLD)).
+    /// default the plugin's ([`DEFAULT_THRESHOLD`](crate::matching::DEFAULT_THRESHOLD)).
     pub at_default: ThresholdPoint,
     /// The listed pairs by category at that threshold.
     pub categories_at_default: Vec<CategoryResult>,

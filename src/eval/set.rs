@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 /// What a pair of documents that `pairs.jsonl` does not list counts as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Unlisted {
     /// Only listed pairs count.
     Ignore,

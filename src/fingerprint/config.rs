@@ -23,7 +23,8 @@ pub const DEFAULT_MAX_TEXT_BYTES: usize = 1 << 20;
 /// The defaults are documented on each setter, and `docs/PARAMETERS.md` says why.
 ///
 /// ```
-/// use tantivy_dedup::{FingerprintConfig, text::{FeatureKind, Weighting}};
+/// use tantivy_dedup::fingerprint::FingerprintConfig;
+/// use tantivy_dedup::text::{FeatureKind, Weighting};
 ///
 /// let config = FingerprintConfig::default()
 ///     .features(FeatureKind::WordShingles { n: 2 })

@@ -9,6 +9,7 @@ use super::signature::EMPTY;
 /// with the index: it decides the values an index stores, and so its size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum KeptBits {
     /// The low 32 bits: what indexes whose settings file is of format 3 or earlier keep.
     /// The size of the set is lost with the high bits, so such signatures cannot estimate
@@ -18,7 +19,7 @@ pub enum KeptBits {
     /// the signature also estimates the size of its set
     /// ([`estimated_size`](crate::fingerprint::estimated_size)) and, with two sizes and the
     /// Jaccard estimate, containment. What indexes of settings formats 4 to 6 keep, and
-    /// what [`Verification::containment`](crate::plugin::Verification::containment) asks for.
+    /// what [`Verification::containment`](crate::matching::Verification::containment) asks for.
     High,
     /// The low 8 bits: b-bit minwise hashing (Li and König 2010) with b = 8, a quarter of
     /// the space of 32 bits. Two different minima agree on 8 bits with probability 1/256,

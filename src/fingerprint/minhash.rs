@@ -29,6 +29,7 @@ pub fn combined_similarity(hamming: u32, jaccard: f64, mu: f64) -> f64 {
 /// Which MinHash construction a [`MinHasher`] uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum MinHashVariant {
     /// `k` hash functions, the minimum of each.
     KHashes,

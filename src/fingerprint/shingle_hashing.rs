@@ -11,6 +11,7 @@ use crate::text::MAX_FEATURE_N;
 /// hashing is frozen with the index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum ShingleHashing {
     /// The xxh3 of the shingle's text, its words joined by a space: a shingle's text is
     /// built and hashed whole, so each word is copied and hashed once per shingle it is

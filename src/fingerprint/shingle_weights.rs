@@ -104,7 +104,7 @@ impl ShingleWeights {
     }
 
     /// A name of this table's content, recorded in the settings
-    /// ([`Verification::weights`](crate::plugin::Verification::weights)): two tables of one
+    /// ([`Verification::weights`](crate::matching::Verification::weights)): two tables of one
     /// identity give every shingle the same weight.
     #[must_use]
     pub fn identity(&self) -> &str {

@@ -163,7 +163,7 @@ impl Signer {
     }
 
     /// The signature of the shingles of `text` (of its first
-    /// [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes), as the fingerprint).
+    /// [`max_text_bytes`](crate::fingerprint::FingerprintConfig::max_text_bytes), as the fingerprint).
     pub fn sign(&self, text: &str) -> Signature {
         let mut signature = self.builder();
         self.add_shingles(text, &mut signature);
@@ -332,7 +332,7 @@ impl<'s> SignatureBuilder<'s> {
 mod tests {
     use super::*;
     use crate::fingerprint::signature::jaccard;
-    use crate::FingerprintConfig;
+    use crate::fingerprint::FingerprintConfig;
     use proptest::strategy::Strategy;
 
     /// The shingles and length of the plugin's default signatures.

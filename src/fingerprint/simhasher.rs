@@ -10,6 +10,8 @@ use crate::text::{
     IdfTable, MixedTokenizer, Weighting, JIEBA_IDF_IDENTITY,
 };
 
+// Not `#[non_exhaustive]`: invalid bytes are refused or replaced; a policy that does neither
+// would change what a fingerprint of the bytes means.
 /// What to do with bytes that are not valid UTF-8.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Utf8Policy {
@@ -28,7 +30,7 @@ pub enum Utf8Policy {
 /// `Send + Sync` and cheap to clone.
 ///
 /// ```
-/// use tantivy_dedup::{FingerprintConfig, SimHasher};
+/// use tantivy_dedup::fingerprint::{FingerprintConfig, SimHasher};
 ///
 /// let hasher = SimHasher::new(&FingerprintConfig::default())?;
 /// let a = hasher.fingerprint("The quick brown fox jumps over the lazy dog near the river bank").unwrap();

@@ -14,7 +14,7 @@ pub const FINGERPRINT_BITS: u32 = 64;
 ///
 /// Two texts are near-duplicates when their fingerprints differ in few bits: the
 /// [Hamming distance](Fingerprint::distance). Fingerprints are only comparable when they
-/// were computed under equal [`FingerprintConfig`](crate::FingerprintConfig)s.
+/// were computed under equal [`FingerprintConfig`](crate::fingerprint::FingerprintConfig)s.
 ///
 /// Displays (and parses) as 16 lowercase hexadecimal digits, the form the command-line
 /// tool prints.

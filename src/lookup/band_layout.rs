@@ -22,7 +22,7 @@ pub const LOST_PAIR_WEIGHT: f64 = 0.9;
 ///
 /// ```
 /// use tantivy_dedup::lookup::band_rows_for;
-/// use tantivy_dedup::plugin::{DEFAULT_BAND_ROWS, DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD};
+/// use tantivy_dedup::matching::{DEFAULT_BAND_ROWS, DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD};
 ///
 /// assert_eq!(band_rows_for(DEFAULT_THRESHOLD, DEFAULT_SIGNATURE_HASHES), DEFAULT_BAND_ROWS);
 /// assert_eq!(band_rows_for(0.2, 128), 2);

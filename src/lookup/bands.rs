@@ -44,7 +44,7 @@ pub const MIN_REBUILD: usize = 4096;
 /// [`bands`](Self::bands) × [`rows`](Self::rows) values of each are banded, and any after
 /// them ignored. The answer is a superset of the
 /// exact one (two bands may hash to one 32-bit key, about once in four billion): callers
-/// verify the candidates, as the plugin's [`Matcher`](crate::plugin::Verification) does.
+/// verify the candidates, as the plugin's [`Matcher`](crate::matching::Verification) does.
 ///
 /// ```
 /// use tantivy_dedup::lookup::BandIndex;

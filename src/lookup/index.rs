@@ -36,7 +36,7 @@ const MERGE_RATIO: usize = 4;
 ///
 /// ```
 /// use tantivy_dedup::lookup::FingerprintIndex;
-/// use tantivy_dedup::Fingerprint;
+/// use tantivy_dedup::fingerprint::Fingerprint;
 ///
 /// let mut index = FingerprintIndex::new();
 /// index.insert(7, Fingerprint(0xdead_beef_0000_0000));

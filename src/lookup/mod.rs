@@ -13,7 +13,7 @@
 //!
 //! ```
 //! use tantivy_dedup::lookup::{FingerprintIndex, LookupOptions};
-//! use tantivy_dedup::Fingerprint;
+//! use tantivy_dedup::fingerprint::Fingerprint;
 //!
 //! // Bulk-load (sorted by id, tables built by radix sort), then query.
 //! let entries = (0..10_000u32).map(|id| (id, Fingerprint(u64::from(id).wrapping_mul(0x9E37_79B9_7F4A_7C15))));
@@ -114,8 +114,6 @@ pub use band_layout::{band_probability, band_rows_for, LOST_PAIR_WEIGHT};
 pub use bands::{band_keys, BandIndex, BandIndexBuilder, MIN_REBUILD};
 pub(crate) use blocks::split_bits;
 pub use index::FingerprintIndex;
-#[allow(deprecated)]
-pub use options::DEFAULT_MU;
 pub use options::{
     LookupOptions, TablePlan, AUTO_TWO_LEVEL_BUCKET, DEFAULT_BUFFER_LEN, DEFAULT_MAX_DISTANCE,
     DEFAULT_OVERFLOW_MU, DEFAULT_SPLIT_MIN, MAX_TABLE_DISTANCE,

@@ -12,11 +12,6 @@ pub const DEFAULT_MAX_DISTANCE: u32 = 3;
 /// [`fingerprint::DEFAULT_MU`](crate::fingerprint::DEFAULT_MU)).
 pub const DEFAULT_OVERFLOW_MU: f64 = 0.85;
 
-/// The overflow factor of re-bucketing: renamed [`DEFAULT_OVERFLOW_MU`], apart from the
-/// combined similarity's [`fingerprint::DEFAULT_MU`](crate::fingerprint::DEFAULT_MU).
-#[deprecated(note = "renamed `DEFAULT_OVERFLOW_MU`")]
-pub const DEFAULT_MU: f64 = DEFAULT_OVERFLOW_MU;
-
 /// Default [`LookupOptions::split_min`]. A split replaces the scan of a bucket's windows
 /// (about 1 ns each) by `k + 1` probes of a child node (a few cache misses) and stores the
 /// bucket's entries `k + 1` times. Measured at 10M (k = 3, queries aimed at one skewed

@@ -21,7 +21,7 @@ use crate::fingerprint::Fingerprint;
 ///
 /// ```
 /// use tantivy_dedup::lookup::LinearScan;
-/// use tantivy_dedup::Fingerprint;
+/// use tantivy_dedup::fingerprint::Fingerprint;
 ///
 /// let scan: LinearScan = [(1, Fingerprint(0b1011)), (2, Fingerprint(u64::MAX))]
 ///     .into_iter()

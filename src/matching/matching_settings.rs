@@ -23,14 +23,16 @@ pub const MAX_SETTINGS_FILE_BYTES: u64 = 1 << 20;
 /// same objects, under the same names, as an index's settings file.
 ///
 /// ```
-/// use tantivy_dedup::plugin::{DedupSettings, MatchingSettings, Verification};
+/// use tantivy_dedup::matching::{MatchingSettings, Verification};
+/// use tantivy_dedup::plugin::DedupSettings;
 ///
-/// let tuned = DedupSettings::new(["body"]).distance(4).matching()
+/// let tuned = MatchingSettings::default()
+///     .distance(4)
 ///     .verification(Verification::default().threshold(0.3));
 /// let json = tuned.to_json();
-/// let settings = DedupSettings::new(["text"]).with_matching(&MatchingSettings::from_json(json.as_bytes())?);
-/// assert_eq!(settings.get_distance(), 4);
-/// assert_eq!(settings.get_verification().unwrap().get_threshold(), 0.3);
+/// let settings = DedupSettings::new(["text"]).matching(MatchingSettings::from_json(json.as_bytes())?);
+/// assert_eq!(settings.get_matching().get_distance(), 4);
+/// assert_eq!(settings.get_matching().get_verification().unwrap().get_threshold(), 0.3);
 /// assert_eq!(settings.get_text_fields(), ["text"]);
 /// # Ok::<(), tantivy_dedup::Error>(())
 /// ```

@@ -25,9 +25,9 @@ pub const REWRITES_BAND_ROWS: usize = 2;
 /// can be searched or ingested into under another.
 ///
 /// ```
-/// use tantivy_dedup::plugin::{DedupSettings, Preset};
+/// use tantivy_dedup::matching::{MatchingSettings, Preset};
 ///
-/// let settings = DedupSettings::new(["body"]).preset(Preset::Rewrites);
+/// let settings = MatchingSettings::default().preset(Preset::Rewrites);
 /// let verification = settings.get_verification().unwrap();
 /// assert_eq!(verification.get_threshold(), 0.18);
 /// assert_eq!("rewrites".parse::<Preset>().unwrap(), Preset::Rewrites);

@@ -34,6 +34,7 @@ pub const DEFAULT_BAND_ROWS: usize = 9;
 /// Where the second stage's candidates come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
+#[non_exhaustive]
 pub enum CandidateStage {
     /// Every document within the [candidate distance](VerifyRule::candidate_distance):
     /// exact, but a writer compares each new document with every reference (above
@@ -65,6 +66,7 @@ impl CandidateStage {
 /// relevance score.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
+#[non_exhaustive]
 pub enum PairScore {
     /// The Jaccard estimate of the two signatures (the fraction of equal values).
     Jaccard,

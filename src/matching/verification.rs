@@ -39,12 +39,12 @@ pub const DEFAULT_SIGNATURE_HASHES: usize = 128;
 pub const MIN_BYTE_HASHES: usize = 3;
 
 /// Two-stage matching settings of an index (see
-/// [`DedupSettings::verification`](crate::plugin::DedupSettings::verification)).
+/// [`DedupSettings::matching`](crate::plugin::DedupSettings::matching)).
 ///
 /// The signatures decide: two documents are near-duplicates when the
 /// [`score`](Self::score) of their signatures reaches the [`threshold`](Self::threshold)
 /// and their fingerprints differ in at most the index's
-/// [distance](crate::plugin::DedupSettings::distance) bits, or in at most
+/// [distance](crate::matching::MatchingSettings::distance) bits, or in at most
 /// [`candidate_distance`](Self::candidate_distance) bits with signatures that (with the
 /// default [`CandidateStage::Bands`]) agree on a whole band. The fingerprints find the
 /// candidates; their distance never overrules the signatures, so two reports of one frame
@@ -58,9 +58,9 @@ pub const MIN_BYTE_HASHES: usize = 3;
 /// the score) can change at every open.
 ///
 /// ```
-/// use tantivy_dedup::plugin::{DedupSettings, Verification};
+/// use tantivy_dedup::matching::{MatchingSettings, Verification};
 ///
-/// let settings = DedupSettings::new(["body"]).verification(Verification::default().threshold(0.4));
+/// let settings = MatchingSettings::default().verification(Verification::default().threshold(0.4));
 /// assert_eq!(settings.get_verification().unwrap().get_candidate_distance(), 16);
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

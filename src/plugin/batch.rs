@@ -27,7 +27,7 @@ pub struct NearDuplicate {
     pub fingerprint: Fingerprint,
     /// Its Hamming distance to the probe.
     pub distance: u32,
-    /// The [verification](super::Verification)'s score of the pair, when the index
+    /// The [verification](crate::matching::Verification)'s score of the pair, when the index
     /// verifies candidates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f64>,
@@ -61,7 +61,7 @@ impl DedupIndex {
     /// Every alive document of `searcher` within `k` bits of `text`'s fingerprint, nearest
     /// first (then in add order); empty when the text has no features. A popcount scan of
     /// the fingerprint columns. With a
-    /// [verification](super::Verification), also those within its candidate distance whose
+    /// [verification](crate::matching::Verification), also those within its candidate distance whose
     /// signatures agree, as the writer decides. A text has no scope: documents of every
     /// [scope](super::DedupSettings::scope_field) are looked at.
     ///
@@ -106,7 +106,7 @@ impl DedupIndex {
     }
 
     fn signature_at(&self, searcher: &Searcher, address: DocAddress) -> Result<Option<Signature>> {
-        match self.settings().get_verification() {
+        match self.settings().get_matching().get_verification() {
             Some(verification) => signature_at(searcher, address, verification.get_hashes()),
             None => Ok(None),
         }
@@ -204,6 +204,7 @@ impl DedupIndex {
         let docs = stored_fingerprints(searcher, self.settings())?;
         let hashes = self
             .settings()
+            .get_matching()
             .get_verification()
             .map_or(0, |verification| verification.get_hashes());
         let signatures = if hashes == 0 {
@@ -248,7 +249,7 @@ impl DedupIndex {
     /// [`Error::Tantivy`](crate::Error::Tantivy) when the index cannot be read;
     /// [`Error::Decode`](crate::Error::Decode) for a signature of another length.
     pub fn unsigned_documents(&self, searcher: &Searcher) -> Result<Vec<DocAddress>> {
-        let Some(verification) = self.settings().get_verification() else {
+        let Some(verification) = self.settings().get_matching().get_verification() else {
             return Ok(Vec::new());
         };
         let hashes = verification.get_hashes();

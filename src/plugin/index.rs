@@ -17,7 +17,7 @@ use crate::plugin::columns::{
 use crate::plugin::read_only::lacks_write_access;
 use crate::plugin::segment_values::{self, DedupSegmentPlugin};
 use crate::plugin::{
-    settings_file, ColumnCache, DedupCollector, DedupSettings, DedupWriter, Policy,
+    collector::ColumnCache, settings_file, DedupCollector, DedupSettings, DedupWriter, Policy,
 };
 use crate::text::{ChineseDictionary, IdfSource, MixedTokenizer, TOKENIZER_NAME};
 
@@ -183,9 +183,9 @@ impl DedupIndex {
         self.inner.text.hasher()
     }
 
-    /// The default near-duplicate distance (see [`DedupSettings::distance`]).
+    /// The default near-duplicate distance (see [`MatchingSettings::distance`](crate::matching::MatchingSettings::distance)).
     pub fn distance(&self) -> u32 {
-        self.inner.settings.get_distance()
+        self.inner.settings.get_matching().get_distance()
     }
 
     /// The matching rule in force: the stored settings' unless
@@ -322,11 +322,11 @@ impl DedupIndex {
     /// The rule deciding which documents are near-duplicates, at distance `k` (with the
     /// settings' verification, if any).
     pub(crate) fn matcher(&self, k: u32) -> Matcher {
-        Matcher::new(k, self.settings().get_verification())
+        Matcher::new(k, self.settings().get_matching().get_verification())
     }
 
     /// A [`DedupCollector`] for this index: its fingerprint field, its distance, its
-    /// [verification](DedupSettings::verification) if it has one (the same rule as its
+    /// [verification](crate::matching::MatchingSettings::verification) if it has one (the same rule as its
     /// writer; a document with a fingerprint and no signature, which an `IndexWriter` that
     /// did not [fill](Self::fill_document) it added to an index of settings format 9 or
     /// earlier, is judged by its fingerprint alone and
@@ -340,7 +340,7 @@ impl DedupIndex {
         let mut collector = DedupCollector::new(FINGERPRINT_FIELD, limit)
             .distance(self.distance())
             .column_cache(self.inner.columns.clone());
-        if let Some(verification) = self.settings().get_verification() {
+        if let Some(verification) = self.settings().get_matching().get_verification() {
             collector = collector.verification(SIGNATURE_FIELD, verification.clone());
         }
         if self.settings().get_scope_field().is_some() {
@@ -398,16 +398,16 @@ pub fn register_tokenizer(index: &Index, tokenizer: MixedTokenizer) {
 
 /// The fingerprints and signatures of `settings`, with `dictionary` for Chinese text.
 fn text_matcher(settings: &DedupSettings, dictionary: ChineseDictionary) -> Result<TextMatcher> {
-    let mut builder =
-        SimHasher::builder(settings.get_fingerprint().clone()).dictionary(dictionary.clone());
+    let mut builder = SimHasher::builder(settings.get_matching().get_fingerprint().clone())
+        .dictionary(dictionary.clone());
     if let Some(table) = settings.get_idf_table() {
         builder = builder.idf(Arc::clone(table) as Arc<dyn IdfSource>);
     }
     TextMatcher::with_hasher(
         builder.build()?,
         dictionary,
-        settings.get_distance(),
-        settings.get_verification(),
+        settings.get_matching().get_distance(),
+        settings.get_matching().get_verification(),
         settings.get_shingle_weights().cloned(),
     )
 }

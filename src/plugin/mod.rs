@@ -7,13 +7,13 @@
 //! Elasticsearch's `collapse`, for near-duplicates rather than equal values. Every part
 //! judges pairs by one rule ([`crate::matching`]): two documents are near-duplicates when
 //! their 64-bit SimHash fingerprints differ in at most *k* bits (3 by default), or, with
-//! two-stage matching (on by default: [`Verification`]), when they are within a looser
+//! two-stage matching (on by default: [`Verification`](crate::matching::Verification)), when they are within a looser
 //! candidate distance, share a band of their MinHash signatures, and the signatures agree
 //! on enough of their values.
 //!
 //! * [`DedupSettings`]: text fields, key field, flagging, distance, fingerprint config,
 //!   verification; [`add_fields`](DedupSettings::add_fields), the one call that sets a
-//!   schema up; [`MatchingSettings`], its matching half (fingerprint config, distance,
+//!   schema up; [`MatchingSettings`](crate::matching::MatchingSettings), its matching half (fingerprint config, distance,
 //!   verification) as a file of its own, the one `eval --recommend` writes.
 //! * [`DedupIndex`]: creates or opens an index's settings (a typed
 //!   [`SettingsMismatch`](crate::Error::SettingsMismatch) when they differ) and registers
@@ -61,7 +61,7 @@
 //! crate keep naming the tantivy crate.
 
 mod batch;
-mod collector;
+pub mod collector;
 mod columns;
 mod fast_values;
 mod index;
@@ -74,10 +74,9 @@ mod stored_judgement;
 mod writer;
 
 pub use batch::{DuplicateGroup, NearDuplicate};
-pub use collector::{
-    ColumnCache, DedupCollector, DedupHit, DedupSegmentCollector, DedupTopDocs, HiddenHit,
-    SegmentHits, ShardHit, ShardMerge, ShardPage, ShardStatistics, ShardedTopDocs, SortValue,
-};
+pub use collector::dedup_collector::DedupCollector;
+pub use collector::results::{DedupHit, DedupTopDocs, HiddenHit};
+pub use collector::sort_value::SortValue;
 pub use columns::{
     replaced_texts, DedupFields, CONTENT_FIELD, DUPLICATE_OF_FIELD, FINGERPRINT_FIELD, FLAG_FIELD,
     MAX_REPLACED_RECORDS, REPLACED_FIELD, REPLACED_KEY_FIELD, REPLACED_TEXT_FIELD, SCOPE_FIELD,
@@ -94,13 +93,4 @@ pub use settings_file::{
 pub use writer::{
     AddAll, AddOutcome, Check, DedupPreparedCommit, DedupWriter, Duplicate, Policy,
     PreparedDocument, Rejudged,
-};
-
-// The verification's settings, where the settings that take them are.
-pub use crate::fingerprint::{KeptBits, ShingleHashing};
-pub use crate::matching::{
-    CandidateStage, MatchRule, MatchingSettings, Measured, PairScore, Preset, Verification,
-    VerifyRule, DEFAULT_BAND_ROWS, DEFAULT_CANDIDATE_DISTANCE, DEFAULT_SHINGLES,
-    DEFAULT_SIGNATURE_HASHES, DEFAULT_THRESHOLD, MAX_SETTINGS_FILE_BYTES, MIN_BYTE_HASHES,
-    SETTINGS_VERSION,
 };

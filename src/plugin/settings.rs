@@ -13,7 +13,7 @@ use crate::fingerprint::{
 };
 use crate::lookup::DEFAULT_MAX_DISTANCE;
 use crate::matching::{
-    check_distance, check_shingle_weights, check_version, MatchRule, MatchingSettings, Preset,
+    check_distance, check_shingle_weights, check_version, MatchRule, MatchingSettings,
     Verification, VerifyRule, SETTINGS_VERSION,
 };
 use crate::plugin::columns::DedupFields;
@@ -41,8 +41,30 @@ use crate::text::{IdfSource, IdfTable, JIEBA_IDF_IDENTITY, TOKENIZER_NAME};
 /// # Ok::<(), tantivy_dedup::Error>(())
 /// ```
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "SettingsFile", into = "SettingsFile")]
 pub struct DedupSettings {
+    version: u32,
+    /// The fingerprint config, the distance and the verification: the matching half, with
+    /// its defaults. Its `measured` is always `None` (not stored with an index).
+    matching: MatchingSettings,
+    text_fields: Vec<String>,
+    key_field: Option<String>,
+    scope_field: Option<String>,
+    flagging: bool,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    idf_table: Option<Arc<IdfTable>>,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    user_dictionary: Option<Arc<[u8]>>,
+    /// Frozen with the settings in a file of its own (see `config_file.rs`).
+    shingle_weights: Option<Arc<ShingleWeights>>,
+}
+
+/// [`DedupSettings`] as the settings file of an index holds them: the layout (fields and
+/// their order) every index has been written in, the matching settings' fields among the
+/// others. The frozen resources are files of their own.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SettingsFile {
     version: u32,
     fingerprint: FingerprintConfig,
     text_fields: Vec<String>,
@@ -56,15 +78,40 @@ pub struct DedupSettings {
     /// before two-stage matching existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     verification: Option<Verification>,
-    /// Frozen with the settings in a file of its own (see `config_file.rs`).
-    #[serde(skip)]
-    idf_table: Option<Arc<IdfTable>>,
-    /// Frozen with the settings in a file of its own (see `config_file.rs`).
-    #[serde(skip)]
-    user_dictionary: Option<Arc<[u8]>>,
-    /// Frozen with the settings in a file of its own (see `config_file.rs`).
-    #[serde(skip)]
-    shingle_weights: Option<Arc<ShingleWeights>>,
+}
+
+impl From<SettingsFile> for DedupSettings {
+    fn from(file: SettingsFile) -> Self {
+        DedupSettings {
+            version: file.version,
+            matching: MatchingSettings::default()
+                .fingerprint(file.fingerprint)
+                .distance(file.distance)
+                .verification(file.verification),
+            text_fields: file.text_fields,
+            key_field: file.key_field,
+            scope_field: file.scope_field,
+            flagging: file.flagging,
+            idf_table: None,
+            user_dictionary: None,
+            shingle_weights: None,
+        }
+    }
+}
+
+impl From<DedupSettings> for SettingsFile {
+    fn from(settings: DedupSettings) -> Self {
+        SettingsFile {
+            version: settings.version,
+            fingerprint: settings.matching.get_fingerprint().clone(),
+            text_fields: settings.text_fields,
+            key_field: settings.key_field,
+            scope_field: settings.scope_field,
+            flagging: settings.flagging,
+            distance: settings.matching.get_distance(),
+            verification: settings.matching.get_verification().cloned(),
+        }
+    }
 }
 
 impl DedupSettings {
@@ -75,23 +122,34 @@ impl DedupSettings {
     pub fn new<S: Into<String>>(text_fields: impl IntoIterator<Item = S>) -> Self {
         DedupSettings {
             version: SETTINGS_VERSION,
-            fingerprint: FingerprintConfig::default(),
+            matching: MatchingSettings::default(),
             text_fields: text_fields.into_iter().map(Into::into).collect(),
             key_field: None,
             scope_field: None,
             flagging: false,
-            distance: DEFAULT_MAX_DISTANCE,
-            verification: Some(Verification::default()),
             idf_table: None,
             user_dictionary: None,
             shingle_weights: None,
         }
     }
 
-    /// The fingerprint config. Default: [`FingerprintConfig::default`].
+    /// The matching settings: the fingerprint config, the Hamming distance and the
+    /// two-stage matching (see [`MatchingSettings`] for each and its default). Default:
+    /// [`MatchingSettings::default`]. Its [`measured`](MatchingSettings::measured) is left
+    /// out: an index does not store it.
+    ///
+    /// The distance is not part of the fingerprint (an index can be opened with another,
+    /// [`DedupIndex::open_with`](super::DedupIndex::open_with)). With a verification the
+    /// schema gets [`SIGNATURE_FIELD`], and the writer keeps the references' band keys in
+    /// memory, plus the signatures (4 bytes per value) of the documents added since the
+    /// last commit; without one (`verification(None)`), ingest is faster
+    /// (`docs/BENCHMARKS.md` has the costs) and blind to larger edits. A
+    /// [`shingle_weights`](Self::shingle_weights) table set before or after is named in the
+    /// verification.
     #[must_use]
-    pub fn fingerprint(mut self, config: FingerprintConfig) -> Self {
-        self.fingerprint = config;
+    pub fn matching(mut self, matching: MatchingSettings) -> Self {
+        self.matching = matching.measured(None);
+        self.name_shingle_weights();
         self
     }
 
@@ -125,45 +183,17 @@ impl DedupSettings {
         self
     }
 
-    /// The Hamming distance at or under which two documents are near-duplicates, used by
-    /// default by the writer, the collector and the batch helpers. Default:
-    /// [`DEFAULT_MAX_DISTANCE`] (3 of 64 bits). Not part of the fingerprint: an index can be
-    /// opened with another distance.
-    #[must_use]
-    pub fn distance(mut self, k: u32) -> Self {
-        self.distance = k;
-        self
-    }
-
-    /// Two-stage matching: candidates within a loose distance that share a band of their
-    /// MinHash signatures, kept when the signatures agree (see [`Verification`]). The schema
-    /// gets [`SIGNATURE_FIELD`], and the writer keeps the references' band keys in memory,
-    /// plus the signatures (4 bytes per value) of the documents added since the last
-    /// commit. Default: [`Verification::default`], chosen by measurement: the fingerprints
-    /// alone at 3 bits find edits of 1 to 2% of the words, two-stage matching finds most
-    /// edits of 5 to 10% (`docs/PARAMETERS.md`). `None` for fingerprints alone: faster to
-    /// ingest (`docs/BENCHMARKS.md` has the costs), blind to larger edits.
-    #[must_use]
-    pub fn verification(mut self, verification: impl Into<Option<Verification>>) -> Self {
-        self.verification = verification.into();
-        self.name_shingle_weights();
-        self
-    }
-
-    /// Two-stage matching of a [`Preset`]: [`Preset::News`] (the default, precision first)
-    /// or [`Preset::Rewrites`] (recall first). Stored with the index like any other
-    /// verification.
-    #[must_use]
-    pub fn preset(self, preset: Preset) -> Self {
-        self.verification(preset.verification())
-    }
-
     /// Weights from `table` instead of jieba's: the table is frozen into the index
     /// directory with the settings, so fingerprints do not drift as the index grows. Sets
     /// the fingerprint config's [`idf`](FingerprintConfig::idf) to the table's identity.
     #[must_use]
     pub fn idf_table(mut self, table: Arc<IdfTable>) -> Self {
-        self.fingerprint = self.fingerprint.idf(table.identity());
+        let config = self
+            .matching
+            .get_fingerprint()
+            .clone()
+            .idf(table.identity());
+        self.matching = std::mem::take(&mut self.matching).fingerprint(config);
         self.idf_table = Some(table);
         self
     }
@@ -184,10 +214,13 @@ impl DedupSettings {
 
     /// Names the table of [`shingle_weights`](Self::shingle_weights()) in the verification.
     fn name_shingle_weights(&mut self) {
-        if let (Some(verification), Some(table)) = (&mut self.verification, &self.shingle_weights) {
-            *verification = verification
+        if let (Some(verification), Some(table)) =
+            (self.matching.get_verification(), &self.shingle_weights)
+        {
+            let named = verification
                 .clone()
                 .weights(Some(table.identity().to_owned()));
+            self.matching = std::mem::take(&mut self.matching).verification(named);
         }
     }
 
@@ -200,9 +233,9 @@ impl DedupSettings {
         self
     }
 
-    /// See [`fingerprint`](Self::fingerprint()).
-    pub fn get_fingerprint(&self) -> &FingerprintConfig {
-        &self.fingerprint
+    /// See [`matching`](Self::matching()).
+    pub fn get_matching(&self) -> &MatchingSettings {
+        &self.matching
     }
 
     /// The fields whose text is fingerprinted, in order.
@@ -225,22 +258,12 @@ impl DedupSettings {
         self.flagging
     }
 
-    /// See [`distance`](Self::distance()).
-    pub fn get_distance(&self) -> u32 {
-        self.distance
-    }
-
-    /// See [`verification`](Self::verification()).
-    pub fn get_verification(&self) -> Option<&Verification> {
-        self.verification.as_ref()
-    }
-
     /// The largest distance at which two documents can be near-duplicates: the candidate
     /// distance of the verification, or the distance.
     pub fn reach(&self) -> u32 {
-        self.verification.as_ref().map_or(self.distance, |v| {
-            v.get_candidate_distance().max(self.distance)
-        })
+        let distance = self.matching.get_distance();
+        (self.matching.get_verification())
+            .map_or(distance, |v| v.get_candidate_distance().max(distance))
     }
 
     /// See [`idf_table`](Self::idf_table()).
@@ -304,7 +327,7 @@ impl DedupSettings {
     /// # Errors
     /// [`Error::InvalidSetting`] naming the first one that is not.
     pub fn validate(&self) -> Result<()> {
-        self.fingerprint.validate()?;
+        self.matching.get_fingerprint().validate()?;
         check_version(self.version)?;
         if self.text_fields.is_empty() {
             return Err(Error::InvalidSetting {
@@ -312,12 +335,15 @@ impl DedupSettings {
                 reason: "name at least one text field to fingerprint".into(),
             });
         }
-        check_distance("distance", self.distance)?;
-        if let Some(verification) = &self.verification {
+        check_distance("distance", self.matching.get_distance())?;
+        if let Some(verification) = self.matching.get_verification() {
             verification.validate()?;
         }
         self.check_idf_source()?;
-        check_shingle_weights(self.verification.as_ref(), self.shingle_weights.as_deref())
+        check_shingle_weights(
+            self.matching.get_verification(),
+            self.shingle_weights.as_deref(),
+        )
     }
 
     /// Checks that the IDF source the fingerprint config names is one there is: jieba's
@@ -325,7 +351,7 @@ impl DedupSettings {
     /// deserializes: a settings file naming another would make an index whose fingerprints
     /// cannot be computed.)
     fn check_idf_source(&self) -> Result<()> {
-        let named = self.fingerprint.get_idf();
+        let named = self.matching.get_fingerprint().get_idf();
         let given = self.idf_table.as_ref().map(|table| table.identity());
         if given.unwrap_or(JIEBA_IDF_IDENTITY) == named {
             return Ok(());
@@ -356,30 +382,12 @@ impl DedupSettings {
         differences
     }
 
-    /// The matching half of these settings: the fingerprint config, the distance and the
-    /// verification, without the fields.
-    pub fn matching(&self) -> MatchingSettings {
-        MatchingSettings::default()
-            .fingerprint(self.fingerprint.clone())
-            .distance(self.distance)
-            .verification(self.verification.clone())
-    }
-
-    /// These settings with `matching`'s fingerprint config, distance and verification; the
-    /// fields, key, scope, flagging and resources kept.
-    #[must_use]
-    pub fn with_matching(self, matching: &MatchingSettings) -> Self {
-        self.fingerprint(matching.get_fingerprint().clone())
-            .distance(matching.get_distance())
-            .verification(matching.get_verification().cloned())
-    }
-
     /// The runtime settings: the distance, and the verification's rule. They may change at
     /// every open of an index ([`DedupIndex::open_with`](super::DedupIndex::open_with)).
     pub fn rule(&self) -> MatchRule {
         MatchRule {
-            distance: self.distance,
-            verify: self.verification.as_ref().map(Verification::rule),
+            distance: self.matching.get_distance(),
+            verify: self.matching.get_verification().map(Verification::rule),
         }
     }
 
@@ -388,10 +396,12 @@ impl DedupSettings {
     /// them).
     #[must_use]
     pub fn with_rule(mut self, rule: MatchRule) -> Self {
-        self.distance = rule.distance;
-        if let (Some(verification), Some(verify)) = (&mut self.verification, rule.verify) {
-            *verification = verification.clone().with_rule(verify);
+        let mut matching = std::mem::take(&mut self.matching).distance(rule.distance);
+        if let (Some(verification), Some(verify)) = (matching.get_verification(), rule.verify) {
+            let verification = verification.clone().with_rule(verify);
+            matching = matching.verification(verification);
         }
+        self.matching = matching;
         self
     }
 
@@ -427,10 +437,10 @@ impl DedupSettings {
 
     /// The fingerprint config with the user dictionary's digest in it, as it is stored.
     pub(crate) fn with_dictionary_digest(mut self, digest: Option<String>) -> Self {
-        let tokenizer = self.fingerprint.get_tokenizer().clone();
-        self.fingerprint = self
-            .fingerprint
-            .tokenizer(tokenizer.user_dictionary(digest));
+        let config = self.matching.get_fingerprint().clone();
+        let tokenizer = config.get_tokenizer().clone();
+        let config = config.tokenizer(tokenizer.user_dictionary(digest));
+        self.matching = std::mem::take(&mut self.matching).fingerprint(config);
         self
     }
 
@@ -469,7 +479,9 @@ mod tests {
     fn an_idf_source_that_is_not_there_is_refused() {
         let named = |idf: &str| {
             let config = FingerprintConfig::default().idf(idf);
-            DedupSettings::new(["body"]).fingerprint(config).validate()
+            DedupSettings::new(["body"])
+                .matching(MatchingSettings::default().fingerprint(config))
+                .validate()
         };
         assert!(named(JIEBA_IDF_IDENTITY).is_ok());
         match named("bogus") {
@@ -488,34 +500,36 @@ mod tests {
 
     #[test]
     fn the_matching_half_moves_alone() {
-        let tuned = DedupSettings::new(["body"])
+        let tuned = MatchingSettings::default()
             .distance(5)
             .verification(Verification::default().threshold(0.25))
-            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf))
-            .matching();
+            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
         let index = DedupSettings::new(["title", "body"])
             .key_field("url")
             .flagging(true)
-            .with_matching(&tuned);
+            .matching(tuned.clone());
         assert_eq!(index.get_text_fields(), ["title", "body"]);
         assert_eq!(index.get_key_field(), Some("url"));
         assert!(index.get_flagging());
-        assert_eq!(index.get_distance(), 5);
-        assert_eq!(index.matching(), tuned);
+        assert_eq!(index.get_matching().get_distance(), 5);
+        assert_eq!(index.get_matching(), &tuned);
         assert_eq!(
-            DedupSettings::new(["body"]).matching(),
-            MatchingSettings::default()
+            DedupSettings::new(["body"]).get_matching(),
+            &MatchingSettings::default()
         );
     }
 
     #[test]
     fn differences_ignore_the_distance_and_name_the_rest() {
         let a = DedupSettings::new(["body"]);
-        let b = DedupSettings::new(["body"]).distance(5);
+        let b = DedupSettings::new(["body"]).matching(MatchingSettings::default().distance(5));
         assert!(a.differences(&b).is_empty());
         let c = DedupSettings::new(["title", "body"])
             .key_field("url")
-            .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf));
+            .matching(
+                MatchingSettings::default()
+                    .fingerprint(FingerprintConfig::default().weighting(Weighting::TfIdf)),
+            );
         let fields: Vec<String> = a.differences(&c).into_iter().map(|d| d.field).collect();
         assert_eq!(
             fields,
@@ -530,7 +544,7 @@ mod tests {
         let none: [&str; 0] = [];
         assert!(DedupSettings::new(none).validate().is_err());
         assert!(DedupSettings::new(["body"])
-            .distance(65)
+            .matching(MatchingSettings::default().distance(65))
             .validate()
             .is_err());
     }
@@ -541,7 +555,10 @@ mod tests {
         let json = serde_json::to_string(&settings).unwrap();
         let back: DedupSettings = serde_json::from_str(&json).unwrap();
         assert!(settings.differences(&back).is_empty());
-        assert_eq!(back.get_distance(), settings.get_distance());
+        assert_eq!(
+            back.get_matching().get_distance(),
+            settings.get_matching().get_distance()
+        );
     }
 
     #[test]
@@ -555,7 +572,7 @@ mod tests {
             .unwrap()
             .remove("verification");
         let read: DedupSettings = serde_json::from_value(before_verification).unwrap();
-        assert!(read.get_verification().is_none());
+        assert!(read.get_matching().get_verification().is_none());
         // Written before the candidate stage was a setting: every candidate within the
         // candidate distance, the rule of then.
         let mut before_bands = current.clone();
@@ -565,7 +582,7 @@ mod tests {
             .remove("candidates");
         let read: DedupSettings = serde_json::from_value(before_bands).unwrap();
         read.validate().unwrap();
-        let verification = read.get_verification().unwrap();
+        let verification = read.get_matching().get_verification().unwrap();
         assert_eq!(verification.get_candidates(), CandidateStage::Scan);
         // And the candidate stage is a runtime setting: no difference to open with.
         assert!(read.differences(&DedupSettings::new(["body"])).is_empty());
@@ -579,7 +596,11 @@ mod tests {
             .unwrap()
             .remove("signatures_decide");
         let read: DedupSettings = serde_json::from_value(format_5).unwrap();
-        assert!(!read.get_verification().unwrap().get_signatures_decide());
+        assert!(!read
+            .get_matching()
+            .get_verification()
+            .unwrap()
+            .get_signatures_decide());
         assert!(!read.rule().verify.unwrap().signatures_decide);
         // Format 2: signatures hashed a shingle's text, and such an index keeps doing so;
         // the hashing is frozen, so asking for the current default names it.
@@ -593,17 +614,22 @@ mod tests {
             .remove("kept_bits");
         let read: DedupSettings = serde_json::from_value(format_3.clone()).unwrap();
         assert_eq!(
-            read.get_verification().unwrap().get_kept_bits(),
+            read.get_matching()
+                .get_verification()
+                .unwrap()
+                .get_kept_bits(),
             KeptBits::Low
         );
         let differences = read.differences(&DedupSettings::new(["body"]));
         let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
         assert_eq!(fields, ["verification.kept_bits"]);
-        let containment = read.clone().verification(
-            read.get_verification()
-                .unwrap()
-                .clone()
-                .score(PairScore::Containment),
+        let containment = read.clone().matching(
+            read.get_matching().clone().verification(
+                (read.get_matching().get_verification())
+                    .unwrap()
+                    .clone()
+                    .score(PairScore::Containment),
+            ),
         );
         assert!(containment.validate().is_err());
         let mut format_2 = format_3;
@@ -613,7 +639,7 @@ mod tests {
             .unwrap()
             .remove("shingle_hashing");
         let read: DedupSettings = serde_json::from_value(format_2).unwrap();
-        let verification = read.get_verification().unwrap();
+        let verification = read.get_matching().get_verification().unwrap();
         assert_eq!(verification.get_shingle_hashing(), ShingleHashing::Text);
         let differences = read.differences(&DedupSettings::new(["body"]));
         let fields: Vec<&str> = differences.iter().map(|d| d.field.as_str()).collect();
@@ -621,10 +647,12 @@ mod tests {
             fields,
             ["verification.kept_bits", "verification.shingle_hashing"]
         );
-        let text = DedupSettings::new(["body"]).verification(
-            Verification::default()
-                .shingle_hashing(ShingleHashing::Text)
-                .kept_bits(KeptBits::Low),
+        let text = DedupSettings::new(["body"]).matching(
+            MatchingSettings::default().verification(
+                Verification::default()
+                    .shingle_hashing(ShingleHashing::Text)
+                    .kept_bits(KeptBits::Low),
+            ),
         );
         assert!(read.differences(&text).is_empty());
     }

@@ -73,7 +73,11 @@ pub(crate) fn read(directory: &dyn Directory) -> Result<Option<DedupSettings>> {
     let user_dictionary = atomic_read(directory, DICTIONARY_FILE)?.map(Arc::from);
     // Read only when the settings name it: a table left by an index created before is no
     // part of these settings.
-    let shingle_weights = match settings.get_verification().and_then(|v| v.get_weights()) {
+    let shingle_weights = match settings
+        .get_matching()
+        .get_verification()
+        .and_then(|v| v.get_weights())
+    {
         Some(_) => match atomic_read(directory, SHINGLE_WEIGHTS_FILE)? {
             Some(bytes) => Some(Arc::new(ShingleWeights::from_bytes(&bytes)?)),
             None => None,
@@ -116,10 +120,10 @@ mod tests {
         write(&directory, &settings).unwrap();
         assert_eq!(
             read(&directory).unwrap().unwrap().get_version(),
-            crate::plugin::SETTINGS_VERSION
+            crate::matching::SETTINGS_VERSION
         );
         let mut json: serde_json::Value = serde_json::to_value(&settings).unwrap();
-        json["version"] = (crate::plugin::SETTINGS_VERSION + 1).into();
+        json["version"] = (crate::matching::SETTINGS_VERSION + 1).into();
         json["added_later"] = true.into();
         atomic_write(&directory, SETTINGS_FILE, json.to_string().as_bytes()).unwrap();
         match read(&directory) {

@@ -31,7 +31,7 @@ impl DedupIndex {
             (Some(x), Some(y)) => Some(x.distance(y)),
             _ => None,
         };
-        let signature = |address| match self.settings().get_verification() {
+        let signature = |address| match self.settings().get_matching().get_verification() {
             Some(verification) => signature_at(searcher, address, verification.get_hashes()),
             None => Ok(None),
         };

@@ -17,6 +17,7 @@ use crate::plugin::DedupIndex;
 /// Available with the `review` feature (on by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Action {
     /// Kept out of the index (`--policy reject`): its text is not in the index.
     Rejected,

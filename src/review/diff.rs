@@ -20,6 +20,8 @@ pub const MAX_DIFF_CHARS: usize = 2_000;
 /// correct diff, with larger changed stretches).
 const DIFF_DEADLINE: Duration = Duration::from_millis(200);
 
+// Not `#[non_exhaustive]`: a stretch of a two-text diff is in both texts or in one of them,
+// a closed set.
 /// Whether a stretch of text is in both texts or in one only.
 ///
 /// Available with the `review` feature (on by default).

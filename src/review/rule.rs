@@ -38,7 +38,7 @@ pub struct RuleSummary {
 impl RuleSummary {
     /// The rule in force in `index`.
     pub fn of(index: &DedupIndex) -> RuleSummary {
-        let verification = index.settings().get_verification();
+        let verification = index.settings().get_matching().get_verification();
         let rule = verification.map(|v| v.rule());
         let preset = rule.and_then(|rule| {
             (Preset::ALL.into_iter()).find(|preset| preset.verification().rule() == rule)

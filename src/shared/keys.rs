@@ -9,9 +9,9 @@
 //! an entry in a hash's compact encoding (docs/SCALING.md, "Keys and memory").
 
 use crate::error::{Error, Result};
+use crate::fingerprint::Fingerprint;
 use crate::lookup::band_keys;
 use crate::matching::Matcher;
-use crate::Fingerprint;
 
 use super::slots::{place_of_band, place_of_field, Handle, PLACE_BITS};
 

@@ -15,8 +15,8 @@
 
 use super::space::LAYOUT;
 use crate::error::{Error, Result};
+use crate::fingerprint::Fingerprint;
 use crate::fingerprint::EMPTY;
-use crate::Fingerprint;
 
 /// Where the time and the number start, and their bytes.
 const TIME_AT: usize = 2;

@@ -17,9 +17,9 @@ use super::space;
 use super::store::Store;
 use super::window::Claimed;
 use crate::error::{Error, Result};
+use crate::fingerprint::Fingerprint;
 use crate::lookup::MAX_TABLE_DISTANCE;
 use crate::matching::{Matcher, MatchingSettings};
-use crate::Fingerprint;
 
 /// How long a registration may stay undecided before the others take its writer for dead
 /// and the registration for given up.
@@ -32,6 +32,7 @@ pub(super) const POLL: Duration = Duration::from_millis(5);
 ///
 /// Available with the `cluster` feature.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum SharedDecision {
     /// No document numbered before it is an admitted near-duplicate: add it.
     Admitted {

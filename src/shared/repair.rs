@@ -18,6 +18,7 @@ use crate::error::Result;
 ///
 /// Available with the `cluster` feature.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SharedState {
     /// Registered by `node`, not decided yet (or its writer died before deciding).
     Pending {

@@ -19,7 +19,7 @@ use super::slots::{
 };
 use super::space::LAYOUT;
 use crate::error::{Error, Result};
-use crate::Fingerprint;
+use crate::fingerprint::Fingerprint;
 
 /// A document of a window: its id, fingerprint and signature.
 ///

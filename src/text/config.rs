@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// How Chinese script is folded before segmentation (see [`ScriptFolder`](crate::text::ScriptFolder)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum ScriptFolding {
     /// No folding: Traditional and Simplified spellings are different words.
     Off,

@@ -30,6 +30,7 @@ pub const MAX_FEATURE_N: usize = 16;
 /// short texts still get a fingerprint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum FeatureKind {
     /// Every token.
     Words,

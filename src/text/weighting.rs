@@ -19,6 +19,7 @@ pub const LENGTH_RELEVANCE_STD_DEV: f32 = 2.207;
 /// weight: term frequency is built in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Weighting {
     /// Term count: every occurrence weighs 1.
     Tf,

@@ -99,7 +99,7 @@ pub struct EvalCommand {
     no_verify: bool,
     /// The shingles of the two-stage signatures: words, shingles-N, chargrams-N or
     /// scripts-W-C (W-word shingles outside Han text, C-character n-grams inside).
-    #[arg(long, value_name = "KIND", default_value_t = tantivy_dedup::plugin::DEFAULT_SHINGLES)]
+    #[arg(long, value_name = "KIND", default_value_t = tantivy_dedup::matching::DEFAULT_SHINGLES)]
     signature_features: FeatureKind,
     /// Values per band of the plugin-bands rows, 1 to 128, comma-separated for a row each:
     /// fewer rows find pairs of lower similarity among more candidates [default: the
@@ -152,9 +152,9 @@ impl EvalCommand {
             shingles: self.signature_features,
             threshold: self
                 .threshold
-                .unwrap_or(tantivy_dedup::plugin::DEFAULT_THRESHOLD),
+                .unwrap_or(tantivy_dedup::matching::DEFAULT_THRESHOLD),
             band_rows: if self.band_rows.is_empty() {
-                vec![tantivy_dedup::plugin::DEFAULT_BAND_ROWS]
+                vec![tantivy_dedup::matching::DEFAULT_BAND_ROWS]
             } else {
                 self.band_rows.iter().map(|&rows| rows as usize).collect()
             },
@@ -247,6 +247,7 @@ fn presets_end_to_end(set: &EvalSet, grouping: Option<Grouping>) -> anyhow::Resu
         Some(Grouping::Centres) => "around leaders, each document in a group it is near all of",
         Some(Grouping::Stars) => "around leaders, each document in its nearest leader's group",
         Some(Grouping::Components) => "by the connected components of the near pairs",
+        Some(_) => "by the chosen grouping",
     };
     let mut text = format!(
         "\n## Presets end to end\n\nThe set ingested in order with each preset (flagging), \

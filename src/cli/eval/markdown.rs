@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use tantivy_dedup::eval::{CategoryResult, ConfigResult, EvalReport};
-use tantivy_dedup::FingerprintConfig;
+use tantivy_dedup::fingerprint::FingerprintConfig;
 
 /// The report of one set as Markdown: every config ranked by F1, the best config's sweep,
 /// its figures by category (and the base config's, when it is in the grid), the two-stage

@@ -213,7 +213,7 @@ impl DedupCollector {
     /// best-ranked member of each near-duplicate group in that order ("newest first,
     /// near-duplicates collapsed"), as Elasticsearch's `collapse` does under any sort.
     /// The query is run without scoring; each hit's
-    /// [`sort_value`](super::DedupHit::sort_value) holds its value, and its score is 0.
+    /// [`sort_value`](crate::plugin::DedupHit::sort_value) holds its value, and its score is 0.
     ///
     /// The field must be a fast field of type u64, i64, f64, bool or date.
     #[must_use]

@@ -4,20 +4,20 @@
 use tantivy::fastfield::FastValue;
 use tantivy::{DocAddress, Score};
 
-use super::SortValue;
+use super::sort_value::SortValue;
 
-use crate::Fingerprint;
+use crate::fingerprint::Fingerprint;
 
 /// One shown hit of a deduplicated page: a document of which no higher-ranked shown hit is a
 /// near-duplicate (within distance *k*, or verified: see [`DedupTopDocs`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DedupHit {
     /// The query's score for the document; 0 when the collector ranks by a fast field (it
-    /// does not score then). [`DedupCollector::dedupe`](super::DedupCollector::dedupe)
+    /// does not score then). [`DedupCollector::dedupe`](crate::plugin::DedupCollector::dedupe)
     /// carries the score it was given.
     pub score: Score,
     /// The document's value in the fast field the collector ranks by
-    /// ([`order_by_fast_field`](super::DedupCollector::order_by_fast_field)): `None` when
+    /// ([`order_by_fast_field`](crate::plugin::DedupCollector::order_by_fast_field)): `None` when
     /// it ranks by score, or the document has no value.
     /// [`sort_value_as`](Self::sort_value_as) gives it as the field's Rust type.
     pub sort_value: Option<SortValue>,

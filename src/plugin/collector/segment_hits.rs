@@ -32,9 +32,9 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal};
 
 use super::rank_key::RankKey;
 use super::top_hits::{rank_order, TopHits};
+use crate::fingerprint::Fingerprint;
 use crate::matching::{Matcher, Separation};
 use crate::plugin::columns::segment::SegmentColumns;
-use crate::Fingerprint;
 
 /// One ranked hit: its rank key, score, address and fingerprint. Its signature, when the
 /// collector verifies, is read from its segment's columns only if the walk needs it.

@@ -19,7 +19,7 @@ use super::sort_value::SortValue;
 use super::suppression::{walk, Page};
 use super::top_hits::TopHits;
 use crate::error::{Error, Result};
-use crate::Fingerprint;
+use crate::fingerprint::Fingerprint;
 
 /// One shard's best hits for a coordinator ([`DedupCollector::shard_page`]): serializable,
 /// so that it can cross the network.
@@ -56,6 +56,7 @@ pub struct ShardHit {
 
 /// What a coordinator's merge of shard pages ([`DedupCollector::merge_shard_pages`]) gives.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ShardMerge {
     /// The page, exact.
     Page(ShardedTopDocs),

@@ -8,7 +8,7 @@ use tantivy::schema::{OwnedValue, Type};
 use tantivy::DateTime;
 
 /// A hit's value in the fast field a collector ranks by
-/// ([`order_by_fast_field`](super::DedupCollector::order_by_fast_field)), of the field's
+/// ([`order_by_fast_field`](crate::plugin::DedupCollector::order_by_fast_field)), of the field's
 /// type. [`get`](Self::get) gives it as the Rust type `TopDocs::order_by_fast_field::<T>`
 /// gives for the field; `match` tells the types apart.
 ///

@@ -543,8 +543,8 @@ mod tests {
     use tantivy::{DocAddress, Order};
 
     use super::*;
+    use crate::fingerprint::Fingerprint;
     use crate::plugin::collector::rank_key::RankKey;
-    use crate::Fingerprint;
 
     fn hit(score: f32, doc: u32, fingerprint: Option<u64>) -> RankedHit {
         RankedHit {

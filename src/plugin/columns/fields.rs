@@ -87,7 +87,7 @@ impl DedupFields {
         }
         if settings.get_version() >= SEGMENT_VALUES_FROM_FORMAT {
             schema.add_custom_field(VALUES_FIELD, VALUES_TYPE, serde_json::json!({}));
-        } else if settings.get_verification().is_some() {
+        } else if settings.get_matching().get_verification().is_some() {
             // Multi-valued: several signature values a column value (see `signature`).
             schema.add_u64_field(SIGNATURE_FIELD, NumericOptions::default() | FAST);
         }
@@ -202,6 +202,7 @@ impl DedupFields {
             Err(_) => None,
         };
         let signature = settings
+            .get_matching()
             .get_verification()
             .filter(|_| values.is_none())
             .map(|_| {
@@ -260,7 +261,7 @@ impl DedupFields {
             flag,
             signature,
             signature_layout: signature
-                .zip(settings.get_verification())
+                .zip(settings.get_matching().get_verification())
                 .and_then(|(field, verification)| {
                     SignatureLayout::written(
                         schema,

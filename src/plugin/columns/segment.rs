@@ -1,6 +1,6 @@
 //! `SegmentColumns`: the fast-field columns the collector reads one segment through, opened
 //! once per segment (and kept across searches by a
-//! [`ColumnCache`](crate::plugin::ColumnCache)).
+//! [`ColumnCache`](crate::plugin::collector::ColumnCache)).
 
 use std::sync::atomic::AtomicUsize;
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use super::fingerprint::FingerprintColumn;
 use super::is_flagged;
 use super::signature::SignatureColumn;
 use crate::error::{Error, Result};
-use crate::Fingerprint;
+use crate::fingerprint::Fingerprint;
 
 /// The fingerprint, flag, signature and sort columns of one segment. A column missing from
 /// a segment (no document of it has a value) reads as no value.

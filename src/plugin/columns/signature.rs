@@ -24,7 +24,7 @@
 //! count of column values: a signature of `h` values has `h` of them one a value,
 //! `h.div_ceil(2)` as pairs and `h.div_ceil(8)` as octets, three counts that differ from
 //! `h = 3` on, the fewest values of a signature of a byte a value
-//! ([`MIN_BYTE_HASHES`](crate::plugin::MIN_BYTE_HASHES)). Below, only the two 32-bit forms
+//! ([`MIN_BYTE_HASHES`](crate::matching::MIN_BYTE_HASHES)). Below, only the two 32-bit forms
 //! exist: their counts differ at `h = 2`, and at `h = 1` they are the same value.
 
 use tantivy::columnar::{BytesColumn, Column, ColumnIndex, RowId};

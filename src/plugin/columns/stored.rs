@@ -208,7 +208,7 @@ pub(crate) fn stored_signatures(
     docs: &[StoredFingerprint],
     settings: &DedupSettings,
 ) -> Result<SignatureTable> {
-    let Some(verification) = settings.get_verification() else {
+    let Some(verification) = settings.get_matching().get_verification() else {
         return Ok(SignatureTable::new(0));
     };
     let hashes = verification.get_hashes();

@@ -50,8 +50,8 @@ impl DedupSegmentPlugin {
     pub(crate) fn new(settings: DedupSettings, text: TextMatcher) -> DedupSegmentPlugin {
         let shape = shape_of(&settings);
         let tables = tables_of(&Matcher::new(
-            settings.get_distance(),
-            settings.get_verification(),
+            settings.get_matching().get_distance(),
+            settings.get_matching().get_verification(),
         ));
         DedupSegmentPlugin {
             shared: Arc::new(Shared {
@@ -66,7 +66,7 @@ impl DedupSegmentPlugin {
 
 /// How an index of `settings` stores its signatures in the component.
 pub(crate) fn shape_of(settings: &DedupSettings) -> SignatureShape {
-    match settings.get_verification() {
+    match settings.get_matching().get_verification() {
         Some(verification) => SignatureShape {
             values: verification.get_hashes(),
             bytes: if verification.get_kept_bits() == KeptBits::LowByte {

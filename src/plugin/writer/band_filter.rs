@@ -5,6 +5,8 @@
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
+
 use tantivy::index::SegmentId;
 use tantivy::SegmentReader;
 
@@ -65,17 +67,29 @@ impl BandFilter {
             Some(filter) if keys <= filter.sized_for && filter.bands() >= bands => filter,
             _ => BandFilter::with_capacity(bands, 2 * keys),
         };
-        let mut covered = HashSet::with_capacity(segments.len());
-        for (reader, values) in segments {
-            let id = reader.segment_id();
-            if !filter.covered.contains(&id) {
+        let unread: Vec<&SegmentValues> = (segments.iter())
+            .filter(|(reader, _)| !filter.covered.contains(&reader.segment_id()))
+            .map(|(_, values)| *values)
+            .collect();
+        // A band's region is its own words: the bands are filled on rayon's threads, each
+        // from every unread segment's sorted table of that band. Reading the keys is most
+        // of a writer's open on a large index.
+        let bits = filter.bits;
+        let region = 1 << (bits - 6);
+        (filter.words.par_chunks_mut(region).enumerate()).for_each(|(band, words)| {
+            for values in &unread {
                 if let Some(tables) = values.tables() {
-                    tables.for_each_band_key(values.bytes(), |band, key| filter.insert(band, key));
+                    tables.for_each_key_of_band(values.bytes(), band, |key| {
+                        let at = (u64::from(key) >> (32 - bits)) as usize;
+                        words[at / 64] |= 1 << (at % 64);
+                    });
                 }
             }
-            covered.insert(id);
-        }
-        filter.covered = covered;
+        });
+        filter.covered = segments
+            .iter()
+            .map(|(reader, _)| reader.segment_id())
+            .collect();
         filter
     }
 
@@ -89,6 +103,7 @@ impl BandFilter {
         band << self.bits | (u64::from(key) >> (32 - self.bits)) as usize
     }
 
+    #[cfg(test)]
     fn insert(&mut self, band: usize, key: u32) {
         let at = self.position(band, key);
         self.words[at / 64] |= 1 << (at % 64);

@@ -11,7 +11,7 @@ use tantivy::{IndexReader, IndexWriter, Opstamp, ReloadPolicy, Searcher, Segment
 use super::commit_payload;
 use super::decision::{self, duplicates, exists, Lookup};
 use super::dependents::Dependents;
-use super::outcome::{AddOutcome, Check, Policy, Rejudged};
+use super::outcome::{AddOutcome, Check, Policy};
 use super::prepared_commit::DedupPreparedCommit;
 use super::prepared_document::{self, Decision, PreparedDocument};
 use super::records::{let_go_records_of, release_records};
@@ -39,7 +39,7 @@ use crate::plugin::DedupIndex;
 ///   change nothing it sees.
 /// - **Documents without a fingerprint** (no features: empty, or only punctuation) are
 ///   indexed, and never duplicates of one another. Texts longer than
-///   [`max_text_bytes`](crate::FingerprintConfig::max_text_bytes) are fingerprinted on
+///   [`max_text_bytes`](crate::fingerprint::FingerprintConfig::max_text_bytes) are fingerprinted on
 ///   their prefix.
 /// - **Keys.** With a [key field](crate::plugin::DedupSettings::key_field), a document whose
 ///   key is in the index already with the same text is not added again
@@ -163,7 +163,8 @@ impl DedupWriter {
         Ok(self)
     }
 
-    /// The index written to.
+    /// The index written to: the plugin's, whose tantivy `Index` is
+    /// [`DedupIndex::index`] (tantivy's `IndexWriter::index` gives the `Index` itself).
     pub fn index(&self) -> &DedupIndex {
         &self.rules.index
     }
@@ -174,7 +175,7 @@ impl DedupWriter {
     }
 
     /// The near-duplicate distance (beyond which, with a
-    /// [verification](crate::plugin::Verification), its candidate distance reaches).
+    /// [verification](crate::matching::Verification), its candidate distance reaches).
     pub fn distance(&self) -> u32 {
         self.rules.matcher.distance()
     }
@@ -237,6 +238,9 @@ impl DedupWriter {
     /// plugin's fields (fingerprint, flag) are set here; the caller sets the key.
     /// [`add_batch`](Self::add_batch) and [`add_all`](Self::add_all) do the same for many
     /// documents, fingerprinting them on every core.
+    ///
+    /// Not named `add_document` as [`IndexWriter::add_document`] is: it returns what became
+    /// of the document ([`AddOutcome`]), which may be that it was not indexed, not an opstamp.
     ///
     /// # Errors
     /// [`Error::KeyTooLong`] for a key tantivy would not index whole (nothing is written:
@@ -329,7 +333,8 @@ impl DedupWriter {
     /// Deletes every document holding `term`, as [`IndexWriter::delete_term`]: by key
     /// ([`delete_key`](Self::delete_key)) when `term` is of the key field, so that the
     /// writer forgets them at once and decides again what was judged against them; else as
-    /// [`delete_query`](Self::delete_query) of a term query.
+    /// [`delete_query`](Self::delete_query) of a term query. It returns a `Result` where
+    /// tantivy's returns the opstamp alone, since deleting by key reads the index.
     ///
     /// # Errors
     /// As `delete_key` or `delete_query`.
@@ -358,6 +363,9 @@ impl DedupWriter {
 
     /// Commits every document added and deleted so far; the writer's view keeps them.
     ///
+    /// It takes `&self` where [`IndexWriter::commit`] takes `&mut self`: the writer locks its
+    /// own state, so a writer shared in an `Arc` commits between the adds of other threads.
+    ///
     /// # Errors
     /// As [`IndexWriter::commit`].
     pub fn commit(&self) -> Result<Opstamp> {
@@ -375,6 +383,9 @@ impl DedupWriter {
 
     /// Drops every document added and deleted since the last commit; the writer's view is
     /// read again from the last commit.
+    ///
+    /// It takes `&self` where [`IndexWriter::rollback`] takes `&mut self`, as
+    /// [`commit`](Self::commit) does.
     ///
     /// # Errors
     /// As [`IndexWriter::rollback`].
@@ -418,7 +429,9 @@ impl DedupWriter {
     /// [`IndexWriter::merge`]: the documents keep their fingerprints, flags and keys, and the
     /// writer finds its references at their new addresses from the next
     /// [`commit`](Self::commit) on (until then [`searcher`](Self::searcher) still shows the
-    /// old segments). Adds from other threads go on during the merge.
+    /// old segments). Adds from other threads go on during the merge. Unlike tantivy's, which
+    /// takes `&mut self` and returns a `FutureResult`, it takes `&self` and returns the merge's
+    /// result once it is done, so that a writer shared in an `Arc` merges.
     ///
     /// # Errors
     /// As [`IndexWriter::merge`] (a segment that is not committed, or already being merged).
@@ -437,49 +450,6 @@ impl DedupWriter {
         let state = self.state.into_inner().unwrap_or_else(|e| e.into_inner());
         state.writer.wait_merging_threads()?;
         Ok(())
-    }
-
-    /// Takes the records decided again since the last call (by this writer's adds and
-    /// deletes, from every thread), in the order they were decided: when a document changes,
-    /// a record rejected or flagged against its old text, or replaced by it, is decided again
-    /// ([`Rejudged::Decided`]), or reported [`Rejudged::Lost`] when its text is no longer
-    /// held. What is held to do so until the commit is bounded by the pending batch, and so
-    /// are these: the commit (or a rollback) drops the ones not taken.
-    ///
-    /// A record reported [`Rejudged::Lost`] or decided again (with a key) is kept in the
-    /// index's ledger until its report is delivered: taken here, then two commits made (record what this returns before
-    /// the second; `ingest` writes its report lines after the first). A writer that opens on an index whose
-    /// last writer stopped before that (killed, or dropped) reports those records again,
-    /// with `repeated` set, from its first call: a report is made at least once.
-    /// [`deliver_reports`](Self::deliver_reports) makes the commit that delivers them when
-    /// there is nothing else to commit.
-    pub fn take_rejudged(&self) -> Vec<Rejudged> {
-        let mut state = self.lock();
-        let taken = std::mem::take(&mut state.dependents.rejudged);
-        for rejudged in &taken {
-            match rejudged {
-                Rejudged::Lost { key, .. } | Rejudged::Decided { key: Some(key), .. } => {
-                    state.dependents.watches.handed(key)
-                }
-                Rejudged::Decided { key: None, .. } => {}
-            }
-        }
-        taken
-    }
-
-    /// Commits when reports of lost records taken by
-    /// [`take_rejudged`](Self::take_rejudged) after their commit are yet to be delivered
-    /// (see there): the last step of a job, once its report is recorded. Whether it
-    /// committed.
-    ///
-    /// # Errors
-    /// As [`commit`](Self::commit).
-    pub fn deliver_reports(&self) -> Result<bool> {
-        if !self.lock().dependents.watches.delivers() {
-            return Ok(false);
-        }
-        self.commit()?;
-        Ok(true)
     }
 
     pub(super) fn lock(&self) -> MutexGuard<'_, State> {

@@ -43,6 +43,8 @@
 //!   writer's state; its adds, checks, deletes and commits.
 //! * `parallel`: [`DedupWriter::add_batch`] and [`DedupWriter::add_all`] ([`AddAll`]):
 //!   documents fingerprinted on rayon's threads, decided in input order.
+//! * `reports`: [`DedupWriter::take_rejudged`] and [`DedupWriter::deliver_reports`], the
+//!   reports of records decided again.
 //! * `shared` (cargo feature `cluster`): [`DedupWriter::shared`], a writer whose documents
 //!   are decided in a near-duplicate space shared with other writers first.
 
@@ -58,6 +60,7 @@ mod prepared_commit;
 mod prepared_document;
 mod records;
 mod rejudge;
+mod reports;
 mod segment_refs;
 #[cfg(feature = "cluster")]
 mod shared;

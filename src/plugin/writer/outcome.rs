@@ -11,6 +11,7 @@ use crate::fingerprint::Fingerprint;
 /// added since the last commit).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Policy {
     /// The document is not indexed.
     #[default]
@@ -39,7 +40,7 @@ pub struct Duplicate {
     pub fingerprint: Fingerprint,
     /// The Hamming distance between the two fingerprints.
     pub distance: u32,
-    /// The [verification](crate::plugin::Verification)'s score of the pair, when the index
+    /// The [verification](crate::matching::Verification)'s score of the pair, when the index
     /// verifies candidates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub similarity: Option<f64>,
@@ -48,6 +49,7 @@ pub struct Duplicate {
 /// What [`DedupWriter::check`](crate::plugin::DedupWriter::check) finds: what `add` would
 /// do with a document, nothing written.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Check {
     /// No near-duplicate: `add` would index it ([`AddOutcome::Added`], or
     /// [`AddOutcome::Updated`] when `update`).
@@ -163,6 +165,7 @@ impl AddOutcome {
 /// A record decided again because a document it had been judged against changed (see
 /// [`DedupWriter::take_rejudged`](super::DedupWriter::take_rejudged)).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Rejudged {
     /// Decided again: its new outcome (an [`AddOutcome::Updated`] or
     /// [`AddOutcome::Added`] for a record kept out before and near nothing now, an

@@ -52,7 +52,7 @@ impl DedupWriter {
             });
         }
         let settings = self.index().settings();
-        let matching = settings.matching().distance(self.index().distance());
+        let matching = (settings.get_matching().clone()).distance(self.index().distance());
         if !registry.judges_by(&matching) {
             return Err(Error::InvalidSetting {
                 name: "matching",

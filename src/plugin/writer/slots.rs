@@ -379,6 +379,7 @@ mod tests {
     use tantivy::{doc, Index, IndexWriter, TantivyDocument};
 
     use super::*;
+    use crate::matching::MatchingSettings;
     use crate::plugin::{text_field_options, DedupSettings};
 
     /// An index with an original (key `a`) and a flagged copy (key `b`) of one fingerprint,
@@ -387,7 +388,7 @@ mod tests {
         let settings = DedupSettings::new(["body"])
             .key_field("url")
             .flagging(true)
-            .verification(None);
+            .matching(MatchingSettings::default().verification(None));
         let mut schema = Schema::builder();
         let body = schema.add_text_field("body", text_field_options());
         settings.add_fields(&mut schema).unwrap();

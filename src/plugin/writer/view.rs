@@ -127,7 +127,10 @@ impl WriterView {
             None => Vec::new(),
         };
         let fingerprints: Vec<Fingerprint> = stored.iter().map(|doc| doc.fingerprint).collect();
-        let (bands, signatures) = match (matcher.bands(), index.settings().get_verification()) {
+        let (bands, signatures) = match (
+            matcher.bands(),
+            index.settings().get_matching().get_verification(),
+        ) {
             (Some(bands), Some(verification)) => {
                 let hashes = verification.get_hashes();
                 (
@@ -197,7 +200,7 @@ impl WriterView {
         matcher: &Matcher,
         segments: SegmentRefs,
     ) -> Result<WriterView> {
-        let verification = index.settings().get_verification();
+        let verification = index.settings().get_matching().get_verification();
         let bands = match (matcher.bands(), verification) {
             (Some((bands, rows)), Some(_)) => Some(BandIndex::new(bands, rows)?),
             _ => None,
@@ -736,13 +739,14 @@ mod tests {
     use tantivy::Index;
 
     use super::*;
+    use crate::matching::MatchingSettings;
     use crate::plugin::{text_field_options, DedupSettings};
 
     /// The view of an empty index with keys, judging within `k` bits (no verification).
     fn view(k: u32) -> (WriterView, Matcher) {
         let settings = DedupSettings::new(["body"])
             .key_field("url")
-            .verification(None);
+            .matching(MatchingSettings::default().verification(None));
         let mut schema = Schema::builder();
         schema.add_text_field("body", text_field_options());
         settings.add_fields(&mut schema).unwrap();

@@ -10,7 +10,7 @@
 //! second). A writer that opens reports again the ones of a writer that stopped before
 //! that, so that a report lost with a killed process is made again: at least once.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use tantivy::Directory;
 
