@@ -1,5 +1,6 @@
-//! What [`DedupWriter::add`](crate::plugin::DedupWriter::add) does with a near-duplicate, and what it
-//! reports.
+//! What [`DedupWriter::add`](super::DedupWriter::add) does with a near-duplicate, and what it
+//! reports, of a document ([`AddOutcome`], [`Check`]) and of a record decided again
+//! ([`Rejudged`]).
 
 use serde::{Deserialize, Serialize};
 use tantivy::{DocAddress, Opstamp};
@@ -159,6 +160,41 @@ impl AddOutcome {
                 | AddOutcome::Replaced { .. }
         )
     }
+}
+
+/// A record decided again because a document it had been judged against changed (see
+/// [`DedupWriter::take_rejudged`](super::DedupWriter::take_rejudged)).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Rejudged {
+    /// Decided again: its new outcome (an [`AddOutcome::Updated`] or
+    /// [`AddOutcome::Added`] for a record kept out before and near nothing now, an
+    /// [`AddOutcome::Added`] for a copy unflagged, ...).
+    Decided {
+        /// The record's key, when it has one.
+        key: Option<String>,
+        /// The key of the document whose change decided it again.
+        after: String,
+        /// What the writer did with it now.
+        outcome: AddOutcome,
+        /// Reported by an earlier writer too, which stopped before it was known to be
+        /// recorded (see [`DedupWriter::take_rejudged`](super::DedupWriter::take_rejudged)):
+        /// a reader that keeps every report may hold it already.
+        repeated: bool,
+    },
+    /// Its text is in no document, and no near-duplicate of it is: it was kept out (rejected,
+    /// or replaced) because of a document that changed, at a time the writer no longer holds
+    /// its text (before the last commit). Fetch it again and add it.
+    Lost {
+        /// The record's key.
+        key: String,
+        /// The key of the document whose change left it out.
+        after: String,
+        /// Reported by an earlier writer too, which stopped before it was known to be
+        /// recorded (see [`DedupWriter::take_rejudged`](super::DedupWriter::take_rejudged)):
+        /// a reader that keeps every report may hold it already.
+        repeated: bool,
+    },
 }
 
 #[cfg(test)]

@@ -13,8 +13,9 @@ use std::collections::VecDeque;
 use rayon::prelude::*;
 use tantivy::schema::TantivyDocument;
 
-use super::dedup_writer::PreparedDocument;
-use super::{AddOutcome, DedupWriter};
+use super::dedup_writer::DedupWriter;
+use super::outcome::AddOutcome;
+use super::prepared_document::PreparedDocument;
 use crate::error::Result;
 
 /// Documents a window holds per thread of the pool, by default: enough that a window keeps

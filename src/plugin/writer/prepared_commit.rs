@@ -5,7 +5,7 @@
 use tantivy::indexer::PreparedCommit;
 use tantivy::{IndexReader, Opstamp};
 
-use super::dedup_writer::Books;
+use super::state::Books;
 use crate::error::Result;
 use crate::matching::Matcher;
 

@@ -3,8 +3,9 @@
 //! the index's rule against every writer's documents, then by this writer against its own
 //! index.
 
-use super::dedup_writer::PreparedDocument;
-use super::{AddOutcome, DedupWriter, Duplicate, Policy};
+use super::dedup_writer::DedupWriter;
+use super::outcome::{AddOutcome, Duplicate, Policy};
+use super::prepared_document::PreparedDocument;
 use crate::error::{Error, Result};
 use crate::shared::{SharedDecision, SharedRegistry};
 

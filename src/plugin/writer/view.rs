@@ -19,9 +19,9 @@ use std::collections::{HashMap, HashSet};
 use tantivy::{Searcher, TantivyDocument};
 
 use super::band_filter::BandFilter;
+use super::outcome::Duplicate;
 use super::segment_refs::SegmentRefs;
 use super::slots::{Committed, SlotSignatures};
-use super::Duplicate;
 use crate::error::Result;
 use crate::fingerprint::{is_empty_set, Fingerprint, Signature};
 use crate::lookup::{BandIndex, FingerprintIndex, LookupOptions, Match, MAX_TABLE_DISTANCE};

@@ -15,7 +15,7 @@ use foldhash::{HashMap, HashSet};
 use tantivy::Directory;
 
 use super::ledger::{Entry, Ledger, Named};
-use super::AddOutcome;
+use super::outcome::AddOutcome;
 use crate::error::Result;
 
 /// What is watched, and the ledger it is kept in.
