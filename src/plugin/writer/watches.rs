@@ -202,7 +202,8 @@ impl Watches {
     }
 
     /// The document of `reference` changed: the keys watched near it, with their text
-    /// versions, no longer watched near it.
+    /// versions, no longer watched near it; in the order they were watched (the maps' order
+    /// changes from run to run, and the reports of records lost follow this one).
     pub fn take(&mut self, reference: &str) -> Vec<(String, Option<u64>)> {
         // `apply` of the drop, without a copy of what it drops.
         let Some(watching) = self.by_reference.remove(reference) else {
@@ -213,9 +214,13 @@ impl Watches {
                 reference: reference.to_owned(),
             });
         }
-        (watching.into_iter())
+        let mut taken: Vec<(u64, String, Option<u64>)> = (watching.into_iter())
             .filter(|(rejected, watch)| self.watched.get(rejected) == Some(watch))
-            .map(|(rejected, (version, _))| (rejected, version))
+            .map(|(rejected, (version, stamp))| (stamp, rejected, version))
+            .collect();
+        taken.sort_unstable_by_key(|(stamp, ..)| *stamp);
+        (taken.into_iter())
+            .map(|(_, rejected, version)| (rejected, version))
             .collect()
     }
 
