@@ -10,7 +10,7 @@ pub fn band_probability(jaccard: f64, bands: usize, rows: usize) -> f64 {
 /// The weight of a lost pair against a needless candidate in [`band_rows_for`]. A pair that
 /// shares no band is lost for good; a candidate that should not be one costs one comparison
 /// of signatures, which the threshold then rejects. At 0.9 the curve gives the rows measured
-/// best on the evaluation sets: 4 at the former default threshold 0.55, 2 at the 0.16 to 0.2 that
+/// best on the evaluation sets: 4 at a threshold of 0.55, 2 at the 0.16 to 0.2 that
 /// heavy rewrites need (`docs/PARAMETERS.md`, "Heavy rewrites").
 pub const LOST_PAIR_WEIGHT: f64 = 0.9;
 

@@ -199,8 +199,8 @@ impl Verification {
         self
     }
 
-    /// Values per signature, each 4 bytes in the index and in the writer's memory. Default
-    /// [`DEFAULT_SIGNATURE_HASHES`].
+    /// Values per signature, each a byte in the index by default (4 bytes with 32
+    /// [`kept_bits`](Self::kept_bits)). Default [`DEFAULT_SIGNATURE_HASHES`].
     #[must_use]
     pub fn hashes(mut self, hashes: usize) -> Self {
         self.hashes = hashes;

@@ -32,8 +32,9 @@ use crate::plugin::DedupIndex;
 /// - **Shared by threads.** Every method takes `&self`; put the writer in an `Arc`.
 ///   Fingerprints are computed in the calling threads, in parallel; the check and the insert
 ///   are one step under a lock, so two near-duplicates added at once never both get in.
-/// - **True to the commits.** On creation the writer reads every alive fingerprint of the
-///   last commit (`docs/BENCHMARKS.md` has the rate). Deletes by key
+/// - **True to the commits.** The writer compares with the last commit's alive documents,
+///   probed in the segments' files where the segment plugin keeps them (an open builds
+///   nothing then; `docs/BENCHMARKS.md`, "Writer open"). Deletes by key
 ///   update it at once; [`commit`](Self::commit) keeps it; [`rollback`](Self::rollback)
 ///   reads the last commit again, so rolled-back documents vanish from it. Segment merges
 ///   change nothing it sees.
