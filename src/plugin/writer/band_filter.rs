@@ -72,8 +72,8 @@ impl BandFilter {
             .map(|(_, values)| *values)
             .collect();
         // A band's region is its own words: the bands are filled on rayon's threads, each
-        // from every unread segment's sorted table of that band. Reading the keys is most
-        // of a writer's open on a large index.
+        // from every unread segment's sorted table of that band. Every open reads them all,
+        // 14 keys a document.
         let bits = filter.bits;
         let region = 1 << (bits - 6);
         (filter.words.par_chunks_mut(region).enumerate()).for_each(|(band, words)| {
