@@ -72,6 +72,12 @@ pub(super) fn write_directory(
     Ok(())
 }
 
+/// The bytes of a directory of `2^bits` slots: a `u32` a slot and one past the last.
+#[inline]
+pub(super) fn directory_len(bits: u32) -> usize {
+    4 * ((1 << bits) + 1)
+}
+
 /// The entries of directory slot `slot` of the directory at `at`.
 #[inline]
 pub(super) fn directory_range(bytes: &[u8], at: usize, slot: u64) -> (usize, usize) {
@@ -270,7 +276,7 @@ impl BlockTable {
     ) -> Result<(BlockTable, usize)> {
         let layout = Layout::new(block, distance);
         let bits = directory_bits(references, block.1);
-        let entries = at + 4 * ((1 << bits) + 1);
+        let entries = at + directory_len(bits);
         let children_at = entries + ENTRY * references;
         let damaged = |what: &str| Error::Decode {
             what: "a segment's .dedup file",
@@ -340,7 +346,7 @@ impl BlockTable {
             {
                 let window = rotated.rotate_right(rotation((low, width))) >> 32;
                 let (start, end) = directory_range(bytes, at, top(window << 32, bits));
-                let entries = at + 4 * ((1 << bits) + 1);
+                let entries = at + directory_len(bits);
                 out.push(BlockRun {
                     table,
                     child: Some((child, sub)),

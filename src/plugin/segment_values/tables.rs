@@ -26,7 +26,8 @@ use tantivy::DocId;
 
 pub(crate) use super::block_table::BlockRun;
 use super::block_table::{
-    directory_bits, directory_range, top, write_block_table, write_directory, BlockTable,
+    directory_bits, directory_len, directory_range, top, write_block_table, write_directory,
+    BlockTable,
 };
 use crate::fingerprint::{is_empty_set, Fingerprint};
 use crate::lookup::split_bits;
@@ -156,7 +157,7 @@ impl TablesAt {
         for _ in 0..shape.bands {
             let bits = directory_bits(banded, 32);
             bands.push((bits, at));
-            at += 4 * ((1 << bits) + 1) + BAND_ENTRY * banded;
+            at += directory_len(bits) + BAND_ENTRY * banded;
         }
         let masks = blocks.iter().map(BlockTable::mask).collect();
         Ok(TablesAt {
@@ -245,7 +246,7 @@ impl TablesAt {
         let Some(&(bits, at)) = self.bands.get(band) else {
             return;
         };
-        let entries = at + 4 * ((1 << bits) + 1);
+        let entries = at + directory_len(bits);
         for e in (entries..entries + BAND_ENTRY * self.banded).step_by(BAND_ENTRY) {
             f(u32::from_le_bytes(bytes[e + 4..e + 8].try_into().unwrap()));
         }
@@ -261,7 +262,7 @@ impl TablesAt {
                 continue;
             };
             let wanted = u64::from(key);
-            let entries = at + 4 * ((1 << bits) + 1);
+            let entries = at + directory_len(bits);
             let (start, end) = directory_range(bytes, at, top(wanted << 32, bits));
             for i in start..end {
                 let e = entries + i * BAND_ENTRY;
